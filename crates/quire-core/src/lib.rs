@@ -1,0 +1,9 @@
+//! The vocabulary every Quire crate shares: roles, identifiers, time and the
+//! small value types that parse their input instead of passing strings around.
+
+pub mod id;
+pub mod role;
+pub mod time;
+
+pub use role::{Role, TeamRole};
+pub use time::{Clock, ManualClock, SystemClock, Timestamp};

@@ -1,0 +1,226 @@
+//! JSON shapes of responses, as the official API defines them.
+
+use quire_core::{Role, TeamRole, Timestamp};
+use quire_store::invites::InviteLinkRow;
+use quire_store::members::MemberRow;
+use quire_store::orgs::OrgRow;
+use quire_store::teams::TeamRow;
+use quire_store::users::UserRow;
+use serde::Serialize;
+
+use crate::authz::{OrgPermissions, TeamPermissions};
+use crate::state::AppState;
+
+#[derive(Debug, Serialize)]
+pub struct LocationUrls {
+    pub location: String,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct User {
+    pub object: &'static str,
+    pub id: String,
+    pub display_name: String,
+    pub email: String,
+    #[serde(rename = "photoURL", skip_serializing_if = "Option::is_none")]
+    pub photo_url: Option<String>,
+    pub urls: LocationUrls,
+}
+
+pub fn user(state: &AppState, row: &UserRow) -> User {
+    User {
+        object: "user",
+        id: row.id.clone(),
+        display_name: row.display_name.clone(),
+        email: row.email.clone(),
+        photo_url: row.photo_url.clone(),
+        urls: LocationUrls {
+            location: state.api_url(&format!("/users/{}", row.id)),
+        },
+    }
+}
+
+#[derive(Debug, Serialize)]
+pub struct OrgUrls {
+    pub location: String,
+    pub app: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub logo: Option<String>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct Trial {
+    pub status: &'static str,
+    pub count: u32,
+}
+
+#[derive(Debug, Serialize)]
+pub struct TypeTag {
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+}
+
+#[derive(Debug, Serialize)]
+pub struct SitePointer {
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    pub site: String,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Organization {
+    pub object: &'static str,
+    pub id: String,
+    pub title: String,
+    pub created_at: Timestamp,
+    pub email_domains: Vec<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hostname: Option<String>,
+    #[serde(rename = "type")]
+    pub kind: &'static str,
+    pub default_role: Option<Role>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub default_content: Option<SitePointer>,
+    pub sso: bool,
+    pub ai: bool,
+    pub invite_links: bool,
+    pub plan: &'static str,
+    pub merge_rules: TypeTag,
+    pub urls: OrgUrls,
+    pub trial: Trial,
+    pub permissions: OrgPermissions,
+}
+
+/// A self-hosted Quire has every feature; it reports the top plan so clients
+/// do not hide features behind an upgrade prompt.
+const PLAN: &str = "enterprise_2024";
+
+pub fn organization(state: &AppState, row: OrgRow, permissions: OrgPermissions) -> Organization {
+    Organization {
+        object: "organization",
+        urls: OrgUrls {
+            location: state.api_url(&format!("/orgs/{}", row.id)),
+            app: state.app_url(&format!("/o/{}/", row.id)),
+            logo: row.logo_url,
+        },
+        id: row.id,
+        title: row.title,
+        created_at: row.created_at,
+        email_domains: row.email_domains,
+        hostname: row.hostname,
+        kind: "business",
+        default_role: row.default_role,
+        default_content: row.default_content_site.map(|site| SitePointer { kind: "site", site }),
+        sso: row.sso,
+        ai: row.ai,
+        invite_links: row.invite_links,
+        plan: PLAN,
+        merge_rules: TypeTag { kind: "none" },
+        trial: Trial {
+            status: "notapplicable",
+            count: 0,
+        },
+        permissions,
+    }
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Member {
+    pub object: &'static str,
+    pub id: String,
+    pub role: Option<Role>,
+    pub user: User,
+    pub disabled: bool,
+    pub joined_at: Timestamp,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub last_seen_at: Option<Timestamp>,
+    pub sso: bool,
+    pub spaces: i64,
+    pub teams: i64,
+    pub sites: i64,
+}
+
+pub fn member(state: &AppState, row: &MemberRow) -> Member {
+    Member {
+        object: "member",
+        id: row.user.id.clone(),
+        role: row.role,
+        user: user(state, &row.user),
+        disabled: row.disabled,
+        joined_at: row.joined_at,
+        last_seen_at: row.last_seen_at,
+        sso: row.sso,
+        spaces: 0,
+        teams: row.teams,
+        sites: 0,
+    }
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Team {
+    pub object: &'static str,
+    pub id: String,
+    pub title: String,
+    pub members: i64,
+    pub spaces: i64,
+    pub created_at: Timestamp,
+    pub permissions: TeamPermissions,
+}
+
+pub fn team(row: TeamRow, permissions: TeamPermissions) -> Team {
+    Team {
+        object: "team",
+        id: row.id,
+        title: row.title,
+        members: row.members,
+        spaces: 0,
+        created_at: row.created_at,
+        permissions,
+    }
+}
+
+#[derive(Debug, Serialize)]
+pub struct TeamMembership {
+    pub role: TeamRole,
+}
+
+#[derive(Debug, Serialize)]
+pub struct ViewPermission {
+    pub view: bool,
+}
+
+/// An item of a team's member list.
+#[derive(Debug, Serialize)]
+pub struct TeamMemberItem {
+    pub organization: Member,
+    pub team: TeamMembership,
+    pub permissions: ViewPermission,
+}
+
+/// An item of a member's team list.
+#[derive(Debug, Serialize)]
+pub struct MemberTeamItem {
+    pub team: Team,
+    pub member: TeamMembership,
+}
+
+#[derive(Debug, Serialize)]
+pub struct InviteLink {
+    pub object: &'static str,
+    pub id: String,
+    pub role: Option<Role>,
+    pub redundant: bool,
+}
+
+pub fn invite_link(row: InviteLinkRow) -> InviteLink {
+    InviteLink {
+        object: "invite",
+        id: row.id,
+        role: row.role,
+        redundant: false,
+    }
+}

@@ -1,0 +1,190 @@
+//! The database handle: connection pool, backend detection, migrations and
+//! the write discipline.
+//!
+//! SQLite allows one writer at a time. Rather than letting concurrent writers
+//! collide and retry, every write transaction on SQLite first takes an
+//! in-process gate and then starts with `BEGIN IMMEDIATE`, so writers queue in
+//! order; a `busy_timeout` covers writers from other processes (the CLI while
+//! a server runs). PostgreSQL writers run concurrently and rely on row-level
+//! compare-and-set where two writers could race.
+
+use std::ops::{Deref, DerefMut};
+use std::path::Path;
+use std::str::FromStr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use sqlx::any::{AnyConnectOptions, AnyPoolOptions};
+use sqlx::migrate::Migrator;
+use sqlx::{Any, AnyConnection, AnyPool, Executor, Transaction};
+use tokio::sync::{Mutex, OwnedMutexGuard};
+
+use crate::error::{StoreError, StoreResult};
+
+static SQLITE_MIGRATIONS: Migrator = sqlx::migrate!("./migrations/sqlite");
+static POSTGRES_MIGRATIONS: Migrator = sqlx::migrate!("./migrations/postgres");
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Backend {
+    Sqlite,
+    Postgres,
+}
+
+#[derive(Clone)]
+pub struct Db {
+    pool: AnyPool,
+    backend: Backend,
+    /// Present on SQLite only: serializes write transactions in this process.
+    write_gate: Option<Arc<Mutex<()>>>,
+}
+
+impl std::fmt::Debug for Db {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Db").field("backend", &self.backend).finish()
+    }
+}
+
+impl Db {
+    /// The URL of the embedded database inside a data directory.
+    pub fn sqlite_url_for_dir(dir: &Path) -> String {
+        format!("sqlite://{}?mode=rwc", dir.join("quire.db").display())
+    }
+
+    /// Connects to `url` (`sqlite://...` or `postgres://...`). Does not migrate.
+    pub async fn connect(url: &str) -> StoreResult<Db> {
+        sqlx::any::install_default_drivers();
+        let backend = if url.starts_with("postgres:") || url.starts_with("postgresql:") {
+            Backend::Postgres
+        } else if url.starts_with("sqlite:") {
+            Backend::Sqlite
+        } else {
+            return Err(StoreError::Corrupt(format!(
+                "unsupported database URL scheme (expected sqlite: or postgres:): {}",
+                redact(url)
+            )));
+        };
+        let options = AnyConnectOptions::from_str(url)?;
+        let pool = match backend {
+            Backend::Sqlite => {
+                AnyPoolOptions::new()
+                    .max_connections(8)
+                    .min_connections(1)
+                    .after_connect(|conn, _| {
+                        Box::pin(async move {
+                            conn.execute(
+                                "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; \
+                                 PRAGMA foreign_keys = ON; PRAGMA busy_timeout = 10000;",
+                            )
+                            .await?;
+                            Ok(())
+                        })
+                    })
+                    .connect_with(options)
+                    .await?
+            }
+            Backend::Postgres => {
+                AnyPoolOptions::new()
+                    .max_connections(16)
+                    .acquire_timeout(Duration::from_secs(10))
+                    .connect_with(options)
+                    .await?
+            }
+        };
+        let write_gate = (backend == Backend::Sqlite).then(|| Arc::new(Mutex::new(())));
+        Ok(Db {
+            pool,
+            backend,
+            write_gate,
+        })
+    }
+
+    /// Connects and brings the schema up to date.
+    pub async fn open(url: &str) -> StoreResult<Db> {
+        let db = Db::connect(url).await?;
+        db.migrate().await?;
+        Ok(db)
+    }
+
+    pub async fn migrate(&self) -> StoreResult<()> {
+        let migrator = match self.backend {
+            Backend::Sqlite => &SQLITE_MIGRATIONS,
+            Backend::Postgres => &POSTGRES_MIGRATIONS,
+        };
+        migrator.run(&self.pool).await?;
+        Ok(())
+    }
+
+    pub fn backend(&self) -> Backend {
+        self.backend
+    }
+
+    /// A pooled connection for reads (and single-statement writes that need
+    /// no transaction).
+    pub async fn read(&self) -> StoreResult<sqlx::pool::PoolConnection<Any>> {
+        Ok(self.pool.acquire().await?)
+    }
+
+    /// Starts a write transaction following the backend's write discipline.
+    /// Dropping it without [`WriteTx::commit`] rolls everything back.
+    pub async fn write(&self) -> StoreResult<WriteTx> {
+        match &self.write_gate {
+            Some(gate) => {
+                let guard = gate.clone().lock_owned().await;
+                let tx = self.pool.begin_with("BEGIN IMMEDIATE").await?;
+                Ok(WriteTx { tx, _gate: Some(guard) })
+            }
+            None => Ok(WriteTx {
+                tx: self.pool.begin().await?,
+                _gate: None,
+            }),
+        }
+    }
+
+    /// True when the database answers a trivial query.
+    pub async fn ping(&self) -> bool {
+        sqlx::query("SELECT 1").execute(&self.pool).await.is_ok()
+    }
+
+    pub async fn close(&self) {
+        self.pool.close().await;
+    }
+}
+
+/// A write transaction. Derefs to the connection so repositories take
+/// `&mut tx` like any other connection.
+pub struct WriteTx {
+    tx: Transaction<'static, Any>,
+    _gate: Option<OwnedMutexGuard<()>>,
+}
+
+impl WriteTx {
+    pub async fn commit(self) -> StoreResult<()> {
+        self.tx.commit().await?;
+        Ok(())
+    }
+}
+
+impl Deref for WriteTx {
+    type Target = AnyConnection;
+    fn deref(&self) -> &AnyConnection {
+        &self.tx
+    }
+}
+
+impl DerefMut for WriteTx {
+    fn deref_mut(&mut self) -> &mut AnyConnection {
+        &mut self.tx
+    }
+}
+
+/// A database URL with any password removed, fit for messages and logs.
+pub fn redact(url: &str) -> String {
+    match (url.find("://"), url.rfind('@')) {
+        (Some(scheme_end), Some(at)) if at > scheme_end => {
+            let userinfo = &url[scheme_end + 3..at];
+            let user = userinfo.split(':').next().unwrap_or("");
+            format!("{}://{}:***@{}", &url[..scheme_end], user, &url[at + 1..])
+        }
+        _ => url.to_owned(),
+    }
+}

@@ -1,0 +1,24 @@
+//! Quire's persistence layer.
+//!
+//! One SQL dialect, the common subset of SQLite and PostgreSQL (`$N` parameters,
+//! `BIGINT` Unix-millisecond times, `BOOLEAN`, `RETURNING`, `ON CONFLICT`), runs
+//! through sqlx's `Any` driver, so every query is written once and exercised
+//! on both backends by the same tests. Each backend keeps its own migration
+//! directory for the places where DDL must differ. Repositories are free
+//! functions over a connection, grouped by what they own; they return plain
+//! rows and turn "no row" into [`StoreError::NotFound`].
+
+pub mod db;
+pub mod error;
+pub mod invites;
+pub mod members;
+pub mod orgs;
+pub mod page;
+pub mod sql;
+pub mod teams;
+pub mod users;
+
+pub use db::{Backend, Db, WriteTx};
+pub use error::{StoreError, StoreResult};
+pub use page::{Keyset, Page, SortKey};
+pub use sqlx::AnyConnection as Conn;

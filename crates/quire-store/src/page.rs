@@ -1,0 +1,89 @@
+//! Keyset pagination: a page is "the next `limit` rows after this position in
+//! a total order", never an OFFSET, so a deep page costs what the first costs
+//! and rows inserted meanwhile never shift what a cursor points at.
+
+use crate::sql::Sql;
+
+/// The value of the sort column at a position.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SortKey {
+    Int(i64),
+    Text(String),
+}
+
+/// A position in a list ordered by `(sort column, id column)`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Keyset {
+    pub key: SortKey,
+    pub id: String,
+}
+
+/// One page of rows and the position of its last row when more follow.
+#[derive(Debug, Clone)]
+pub struct Page<T> {
+    pub items: Vec<T>,
+    pub next: Option<Keyset>,
+    pub total: i64,
+}
+
+/// Where a page starts and how big it is.
+#[derive(Debug, Clone)]
+pub struct PageRequest {
+    pub after: Option<Keyset>,
+    pub limit: u32,
+    pub descending: bool,
+}
+
+impl PageRequest {
+    /// Appends ` AND (<rows after the cursor>)` for the order
+    /// `(sort_col, id_col)` in the requested direction.
+    pub fn push_after(&self, sql: &mut Sql, sort_col: &str, id_col: &str) {
+        let Some(after) = &self.after else { return };
+        let cmp = if self.descending { " < " } else { " > " };
+        sql.push(" AND (").push(sort_col).push(cmp);
+        bind_key(sql, &after.key);
+        sql.push(" OR (").push(sort_col).push(" = ");
+        bind_key(sql, &after.key);
+        sql.push(" AND ")
+            .push(id_col)
+            .push(cmp)
+            .bind(after.id.clone())
+            .push("))");
+    }
+
+    /// Appends ` ORDER BY ... LIMIT <limit + 1>`: one extra row tells whether
+    /// another page follows.
+    pub fn push_order_and_limit(&self, sql: &mut Sql, sort_col: &str, id_col: &str) {
+        let dir = if self.descending { " DESC" } else { " ASC" };
+        sql.push(" ORDER BY ")
+            .push(sort_col)
+            .push(dir)
+            .push(", ")
+            .push(id_col)
+            .push(dir);
+        sql.push(" LIMIT ").bind(i64::from(self.limit) + 1);
+    }
+
+    /// Cuts the extra row off and records where the next page starts.
+    pub fn finish<T>(&self, mut rows: Vec<T>, total: i64, key_of: impl Fn(&T) -> Keyset) -> Page<T> {
+        let limit = self.limit as usize;
+        let next = if rows.len() > limit {
+            rows.truncate(limit);
+            rows.last().map(key_of)
+        } else {
+            None
+        };
+        Page {
+            items: rows,
+            next,
+            total,
+        }
+    }
+}
+
+fn bind_key(sql: &mut Sql, key: &SortKey) {
+    match key {
+        SortKey::Int(v) => sql.bind(*v),
+        SortKey::Text(v) => sql.bind(v.clone()),
+    };
+}

@@ -1,0 +1,99 @@
+//! A small builder for queries assembled at run time (optional filters,
+//! keyset conditions). It numbers parameters `$1, $2, ...`, which both
+//! backends accept, and keeps the text and the bound values in step.
+
+use sqlx::any::{AnyArguments, AnyRow};
+use sqlx::{Any, AnyConnection, Arguments, AssertSqlSafe, Encode, Type};
+
+use crate::error::StoreResult;
+
+#[derive(Default)]
+pub struct Sql {
+    text: String,
+    args: AnyArguments,
+    count: usize,
+}
+
+impl Sql {
+    pub fn new(text: &str) -> Sql {
+        Sql {
+            text: text.to_owned(),
+            ..Sql::default()
+        }
+    }
+
+    /// Appends literal SQL text (never user input).
+    pub fn push(&mut self, text: &str) -> &mut Self {
+        self.text.push_str(text);
+        self
+    }
+
+    /// Appends a placeholder bound to `value`.
+    pub fn bind<T>(&mut self, value: T) -> &mut Self
+    where
+        T: for<'q> Encode<'q, Any> + Type<Any> + Send + 'static,
+    {
+        self.count += 1;
+        self.text.push('$');
+        self.text.push_str(&self.count.to_string());
+        // Encoding into `AnyArguments` only fails for types Any cannot carry,
+        // which the bounds above already rule out.
+        self.args.add(value).expect("value encodes for the Any driver");
+        self
+    }
+
+    pub async fn fetch_all(self, conn: &mut AnyConnection) -> StoreResult<Vec<AnyRow>> {
+        Ok(sqlx::query_with(AssertSqlSafe(self.text), self.args)
+            .fetch_all(conn)
+            .await?)
+    }
+
+    pub async fn fetch_one(self, conn: &mut AnyConnection) -> StoreResult<AnyRow> {
+        Ok(sqlx::query_with(AssertSqlSafe(self.text), self.args)
+            .fetch_one(conn)
+            .await?)
+    }
+}
+
+/// Reads a nullable role column.
+pub(crate) fn role_column(row: &AnyRow, column: &str) -> StoreResult<Option<quire_core::Role>> {
+    use sqlx::Row;
+    let text: Option<String> = row.try_get(column)?;
+    text.map(|t| {
+        t.parse()
+            .map_err(|e: quire_core::role::UnknownRole| crate::StoreError::Corrupt(e.to_string()))
+    })
+    .transpose()
+}
+
+impl Sql {
+    /// Appends `LOWER(column) LIKE '%needle%'`: a case-insensitive substring
+    /// test with the LIKE wildcards in `needle` taken literally.
+    pub fn push_contains(&mut self, column: &str, needle: &str) -> &mut Self {
+        let mut pattern = String::with_capacity(needle.len() + 2);
+        pattern.push('%');
+        for c in needle.to_lowercase().chars() {
+            if matches!(c, '%' | '_' | '\\') {
+                pattern.push('\\');
+            }
+            pattern.push(c);
+        }
+        pattern.push('%');
+        self.push("LOWER(")
+            .push(column)
+            .push(") LIKE ")
+            .bind(pattern)
+            .push(" ESCAPE '\\'")
+    }
+}
+
+/// Reads a 0/1 flag column as a boolean.
+pub(crate) fn flag_column(row: &AnyRow, column: &str) -> StoreResult<bool> {
+    use sqlx::Row;
+    Ok(row.try_get::<i64, _>(column)? != 0)
+}
+
+/// The stored form of a flag.
+pub(crate) fn flag(value: bool) -> i64 {
+    i64::from(value)
+}

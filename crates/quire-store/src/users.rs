@@ -1,0 +1,97 @@
+//! Users and their API tokens (stored only as hashes).
+
+use quire_core::Timestamp;
+use sqlx::any::AnyRow;
+use sqlx::{AnyConnection, Row};
+
+use crate::error::{FoundExt, StoreResult};
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UserRow {
+    pub id: String,
+    pub email: String,
+    pub display_name: String,
+    pub photo_url: Option<String>,
+    pub created_at: Timestamp,
+}
+
+/// The user columns every query that returns users selects, aliased so a
+/// row can carry a user next to other columns. A macro, because sqlx only
+/// takes literal SQL (`concat!` builds it at compile time).
+#[macro_export]
+#[doc(hidden)]
+macro_rules! user_columns {
+    () => {
+        "u.id AS user_id, u.email AS user_email, u.display_name AS user_display_name, \
+         u.photo_url AS user_photo_url, u.created_at AS user_created_at"
+    };
+}
+
+impl UserRow {
+    /// Reads the columns selected by `user_columns!()`.
+    pub(crate) fn from_row(row: &AnyRow) -> StoreResult<UserRow> {
+        Ok(UserRow {
+            id: row.try_get("user_id")?,
+            email: row.try_get("user_email")?,
+            display_name: row.try_get("user_display_name")?,
+            photo_url: row.try_get("user_photo_url")?,
+            created_at: Timestamp(row.try_get("user_created_at")?),
+        })
+    }
+}
+
+pub async fn insert(conn: &mut AnyConnection, user: &UserRow) -> StoreResult<()> {
+    sqlx::query("INSERT INTO users (id, email, display_name, photo_url, created_at) VALUES ($1, $2, $3, $4, $5)")
+        .bind(&user.id)
+        .bind(&user.email)
+        .bind(&user.display_name)
+        .bind(&user.photo_url)
+        .bind(user.created_at.0)
+        .execute(conn)
+        .await?;
+    Ok(())
+}
+
+pub async fn find_by_email(conn: &mut AnyConnection, email: &str) -> StoreResult<Option<UserRow>> {
+    let row = sqlx::query(concat!("SELECT ", user_columns!(), " FROM users u WHERE u.email = $1"))
+        .bind(email)
+        .fetch_optional(conn)
+        .await?;
+    row.as_ref().map(UserRow::from_row).transpose()
+}
+
+pub async fn get(conn: &mut AnyConnection, id: &str) -> StoreResult<UserRow> {
+    let row = sqlx::query(concat!("SELECT ", user_columns!(), " FROM users u WHERE u.id = $1"))
+        .bind(id)
+        .fetch_optional(conn)
+        .await?;
+    row.as_ref().map(UserRow::from_row).transpose().found()
+}
+
+pub async fn insert_token(
+    conn: &mut AnyConnection,
+    token_hash: &str,
+    user_id: &str,
+    now: Timestamp,
+) -> StoreResult<()> {
+    sqlx::query("INSERT INTO api_tokens (token_hash, user_id, created_at) VALUES ($1, $2, $3)")
+        .bind(token_hash)
+        .bind(user_id)
+        .bind(now.0)
+        .execute(conn)
+        .await?;
+    Ok(())
+}
+
+/// The user owning the token whose hash is `token_hash`, if any.
+pub async fn by_token_hash(conn: &mut AnyConnection, token_hash: &str) -> StoreResult<Option<UserRow>> {
+    let row = sqlx::query(concat!(
+        "SELECT ",
+        user_columns!(),
+        " FROM api_tokens t JOIN users u ON u.id = t.user_id WHERE t.token_hash = $1"
+    ))
+    .bind(token_hash)
+    .fetch_optional(conn)
+    .await?;
+    row.as_ref().map(UserRow::from_row).transpose()
+}

@@ -1,0 +1,153 @@
+//! The `quire` command: `serve`, `migrate` and `token create`.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+
+use anyhow::Context;
+use clap::{Args, Parser, Subcommand};
+use quire_core::{Clock, SystemClock};
+use quire_server::{AppState, accounts};
+use quire_store::Db;
+use tracing_subscriber::EnvFilter;
+
+#[derive(Parser)]
+#[command(name = "quire", version, about = "Self-hosted documentation platform")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Run the server.
+    Serve(ServeArgs),
+    /// Bring the database schema up to date and exit.
+    Migrate(StorageArgs),
+    /// Manage API tokens.
+    Token {
+        #[command(subcommand)]
+        command: TokenCommand,
+    },
+}
+
+#[derive(Subcommand)]
+enum TokenCommand {
+    /// Create a token for a user (creating the user if missing); the token is
+    /// the last line printed on stdout.
+    Create {
+        #[arg(long)]
+        email: String,
+        #[arg(long)]
+        name: String,
+        #[command(flatten)]
+        storage: StorageArgs,
+    },
+}
+
+#[derive(Args, Clone)]
+struct StorageArgs {
+    /// Directory for the embedded database and blobs.
+    #[arg(long, env = "QUIRE_DATA_DIR", default_value = "./quire-data")]
+    data_dir: PathBuf,
+    /// PostgreSQL URL (postgres://...); when absent, SQLite in the data directory is used.
+    #[arg(long, env = "QUIRE_DATABASE_URL")]
+    database_url: Option<String>,
+}
+
+#[derive(Args)]
+struct ServeArgs {
+    /// Address to listen on.
+    #[arg(long, env = "QUIRE_LISTEN", default_value = "127.0.0.1:8080")]
+    listen: SocketAddr,
+    /// Absolute URL clients reach this server at (used in `urls` fields);
+    /// defaults to http://<listen address>.
+    #[arg(long, env = "QUIRE_PUBLIC_URL")]
+    public_url: Option<String>,
+    #[command(flatten)]
+    storage: StorageArgs,
+}
+
+impl StorageArgs {
+    /// Opens (creating and migrating when needed) the configured database.
+    async fn open(&self) -> anyhow::Result<Db> {
+        let url = match &self.database_url {
+            Some(url) => url.clone(),
+            None => {
+                std::fs::create_dir_all(&self.data_dir)
+                    .with_context(|| format!("creating data directory {}", self.data_dir.display()))?;
+                Db::sqlite_url_for_dir(&self.data_dir)
+            }
+        };
+        let db = Db::open(&url)
+            .await
+            .with_context(|| format!("opening database {}", quire_store::db::redact(&url)))?;
+        Ok(db)
+    }
+}
+
+#[tokio::main]
+async fn main() -> anyhow::Result<()> {
+    tracing_subscriber::fmt()
+        .with_env_filter(EnvFilter::try_from_env("QUIRE_LOG").unwrap_or_else(|_| EnvFilter::new("info,sqlx=warn")))
+        .with_writer(std::io::stderr)
+        .init();
+
+    match Cli::parse().command {
+        Command::Serve(args) => serve(args).await,
+        Command::Migrate(storage) => {
+            storage.open().await?;
+            tracing::info!("database is up to date");
+            Ok(())
+        }
+        Command::Token {
+            command: TokenCommand::Create { email, name, storage },
+        } => {
+            let db = storage.open().await?;
+            let now = SystemClock.now();
+            let user = accounts::ensure_user(&db, &email, &name, now)
+                .await
+                .map_err(|e| anyhow::anyhow!("{e}"))?;
+            let token = accounts::create_token(&db, &user.id, now)
+                .await
+                .map_err(|e| anyhow::anyhow!("{e}"))?;
+            db.close().await;
+            println!("{token}");
+            Ok(())
+        }
+    }
+}
+
+async fn serve(args: ServeArgs) -> anyhow::Result<()> {
+    let db = args.storage.open().await?;
+    let listener = tokio::net::TcpListener::bind(args.listen)
+        .await
+        .with_context(|| format!("binding {}", args.listen))?;
+    let address = listener.local_addr()?;
+    let public_url = args.public_url.unwrap_or_else(|| format!("http://{address}"));
+    tracing::info!(%address, %public_url, backend = ?db.backend(), "quire is listening");
+    quire_server::serve(listener, AppState::new(db.clone(), &public_url), shutdown_signal()).await?;
+    db.close().await;
+    Ok(())
+}
+
+async fn shutdown_signal() {
+    let ctrl_c = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut signal) => {
+                signal.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let terminate = std::future::pending::<()>();
+    tokio::select! {
+        () = ctrl_c => {},
+        () = terminate => {},
+    }
+    tracing::info!("shutting down");
+}
