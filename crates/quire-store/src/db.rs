@@ -188,3 +188,12 @@ pub fn redact(url: &str) -> String {
         _ => url.to_owned(),
     }
 }
+
+impl Db {
+    /// Runs one statement that takes no parameters (administrative SQL such
+    /// as `CREATE DATABASE`, which cannot run inside a transaction).
+    pub async fn execute_raw(&self, sql: &str) -> StoreResult<()> {
+        sqlx::raw_sql(sqlx::AssertSqlSafe(sql.to_owned())).execute(&self.pool).await?;
+        Ok(())
+    }
+}

@@ -1,0 +1,187 @@
+//! The contract check: every response body the tests receive is validated
+//! against the official GitBook API spec (`@gitbook/api@0.202.0`) for the
+//! operation and status code it answers.
+//!
+//! The spec comes from the npm package, fetched once with `npm pack` into
+//! `target/` (or from `QUIRE_OPENAPI_SPEC` when set), so the project does not
+//! depend on anything outside its own repository.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::sync::{Arc, Mutex, OnceLock};
+
+use serde_json::{Value, json};
+
+const PACKAGE: &str = "@gitbook/api@0.202.0";
+
+struct Operation {
+    method: String,
+    template: String,
+    segments: Vec<Option<String>>,
+    responses: Value,
+}
+
+pub struct Contract {
+    spec: Value,
+    operations: Vec<Operation>,
+    validators: Mutex<HashMap<(String, String, u16), Arc<jsonschema::Validator>>>,
+}
+
+/// The contract, loaded once per test process.
+pub fn contract() -> &'static Contract {
+    static CONTRACT: OnceLock<Contract> = OnceLock::new();
+    CONTRACT.get_or_init(|| Contract::load(&spec_path()))
+}
+
+fn spec_path() -> PathBuf {
+    if let Ok(path) = std::env::var("QUIRE_OPENAPI_SPEC") {
+        return PathBuf::from(path);
+    }
+    // CARGO_TARGET_TMPDIR is <target>/tmp; keep the package beside it.
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("gitbook-api-0.202.0");
+    let spec = dir.join("package/spec/openapi.json");
+    if !spec.exists() {
+        std::fs::create_dir_all(&dir).expect("create spec cache directory");
+        let pack = Command::new("npm")
+            .args(["pack", PACKAGE, "--silent", "--pack-destination"])
+            .arg(&dir)
+            .output()
+            .expect("run `npm pack` (Node.js and npm are needed to fetch the official API spec)");
+        assert!(pack.status.success(), "npm pack {PACKAGE} failed: {}", String::from_utf8_lossy(&pack.stderr));
+        let tarball = dir.join("gitbook-api-0.202.0.tgz");
+        let untar = Command::new("tar").arg("xzf").arg(&tarball).arg("-C").arg(&dir).status().expect("run tar");
+        assert!(untar.success(), "could not unpack {}", tarball.display());
+    }
+    spec
+}
+
+impl Contract {
+    fn load(path: &Path) -> Contract {
+        let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("read {}: {e}", path.display()));
+        let spec: Value = serde_json::from_str(&text).expect("the spec is JSON");
+        let mut operations = Vec::new();
+        for (template, item) in spec["paths"].as_object().expect("paths") {
+            for (method, op) in item.as_object().expect("path item") {
+                if !matches!(method.as_str(), "get" | "post" | "put" | "patch" | "delete") {
+                    continue;
+                }
+                let segments = template
+                    .trim_start_matches('/')
+                    .split('/')
+                    .map(|s| if s.starts_with('{') { None } else { Some(s.to_owned()) })
+                    .collect();
+                operations.push(Operation {
+                    method: method.to_uppercase(),
+                    template: template.clone(),
+                    segments,
+                    responses: op["responses"].clone(),
+                });
+            }
+        }
+        Contract { spec, operations, validators: Mutex::new(HashMap::new()) }
+    }
+
+    /// The operation answering `method path` (path relative to `/v1`, no
+    /// query). Literal segments win over parameters, as in the server.
+    fn operation(&self, method: &str, path: &str) -> Option<&Operation> {
+        let parts: Vec<&str> = path.trim_start_matches('/').split('/').collect();
+        self.operations
+            .iter()
+            .filter(|op| op.method == method && op.segments.len() == parts.len())
+            .filter(|op| op.segments.iter().zip(&parts).all(|(seg, part)| seg.as_deref().is_none_or(|s| s == *part)))
+            .max_by_key(|op| op.segments.iter().filter(|s| s.is_some()).count())
+    }
+
+    /// Resolves `{"$ref": "#/components/responses/X"}` entries.
+    fn resolve_response<'a>(&'a self, response: &'a Value) -> &'a Value {
+        match response.get("$ref").and_then(Value::as_str) {
+            Some(reference) => {
+                let pointer = reference.trim_start_matches('#');
+                self.spec.pointer(pointer).unwrap_or_else(|| panic!("dangling $ref {reference}"))
+            }
+            None => response,
+        }
+    }
+
+    fn validator(&self, op: &Operation, status: u16) -> Option<Arc<jsonschema::Validator>> {
+        let key = (op.method.clone(), op.template.clone(), status);
+        if let Some(v) = self.validators.lock().unwrap().get(&key) {
+            return Some(v.clone());
+        }
+        let schema = match op.responses.get(status.to_string()) {
+            Some(response) => self.resolve_response(response).pointer("/content/application~1json/schema")?.clone(),
+            None if status >= 400 => error_schema(status),
+            None => panic!(
+                "{} {} answered {status}, a status the official spec does not list for it (lists: {:?})",
+                op.method,
+                op.template,
+                op.responses.as_object().map(|o| o.keys().collect::<Vec<_>>())
+            ),
+        };
+        let mut root = schema;
+        relax(&mut root);
+        let root_obj = root.as_object_mut().expect("response schemas are objects");
+        root_obj.insert("components".into(), self.spec["components"].clone());
+        let validator = jsonschema::options()
+            .with_draft(jsonschema::Draft::Draft202012)
+            .should_validate_formats(true)
+            .build(&root)
+            .unwrap_or_else(|e| panic!("schema for {} {} {status} does not compile: {e}", op.method, op.template));
+        let validator = Arc::new(validator);
+        self.validators.lock().unwrap().insert(key, validator.clone());
+        Some(validator)
+    }
+
+    /// Panics unless `body` is what the spec says `method path` answers
+    /// with `status`.
+    pub fn check(&self, method: &str, path: &str, status: u16, body: &Value) {
+        let api_path = path.strip_prefix("/v1").unwrap_or_else(|| panic!("not an API path: {path}"));
+        let op = self
+            .operation(method, api_path)
+            .unwrap_or_else(|| panic!("{method} {path} is not an operation of the official spec"));
+        if status >= 400 {
+            assert_eq!(
+                body.pointer("/error/code").and_then(Value::as_u64),
+                Some(u64::from(status)),
+                "{method} {path}: error body must carry the status as error.code: {body}"
+            );
+        }
+        let Some(validator) = self.validator(op, status) else {
+            assert!(
+                body.is_null(),
+                "{method} {path} answered {status} with a body, but the spec defines none: {body}"
+            );
+            return;
+        };
+        let errors: Vec<String> =
+            validator.iter_errors(body).map(|e| format!("  at {}: {}", e.instance_path(), e)).collect();
+        assert!(
+            errors.is_empty(),
+            "{method} {path} -> {status}: body does not match the official schema of {} {}:\n{}\nbody: {}",
+            op.method,
+            op.template,
+            errors.join("\n"),
+            serde_json::to_string_pretty(body).unwrap_or_default()
+        );
+    }
+}
+
+/// The official error shape, for statuses an operation does not list.
+fn error_schema(status: u16) -> Value {
+    json!({
+        "type": "object",
+        "required": ["error"],
+        "properties": {
+            "error": {
+                "type": "object",
+                "required": ["code", "message"],
+                "properties": { "code": { "const": status }, "message": { "type": "string" } }
+            }
+        }
+    })
+}
+
+/// Where the official schema contradicts itself we relax exactly that rule,
+/// here and nowhere else.
+fn relax(_schema: &mut Value) {}

@@ -1,0 +1,305 @@
+//! Test support: a real Quire server on 127.0.0.1 over a fresh database
+//! (SQLite in a temporary directory, or a new PostgreSQL database), users
+//! with API tokens, and an HTTP client whose every response is checked
+//! against the official API contract.
+
+pub mod contract;
+
+use std::sync::Arc;
+
+use quire_core::ManualClock;
+use quire_server::{AppState, accounts};
+use quire_store::Db;
+use reqwest::Method;
+use serde_json::Value;
+use tokio::sync::oneshot;
+
+/// Runs each scenario once per backend: `name::sqlite` and `name::postgres`.
+macro_rules! both_backends {
+    ($(async fn $name:ident($app:ident: TestApp) $body:block)*) => {
+        $(
+            mod $name {
+                #[allow(unused_imports)]
+                use super::*;
+
+                async fn scenario($app: crate::support::TestApp) $body
+
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn sqlite() {
+                    scenario(crate::support::TestApp::start(crate::support::Backend::Sqlite).await).await
+                }
+
+                #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+                async fn postgres() {
+                    scenario(crate::support::TestApp::start(crate::support::Backend::Postgres).await).await
+                }
+            }
+        )*
+    };
+}
+pub(crate) use both_backends;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Backend {
+    Sqlite,
+    Postgres,
+}
+
+/// The PostgreSQL server tests create their databases on.
+fn postgres_admin_url() -> String {
+    std::env::var("QUIRE_TEST_POSTGRES_URL").unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".into())
+}
+
+enum Storage {
+    Sqlite(#[allow(dead_code)] tempfile::TempDir),
+    Postgres { admin_url: String, database: String },
+}
+
+pub struct TestApp {
+    pub base_url: String,
+    pub db: Db,
+    pub clock: ManualClock,
+    client: reqwest::Client,
+    shutdown: Option<oneshot::Sender<()>>,
+    server: Option<tokio::task::JoinHandle<()>>,
+    storage: Storage,
+}
+
+#[derive(Debug, Clone)]
+pub struct TestUser {
+    pub id: String,
+    pub email: String,
+    pub token: String,
+}
+
+impl TestApp {
+    pub async fn start(backend: Backend) -> TestApp {
+        let (url, storage) = match backend {
+            Backend::Sqlite => {
+                let dir = tempfile::tempdir().expect("temporary directory");
+                (Db::sqlite_url_for_dir(dir.path()), Storage::Sqlite(dir))
+            }
+            Backend::Postgres => {
+                let admin_url = postgres_admin_url();
+                let database = format!("quire_test_{}", quire_core::id::random_alphanumeric(16).to_lowercase());
+                let admin = Db::connect(&admin_url).await.unwrap_or_else(|e| {
+                    panic!(
+                        "PostgreSQL is required for the postgres tests and was not reachable at {admin_url} \
+                         (set QUIRE_TEST_POSTGRES_URL): {e}"
+                    )
+                });
+                admin.execute_raw(&format!("CREATE DATABASE {database}")).await.expect("create test database");
+                admin.close().await;
+                let (base, _) = admin_url.rsplit_once('/').expect("database URL has a path");
+                (format!("{base}/{database}"), Storage::Postgres { admin_url, database })
+            }
+        };
+        let db = Db::open(&url).await.expect("open and migrate the test database");
+        let clock = ManualClock::default();
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind port 0");
+        let base_url = format!("http://{}", listener.local_addr().expect("local address"));
+        let state = AppState::with_clock(db.clone(), &base_url, Arc::new(clock.clone()));
+        let (shutdown, stop) = oneshot::channel::<()>();
+        let server = tokio::spawn(async move {
+            quire_server::serve(listener, state, async {
+                let _ = stop.await;
+            })
+            .await
+            .expect("server runs");
+        });
+        TestApp {
+            base_url,
+            db,
+            clock,
+            client: reqwest::Client::new(),
+            shutdown: Some(shutdown),
+            server: Some(server),
+            storage,
+        }
+    }
+
+    /// A user with an API token, created the way `quire token create` does.
+    pub async fn user(&self, name: &str) -> TestUser {
+        let email = format!("{}@example.com", name.to_lowercase().replace(' ', "."));
+        let now = self.clock_now();
+        let user = accounts::ensure_user(&self.db, &email, name, now).await.expect("create user");
+        let token = accounts::create_token(&self.db, &user.id, now).await.expect("create token");
+        TestUser { id: user.id, email, token }
+    }
+
+    fn clock_now(&self) -> quire_core::Timestamp {
+        use quire_core::Clock;
+        self.clock.now()
+    }
+
+    /// Starts a request to `path` (which starts with `/v1`).
+    pub fn request(&self, method: Method, path: &str) -> TestRequest<'_> {
+        TestRequest { app: self, method, path: path.to_owned(), token: None, body: None, raw: None }
+    }
+
+    pub async fn get(&self, user: &TestUser, path: &str) -> TestResponse {
+        self.request(Method::GET, path).as_user(user).send().await
+    }
+
+    pub async fn post(&self, user: &TestUser, path: &str, body: Value) -> TestResponse {
+        self.request(Method::POST, path).as_user(user).json(body).send().await
+    }
+
+    pub async fn put(&self, user: &TestUser, path: &str, body: Value) -> TestResponse {
+        self.request(Method::PUT, path).as_user(user).json(body).send().await
+    }
+
+    pub async fn patch(&self, user: &TestUser, path: &str, body: Value) -> TestResponse {
+        self.request(Method::PATCH, path).as_user(user).json(body).send().await
+    }
+
+    pub async fn delete(&self, user: &TestUser, path: &str) -> TestResponse {
+        self.request(Method::DELETE, path).as_user(user).send().await
+    }
+
+    /// Creates an organization owned (as admin) by `owner`; returns its id.
+    pub async fn org(&self, owner: &TestUser, title: &str) -> String {
+        let res = self.post(owner, "/v1/orgs", serde_json::json!({ "title": title })).await;
+        res.assert_status(201);
+        res.id()
+    }
+
+    /// Makes `user` a member of `org_id` with `role` (a role name or JSON null).
+    pub async fn add_member(&self, admin: &TestUser, org_id: &str, user: &TestUser, role: Value) {
+        let res = self
+            .post(
+                admin,
+                &format!("/v1/orgs/{org_id}/invites"),
+                serde_json::json!({ "emails": [{ "email": user.email, "role": role }] }),
+            )
+            .await;
+        res.assert_status(200);
+    }
+}
+
+impl Drop for TestApp {
+    fn drop(&mut self) {
+        if let Some(shutdown) = self.shutdown.take() {
+            let _ = shutdown.send(());
+        }
+        if let Some(server) = self.server.take() {
+            server.abort();
+        }
+        if let Storage::Postgres { admin_url, database } = &self.storage {
+            // Dropping the database needs async I/O and every connection
+            // closed; do it on a thread of its own so Drop can wait for it.
+            let (admin_url, database, db) = (admin_url.clone(), database.clone(), self.db.clone());
+            let _ = std::thread::spawn(move || {
+                let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");
+                runtime.block_on(async move {
+                    db.close().await;
+                    if let Ok(admin) = Db::connect(&admin_url).await {
+                        let _ = admin.execute_raw(&format!("DROP DATABASE IF EXISTS {database} WITH (FORCE)")).await;
+                        admin.close().await;
+                    }
+                });
+            })
+            .join();
+        }
+    }
+}
+
+pub struct TestRequest<'a> {
+    app: &'a TestApp,
+    method: Method,
+    path: String,
+    token: Option<String>,
+    body: Option<Value>,
+    raw: Option<Vec<u8>>,
+}
+
+impl TestRequest<'_> {
+    pub fn as_user(mut self, user: &TestUser) -> Self {
+        self.token = Some(user.token.clone());
+        self
+    }
+
+    pub fn token(mut self, token: &str) -> Self {
+        self.token = Some(token.to_owned());
+        self
+    }
+
+    pub fn json(mut self, body: Value) -> Self {
+        self.body = Some(body);
+        self
+    }
+
+    /// A body sent as is (for malformed-input tests).
+    pub fn raw_body(mut self, body: impl Into<Vec<u8>>) -> Self {
+        self.raw = Some(body.into());
+        self
+    }
+
+    /// Sends the request and checks the response against the contract.
+    pub async fn send(self) -> TestResponse {
+        let url = format!("{}{}", self.app.base_url, self.path);
+        let mut req = self.app.client.request(self.method.clone(), &url);
+        if let Some(token) = &self.token {
+            req = req.bearer_auth(token);
+        }
+        if let Some(body) = &self.body {
+            req = req.header("content-type", "application/json").body(body.to_string());
+        }
+        if let Some(raw) = self.raw {
+            req = req.header("content-type", "application/json").body(raw);
+        }
+        let res = req.send().await.unwrap_or_else(|e| panic!("{} {url}: {e}", self.method));
+        let status = res.status().as_u16();
+        let text = res.text().await.expect("response body");
+        let body: Value = if text.is_empty() {
+            Value::Null
+        } else {
+            serde_json::from_str(&text).unwrap_or_else(|e| panic!("{} {}: body is not JSON ({e}): {text}", self.method, self.path))
+        };
+        let path = self.path.split('?').next().unwrap_or_default();
+        contract::contract().check(self.method.as_str(), path, status, &body);
+        TestResponse { status, body, method: self.method, path: self.path }
+    }
+}
+
+#[derive(Debug)]
+pub struct TestResponse {
+    pub status: u16,
+    pub body: Value,
+    method: Method,
+    path: String,
+}
+
+impl TestResponse {
+    #[track_caller]
+    pub fn assert_status(&self, status: u16) -> &Self {
+        assert_eq!(
+            self.status, status,
+            "{} {}: expected {status}, got {} with {}",
+            self.method, self.path, self.status, self.body
+        );
+        self
+    }
+
+    /// The `id` field of the body.
+    #[track_caller]
+    pub fn id(&self) -> String {
+        self.body["id"].as_str().unwrap_or_else(|| panic!("no id in {}", self.body)).to_owned()
+    }
+
+    /// The `items` of a list body.
+    #[track_caller]
+    pub fn items(&self) -> &Vec<Value> {
+        self.body["items"].as_array().unwrap_or_else(|| panic!("not a list: {}", self.body))
+    }
+
+    /// The `next.page` cursor of a list body, if any.
+    pub fn next_page(&self) -> Option<String> {
+        self.body.pointer("/next/page").and_then(Value::as_str).map(str::to_owned)
+    }
+
+    /// The error message of an error body.
+    pub fn message(&self) -> &str {
+        self.body.pointer("/error/message").and_then(Value::as_str).unwrap_or_default()
+    }
+}
