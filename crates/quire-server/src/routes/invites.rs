@@ -55,7 +55,8 @@ struct InviteByEmail {
 struct InviteResult {
     /// Users who had an account and are now members.
     users: Vec<String>,
-    /// Number of addresses invited (members now or when they sign up).
+    /// Number of people invited: those who became members now and those who
+    /// will when their account is created.
     invited: usize,
 }
 
@@ -86,16 +87,18 @@ async fn invite_by_email(
         let email = validate::email(email)?;
         match users::find_by_email(&mut tx, &email).await? {
             Some(user) => {
+                // Someone already a member is left as they are and not counted.
                 if members::insert(&mut tx, &org_id, &user.id, role, body.sso, now).await? {
                     result.users.push(user.id);
+                    result.invited += 1;
                 }
             }
             None => {
                 let id = quire_core::id::new_id();
                 invites::upsert_pending(&mut tx, &id, &org_id, &email, role, body.sso, now).await?;
+                result.invited += 1;
             }
         }
-        result.invited += 1;
     }
     tx.commit().await?;
     Ok(Json(result))

@@ -166,7 +166,7 @@ struct UpdateMember {
 
 /// Refuses a change that would leave the organization without an admin.
 async fn keep_an_admin(conn: &mut Conn, member: &members::MemberRow) -> ApiResult<()> {
-    if member.role == Some(Role::Admin) && members::count_admins(conn, &member.organization_id).await? <= 1 {
+    if member.role == Some(Role::Admin) && members::lock_and_count_admins(conn, &member.organization_id).await? <= 1 {
         return Err(ApiError::bad_request(
             "this is the organization's last admin: make someone else admin first",
         ));

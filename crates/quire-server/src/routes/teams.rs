@@ -6,7 +6,7 @@ use axum::extract::State;
 use axum::http::StatusCode;
 use axum::routing::{get, put};
 use axum::{Json, Router};
-use quire_core::TeamRole;
+use quire_core::{Role, TeamRole};
 use quire_store::teams::{self, TeamFilter, TeamRow};
 use quire_store::{Conn, members, users};
 use serde::Deserialize;
@@ -72,6 +72,12 @@ async fn resolve_member(conn: &mut Conn, org_id: &str, user: &str) -> ApiResult<
     }
 }
 
+/// True when `user_id` is an admin of the organization (and not disabled).
+async fn is_active_admin(conn: &mut Conn, org_id: &str, user_id: &str) -> ApiResult<bool> {
+    let membership = members::membership(conn, org_id, user_id).await?;
+    Ok(membership.is_some_and(|m| !m.disabled && m.role == Some(Role::Admin)))
+}
+
 #[derive(Debug, Deserialize)]
 struct TeamListQuery {
     owner: Option<String>,
@@ -89,8 +95,13 @@ async fn list_teams(
     let mut conn = state.db.read().await?;
     let access = OrgAccess::load(&mut conn, &org_id, &caller).await?;
     access.require_directory()?;
+    let owner = match query.owner.filter(|o| !o.is_empty()) {
+        // `owner` keeps the teams that member can manage: every team for an admin.
+        Some(owner) if is_active_admin(&mut conn, &org_id, &owner).await? => None,
+        owner => owner,
+    };
     let filter = TeamFilter {
-        owner: query.owner.filter(|o| !o.is_empty()),
+        owner,
         title: query.title.map(|t| t.trim().to_owned()).filter(|t| !t.is_empty()),
         member: None,
     };

@@ -1,0 +1,287 @@
+//! Invitations: by email (existing users join at once, others when their
+//! account is created) and with invite links.
+
+use serde_json::{Value, json};
+
+use crate::support::{TestApp, TestUser, both_backends};
+
+/// The role of `user` in the organization as Ada (an admin) sees it; `None`
+/// when not a member.
+async fn role_in(app: &TestApp, admin: &TestUser, org_id: &str, user: &TestUser) -> Option<Value> {
+    let res = app.get(admin, &format!("/v1/orgs/{org_id}/members/{}", user.id)).await;
+    match res.status {
+        200 => Some(res.body["role"].clone()),
+        404 => None,
+        other => panic!("unexpected {other}: {}", res.body),
+    }
+}
+
+async fn member_count(app: &TestApp, admin: &TestUser, org_id: &str) -> Value {
+    app.get(admin, &format!("/v1/orgs/{org_id}/members")).await.body["count"].clone()
+}
+
+/// Creates an invite link with `role` and returns its id.
+async fn link(app: &TestApp, admin: &TestUser, org_id: &str, role: Value) -> String {
+    let res = app
+        .post(
+            admin,
+            &format!("/v1/orgs/{org_id}/link-invites"),
+            json!({ "role": role }),
+        )
+        .await;
+    res.assert_status(201);
+    res.id()
+}
+
+both_backends! {
+    async fn existing_users_become_members_at_once(app: TestApp) {
+        let ada = app.user("Ada").await;
+        let bob = app.user("Bob").await;
+        let carol = app.user("Carol").await;
+        let org_id = app.org(&ada, "Acme").await;
+
+        let res = app
+            .post(
+                &ada,
+                &format!("/v1/orgs/{org_id}/invites"),
+                json!({ "emails": ["BOB@Example.com", { "email": carol.email, "role": "edit" }], "role": "review" }),
+            )
+            .await;
+        res.assert_status(200);
+        assert_eq!(res.body["users"], json!([bob.id, carol.id]));
+        assert_eq!(res.body["invited"], 2);
+        assert_eq!(role_in(&app, &ada, &org_id, &bob).await, Some(json!("review")), "the request's role");
+        assert_eq!(role_in(&app, &ada, &org_id, &carol).await, Some(json!("edit")), "the address's own role");
+        assert_eq!(app.get(&bob, &format!("/v1/orgs/{org_id}")).await.body["title"], "Acme");
+
+        // Inviting a member again neither adds them twice nor changes their role.
+        let again = app
+            .post(&ada, &format!("/v1/orgs/{org_id}/invites"), json!({ "emails": [bob.email], "role": "admin" }))
+            .await;
+        again.assert_status(200);
+        assert_eq!(again.body["users"], json!([]));
+        assert_eq!(again.body["invited"], 0, "nobody new was invited");
+        assert_eq!(role_in(&app, &ada, &org_id, &bob).await, Some(json!("review")));
+        assert_eq!(member_count(&app, &ada, &org_id).await, 3);
+    }
+
+    async fn the_role_defaults_to_the_organizations_default_role(app: TestApp) {
+        let ada = app.user("Ada").await;
+        let bob = app.user("Bob").await;
+        let carol = app.user("Carol").await;
+        let gus = app.user("Gus").await;
+        let org_id = app.org(&ada, "Acme").await;
+        let invites = format!("/v1/orgs/{org_id}/invites");
+
+        app.post(&ada, &invites, json!({ "emails": [bob.email] })).await.assert_status(200);
+        assert_eq!(role_in(&app, &ada, &org_id, &bob).await, Some(json!("read")), "a new org's default role");
+
+        app.patch(&ada, &format!("/v1/orgs/{org_id}"), json!({ "defaultRole": "comment" })).await.assert_status(200);
+        app.post(&ada, &invites, json!({ "emails": [carol.email] })).await.assert_status(200);
+        assert_eq!(role_in(&app, &ada, &org_id, &carol).await, Some(json!("comment")));
+
+        // null is a role too: guest, whether given per address or for the request.
+        app.post(&ada, &invites, json!({ "emails": [{ "email": gus.email, "role": null }], "role": "edit" }))
+            .await
+            .assert_status(200);
+        assert_eq!(role_in(&app, &ada, &org_id, &gus).await, Some(Value::Null));
+    }
+
+    async fn unknown_emails_join_when_their_account_is_created(app: TestApp) {
+        let ada = app.user("Ada").await;
+        let org_id = app.org(&ada, "Acme").await;
+        let res = app
+            .post(
+                &ada,
+                &format!("/v1/orgs/{org_id}/invites"),
+                json!({
+                    "emails": [{ "email": "Newbie@example.com", "role": "edit" }, "later@example.com"],
+                    "role": "comment",
+                    "sso": true
+                }),
+            )
+            .await;
+        res.assert_status(200);
+        assert_eq!(res.body["users"], json!([]), "nobody had an account yet");
+        assert_eq!(res.body["invited"], 2);
+        assert_eq!(member_count(&app, &ada, &org_id).await, 1, "pending invites are not members");
+
+        let newbie = app.user("Newbie").await;
+        let later = app.user("Later").await;
+        let joined = app.get(&ada, &format!("/v1/orgs/{org_id}/members/{}", newbie.id)).await;
+        joined.assert_status(200);
+        assert_eq!(joined.body["role"], "edit");
+        assert_eq!(joined.body["sso"], true);
+        assert_eq!(role_in(&app, &ada, &org_id, &later).await, Some(json!("comment")));
+        let orgs = app.get(&newbie, "/v1/orgs").await;
+        assert_eq!(orgs.items().len(), 1);
+        assert_eq!(orgs.items()[0]["id"], org_id.as_str());
+        assert_eq!(member_count(&app, &ada, &org_id).await, 3);
+    }
+
+    async fn an_invalid_email_adds_nobody(app: TestApp) {
+        let ada = app.user("Ada").await;
+        let bob = app.user("Bob").await;
+        let org_id = app.org(&ada, "Acme").await;
+        let invites = format!("/v1/orgs/{org_id}/invites");
+
+        for body in [
+            json!({ "emails": [bob.email, "pending@example.com", "not-an-email"] }),
+            json!({ "emails": [bob.email, "pending@example.com", { "email": "x@localhost", "role": "read" }] }),
+            json!({ "emails": [bob.email, { "email": "pending@example.com", "role": "owner" }] }),
+            json!({ "emails": [bob.email], "role": "owner" }),
+            json!({ "emails": [] }),
+            json!({}),
+        ] {
+            let res = app.post(&ada, &invites, body.clone()).await;
+            res.assert_status(400);
+            assert!(!res.message().is_empty(), "{body} needs an explanation");
+        }
+        assert_eq!(role_in(&app, &ada, &org_id, &bob).await, None, "Bob was not added");
+        assert_eq!(member_count(&app, &ada, &org_id).await, 1);
+        let pending = app.user("Pending").await;
+        assert!(app.get(&pending, "/v1/orgs").await.items().is_empty(), "no pending invite was kept");
+    }
+
+    async fn only_admins_invite(app: TestApp) {
+        let ada = app.user("Ada").await;
+        let bob = app.user("Bob").await;
+        let carol = app.user("Carol").await;
+        let eve = app.user("Eve").await;
+        let org_id = app.org(&ada, "Acme").await;
+        app.add_member(&ada, &org_id, &bob, json!("create")).await;
+        let invites = format!("/v1/orgs/{org_id}/invites");
+
+        let res = app.post(&bob, &invites, json!({ "emails": [carol.email] })).await;
+        res.assert_status(403);
+        assert!(!res.message().is_empty());
+        app.post(&eve, &invites, json!({ "emails": [carol.email] })).await.assert_status(404);
+        assert_eq!(role_in(&app, &ada, &org_id, &carol).await, None);
+        app.get(&carol, &format!("/v1/orgs/{org_id}")).await.assert_status(404);
+    }
+
+    async fn invite_links_are_created_listed_read_updated_and_deleted(app: TestApp) {
+        let ada = app.user("Ada").await;
+        let org_id = app.org(&ada, "Acme").await;
+        let links = format!("/v1/orgs/{org_id}/link-invites");
+
+        let created = app.post(&ada, &links, json!({ "role": "comment" })).await;
+        created.assert_status(201);
+        let first = created.id();
+        assert_eq!(created.body["role"], "comment");
+        let guest = app.post(&ada, &links, json!({ "role": null })).await;
+        guest.assert_status(201);
+        let second = guest.id();
+        assert_eq!(guest.body["role"], Value::Null);
+        assert_ne!(first, second);
+
+        let list = app.get(&ada, &links).await;
+        list.assert_status(200);
+        assert_eq!(list.body["count"], 2);
+        let listed: Vec<&str> = list.items().iter().map(|l| l["id"].as_str().unwrap()).collect();
+        assert_eq!(listed, [first.as_str(), second.as_str()]);
+        let paged = app.get(&ada, &format!("{links}?limit=1")).await;
+        assert_eq!(paged.items()[0]["id"], first.as_str());
+        let rest = app.get(&ada, &format!("{links}?limit=1&page={}", paged.next_page().expect("a second page"))).await;
+        assert_eq!(rest.items()[0]["id"], second.as_str());
+
+        let got = app.get(&ada, &format!("{links}/{first}")).await;
+        got.assert_status(200);
+        assert_eq!(got.body["id"], first.as_str());
+        assert_eq!(got.body["role"], "comment");
+
+        let updated = app.patch(&ada, &format!("{links}/{first}"), json!({ "role": "edit" })).await;
+        updated.assert_status(200);
+        assert_eq!(updated.body["role"], "edit");
+        assert_eq!(app.get(&ada, &format!("{links}/{first}")).await.body["role"], "edit");
+        app.patch(&ada, &format!("{links}/{first}"), json!({ "role": "owner" })).await.assert_status(400);
+        app.patch(&ada, &format!("{links}/{first}"), json!({})).await.assert_status(400);
+        assert_eq!(app.get(&ada, &format!("{links}/{first}")).await.body["role"], "edit");
+        app.patch(&ada, &format!("{links}/nolink"), json!({ "role": "edit" })).await.assert_status(404);
+
+        app.delete(&ada, &format!("{links}/{first}")).await.assert_status(204);
+        app.get(&ada, &format!("{links}/{first}")).await.assert_status(404);
+        app.delete(&ada, &format!("{links}/{first}")).await.assert_status(204);
+        let after = app.get(&ada, &links).await;
+        assert_eq!(after.body["count"], 1);
+        assert_eq!(after.items()[0]["id"], second.as_str());
+
+        for bad in [json!({}), json!({ "role": "owner" })] {
+            app.post(&ada, &links, bad).await.assert_status(400);
+        }
+        assert_eq!(app.get(&ada, &links).await.body["count"], 1);
+    }
+
+    async fn only_admins_manage_invite_links(app: TestApp) {
+        let ada = app.user("Ada").await;
+        let bob = app.user("Bob").await;
+        let eve = app.user("Eve").await;
+        let org_id = app.org(&ada, "Acme").await;
+        app.add_member(&ada, &org_id, &bob, json!("create")).await;
+        let links = format!("/v1/orgs/{org_id}/link-invites");
+        let id = link(&app, &ada, &org_id, json!("read")).await;
+
+        for (user, status) in [(&bob, 403), (&eve, 404)] {
+            app.post(user, &links, json!({ "role": "admin" })).await.assert_status(status);
+            app.get(user, &links).await.assert_status(status);
+            app.get(user, &format!("{links}/{id}")).await.assert_status(status);
+            app.patch(user, &format!("{links}/{id}"), json!({ "role": "admin" })).await.assert_status(status);
+            app.delete(user, &format!("{links}/{id}")).await.assert_status(status);
+        }
+        let list = app.get(&ada, &links).await;
+        assert_eq!(list.body["count"], 1);
+        assert_eq!(list.items()[0]["role"], "read");
+    }
+
+    async fn joining_with_a_link_gives_its_role(app: TestApp) {
+        let ada = app.user("Ada").await;
+        let eve = app.user("Eve").await;
+        let gus = app.user("Gus").await;
+        let bob = app.user("Bob").await;
+        let org_id = app.org(&ada, "Acme").await;
+        let editors = link(&app, &ada, &org_id, json!("edit")).await;
+        let guests = link(&app, &ada, &org_id, json!(null)).await;
+
+        let res = app.post(&eve, &format!("/v1/orgs/{org_id}/invites/{editors}"), json!({})).await;
+        res.assert_status(200);
+        assert_eq!(res.body, json!({}));
+        assert_eq!(role_in(&app, &ada, &org_id, &eve).await, Some(json!("edit")));
+        assert_eq!(app.get(&eve, &format!("/v1/orgs/{org_id}")).await.body["title"], "Acme");
+
+        app.post(&gus, &format!("/v1/orgs/{org_id}/invites/{guests}"), json!({})).await.assert_status(200);
+        assert_eq!(role_in(&app, &ada, &org_id, &gus).await, Some(Value::Null));
+
+        // A member keeps their role whatever link they use.
+        let admins = link(&app, &ada, &org_id, json!("admin")).await;
+        app.post(&gus, &format!("/v1/orgs/{org_id}/invites/{admins}"), json!({})).await.assert_status(200);
+        assert_eq!(role_in(&app, &ada, &org_id, &gus).await, Some(Value::Null));
+
+        // Unknown, deleted or other organizations' links let nobody in.
+        app.post(&bob, &format!("/v1/orgs/{org_id}/invites/nolink"), json!({})).await.assert_status(404);
+        app.delete(&ada, &format!("/v1/orgs/{org_id}/link-invites/{editors}")).await.assert_status(204);
+        app.post(&bob, &format!("/v1/orgs/{org_id}/invites/{editors}"), json!({})).await.assert_status(404);
+        let other = app.org(&ada, "Other").await;
+        app.post(&bob, &format!("/v1/orgs/{other}/invites/{admins}"), json!({})).await.assert_status(404);
+        assert_eq!(role_in(&app, &ada, &org_id, &bob).await, None);
+        assert_eq!(role_in(&app, &ada, &other, &bob).await, None);
+    }
+
+    async fn joining_is_refused_while_invite_links_are_off(app: TestApp) {
+        let ada = app.user("Ada").await;
+        let eve = app.user("Eve").await;
+        let org_id = app.org(&ada, "Acme").await;
+        let id = link(&app, &ada, &org_id, json!("comment")).await;
+        let join = format!("/v1/orgs/{org_id}/invites/{id}");
+
+        app.patch(&ada, &format!("/v1/orgs/{org_id}"), json!({ "inviteLinks": false })).await.assert_status(200);
+        let refused = app.post(&eve, &join, json!({})).await;
+        refused.assert_status(403);
+        assert!(refused.message().contains("invite links"), "{}", refused.message());
+        assert_eq!(role_in(&app, &ada, &org_id, &eve).await, None);
+        app.get(&eve, &format!("/v1/orgs/{org_id}")).await.assert_status(404);
+
+        app.patch(&ada, &format!("/v1/orgs/{org_id}"), json!({ "inviteLinks": true })).await.assert_status(200);
+        app.post(&eve, &join, json!({})).await.assert_status(200);
+        assert_eq!(role_in(&app, &ada, &org_id, &eve).await, Some(json!("comment")));
+    }
+}
