@@ -141,7 +141,13 @@ pub async fn list(
     filter: &MemberFilter,
     page: &PageRequest,
 ) -> StoreResult<Page<MemberRow>> {
-    let mut count = Sql::new("SELECT COUNT(*) AS n FROM members m JOIN users u ON u.id = m.user_id");
+    // Only a search looks at user columns; without one, counting needs no
+    // join (every member has a user) and reads one index.
+    let mut count = Sql::new(if filter.search.is_some() {
+        "SELECT COUNT(*) AS n FROM members m JOIN users u ON u.id = m.user_id"
+    } else {
+        "SELECT COUNT(*) AS n FROM members m"
+    });
     push_filter(&mut count, org_id, sort, filter);
     let total: i64 = count.fetch_one(&mut *conn).await?.try_get("n")?;
 
@@ -242,7 +248,16 @@ pub async fn delete(conn: &mut AnyConnection, org_id: &str, user_id: &str) -> St
     Ok(done.rows_affected() == 1)
 }
 
-pub async fn count_admins(conn: &mut AnyConnection, org_id: &str) -> StoreResult<i64> {
+/// Counts the organization's admins, for a change that may remove one. The
+/// organization's row is locked first (a no-op update, portable to both
+/// backends), so such changes in one organization run one after the other on
+/// PostgreSQL and each counts what the previous one committed; SQLite runs one
+/// writer at a time anyway. Call it inside the write transaction.
+pub async fn lock_and_count_admins(conn: &mut AnyConnection, org_id: &str) -> StoreResult<i64> {
+    sqlx::query("UPDATE organizations SET title = title WHERE id = $1")
+        .bind(org_id)
+        .execute(&mut *conn)
+        .await?;
     Ok(
         sqlx::query_scalar("SELECT COUNT(*) FROM members WHERE organization_id = $1 AND role = 'admin'")
             .bind(org_id)

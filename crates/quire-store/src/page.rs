@@ -35,20 +35,17 @@ pub struct PageRequest {
 }
 
 impl PageRequest {
-    /// Appends ` AND (<rows after the cursor>)` for the order
-    /// `(sort_col, id_col)` in the requested direction.
+    /// Appends ` AND (sort_col, id_col) > (<cursor>)` (`<` when descending):
+    /// the rows after the cursor in that order. A row-value comparison rather
+    /// than the equivalent `a > x OR (a = x AND b > y)`, because PostgreSQL
+    /// turns only the former into an index range, so a deep page seeks
+    /// straight to the cursor instead of filtering every row before it.
     pub fn push_after(&self, sql: &mut Sql, sort_col: &str, id_col: &str) {
         let Some(after) = &self.after else { return };
-        let cmp = if self.descending { " < " } else { " > " };
-        sql.push(" AND (").push(sort_col).push(cmp);
+        let cmp = if self.descending { ") < (" } else { ") > (" };
+        sql.push(" AND (").push(sort_col).push(", ").push(id_col).push(cmp);
         bind_key(sql, &after.key);
-        sql.push(" OR (").push(sort_col).push(" = ");
-        bind_key(sql, &after.key);
-        sql.push(" AND ")
-            .push(id_col)
-            .push(cmp)
-            .bind(after.id.clone())
-            .push("))");
+        sql.push(", ").bind(after.id.clone()).push(")");
     }
 
     /// Appends ` ORDER BY ... LIMIT <limit + 1>`: one extra row tells whether

@@ -3,4 +3,8 @@
 mod support;
 
 mod errors;
+mod invites;
+mod members;
+mod official_client;
 mod orgs;
+mod teams;

@@ -48,9 +48,19 @@ fn spec_path() -> PathBuf {
             .arg(&dir)
             .output()
             .expect("run `npm pack` (Node.js and npm are needed to fetch the official API spec)");
-        assert!(pack.status.success(), "npm pack {PACKAGE} failed: {}", String::from_utf8_lossy(&pack.stderr));
+        assert!(
+            pack.status.success(),
+            "npm pack {PACKAGE} failed: {}",
+            String::from_utf8_lossy(&pack.stderr)
+        );
         let tarball = dir.join("gitbook-api-0.202.0.tgz");
-        let untar = Command::new("tar").arg("xzf").arg(&tarball).arg("-C").arg(&dir).status().expect("run tar");
+        let untar = Command::new("tar")
+            .arg("xzf")
+            .arg(&tarball)
+            .arg("-C")
+            .arg(&dir)
+            .status()
+            .expect("run tar");
         assert!(untar.success(), "could not unpack {}", tarball.display());
     }
     spec
@@ -79,7 +89,11 @@ impl Contract {
                 });
             }
         }
-        Contract { spec, operations, validators: Mutex::new(HashMap::new()) }
+        Contract {
+            spec,
+            operations,
+            validators: Mutex::new(HashMap::new()),
+        }
     }
 
     /// The operation answering `method path` (path relative to `/v1`, no
@@ -89,7 +103,12 @@ impl Contract {
         self.operations
             .iter()
             .filter(|op| op.method == method && op.segments.len() == parts.len())
-            .filter(|op| op.segments.iter().zip(&parts).all(|(seg, part)| seg.as_deref().is_none_or(|s| s == *part)))
+            .filter(|op| {
+                op.segments
+                    .iter()
+                    .zip(&parts)
+                    .all(|(seg, part)| seg.as_deref().is_none_or(|s| s == *part))
+            })
             .max_by_key(|op| op.segments.iter().filter(|s| s.is_some()).count())
     }
 
@@ -98,7 +117,9 @@ impl Contract {
         match response.get("$ref").and_then(Value::as_str) {
             Some(reference) => {
                 let pointer = reference.trim_start_matches('#');
-                self.spec.pointer(pointer).unwrap_or_else(|| panic!("dangling $ref {reference}"))
+                self.spec
+                    .pointer(pointer)
+                    .unwrap_or_else(|| panic!("dangling $ref {reference}"))
             }
             None => response,
         }
@@ -110,7 +131,10 @@ impl Contract {
             return Some(v.clone());
         }
         let schema = match op.responses.get(status.to_string()) {
-            Some(response) => self.resolve_response(response).pointer("/content/application~1json/schema")?.clone(),
+            Some(response) => self
+                .resolve_response(response)
+                .pointer("/content/application~1json/schema")?
+                .clone(),
             None if status >= 400 => error_schema(status),
             None => panic!(
                 "{} {} answered {status}, a status the official spec does not list for it (lists: {:?})",
@@ -127,7 +151,12 @@ impl Contract {
             .with_draft(jsonschema::Draft::Draft202012)
             .should_validate_formats(true)
             .build(&root)
-            .unwrap_or_else(|e| panic!("schema for {} {} {status} does not compile: {e}", op.method, op.template));
+            .unwrap_or_else(|e| {
+                panic!(
+                    "schema for {} {} {status} does not compile: {e}",
+                    op.method, op.template
+                )
+            });
         let validator = Arc::new(validator);
         self.validators.lock().unwrap().insert(key, validator.clone());
         Some(validator)
@@ -136,7 +165,9 @@ impl Contract {
     /// Panics unless `body` is what the spec says `method path` answers
     /// with `status`.
     pub fn check(&self, method: &str, path: &str, status: u16, body: &Value) {
-        let api_path = path.strip_prefix("/v1").unwrap_or_else(|| panic!("not an API path: {path}"));
+        let api_path = path
+            .strip_prefix("/v1")
+            .unwrap_or_else(|| panic!("not an API path: {path}"));
         let op = self
             .operation(method, api_path)
             .unwrap_or_else(|| panic!("{method} {path} is not an operation of the official spec"));
@@ -154,8 +185,10 @@ impl Contract {
             );
             return;
         };
-        let errors: Vec<String> =
-            validator.iter_errors(body).map(|e| format!("  at {}: {}", e.instance_path(), e)).collect();
+        let errors: Vec<String> = validator
+            .iter_errors(body)
+            .map(|e| format!("  at {}: {}", e.instance_path(), e))
+            .collect();
         assert!(
             errors.is_empty(),
             "{method} {path} -> {status}: body does not match the official schema of {} {}:\n{}\nbody: {}",
