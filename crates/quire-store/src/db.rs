@@ -193,7 +193,9 @@ impl Db {
     /// Runs one statement that takes no parameters (administrative SQL such
     /// as `CREATE DATABASE`, which cannot run inside a transaction).
     pub async fn execute_raw(&self, sql: &str) -> StoreResult<()> {
-        sqlx::raw_sql(sqlx::AssertSqlSafe(sql.to_owned())).execute(&self.pool).await?;
+        sqlx::raw_sql(sqlx::AssertSqlSafe(sql.to_owned()))
+            .execute(&self.pool)
+            .await?;
         Ok(())
     }
 }

@@ -59,7 +59,11 @@ both_backends! {
 async fn unknown_routes_and_methods() {
     let app = TestApp::start(crate::support::Backend::Sqlite).await;
     let client = reqwest::Client::new();
-    let res = client.get(format!("{}/v1/no/such/route", app.base_url)).send().await.unwrap();
+    let res = client
+        .get(format!("{}/v1/no/such/route", app.base_url))
+        .send()
+        .await
+        .unwrap();
     assert_eq!(res.status(), 404);
     let body: serde_json::Value = res.json().await.unwrap();
     assert_eq!(body["error"]["code"], 404);
@@ -83,5 +87,10 @@ fn contract_check_rejects_a_body_missing_required_fields() {
 #[test]
 #[should_panic(expected = "error.code")]
 fn contract_check_rejects_an_error_body_with_the_wrong_code() {
-    crate::support::contract::contract().check("GET", "/v1/orgs/x", 404, &json!({ "error": { "code": 400, "message": "x" } }));
+    crate::support::contract::contract().check(
+        "GET",
+        "/v1/orgs/x",
+        404,
+        &json!({ "error": { "code": 400, "message": "x" } }),
+    );
 }

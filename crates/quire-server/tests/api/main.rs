@@ -2,5 +2,9 @@
 
 mod support;
 
+mod collections;
 mod errors;
+mod lifecycle;
 mod orgs;
+mod permissions;
+mod spaces;

@@ -15,6 +15,11 @@ use serde_json::{Value, json};
 
 const PACKAGE: &str = "@gitbook/api@0.202.0";
 
+/// Operations our contract (the seed) lists but the official spec lacks:
+/// `(method, path, schema of the 200 body)`. Their bodies are checked against
+/// the official schema of the resource they return.
+const SEED_ONLY_OPERATIONS: &[(&str, &str, &str)] = &[("POST", "/spaces/{spaceId}/transfer", "Space")];
+
 struct Operation {
     method: String,
     template: String,
@@ -48,9 +53,19 @@ fn spec_path() -> PathBuf {
             .arg(&dir)
             .output()
             .expect("run `npm pack` (Node.js and npm are needed to fetch the official API spec)");
-        assert!(pack.status.success(), "npm pack {PACKAGE} failed: {}", String::from_utf8_lossy(&pack.stderr));
+        assert!(
+            pack.status.success(),
+            "npm pack {PACKAGE} failed: {}",
+            String::from_utf8_lossy(&pack.stderr)
+        );
         let tarball = dir.join("gitbook-api-0.202.0.tgz");
-        let untar = Command::new("tar").arg("xzf").arg(&tarball).arg("-C").arg(&dir).status().expect("run tar");
+        let untar = Command::new("tar")
+            .arg("xzf")
+            .arg(&tarball)
+            .arg("-C")
+            .arg(&dir)
+            .status()
+            .expect("run tar");
         assert!(untar.success(), "could not unpack {}", tarball.display());
     }
     spec
@@ -66,20 +81,29 @@ impl Contract {
                 if !matches!(method.as_str(), "get" | "post" | "put" | "patch" | "delete") {
                     continue;
                 }
-                let segments = template
-                    .trim_start_matches('/')
-                    .split('/')
-                    .map(|s| if s.starts_with('{') { None } else { Some(s.to_owned()) })
-                    .collect();
                 operations.push(Operation {
                     method: method.to_uppercase(),
                     template: template.clone(),
-                    segments,
+                    segments: segments(template),
                     responses: op["responses"].clone(),
                 });
             }
         }
-        Contract { spec, operations, validators: Mutex::new(HashMap::new()) }
+        for (method, template, schema) in SEED_ONLY_OPERATIONS {
+            operations.push(Operation {
+                method: method.to_string(),
+                template: template.to_string(),
+                segments: segments(template),
+                responses: json!({
+                    "200": { "content": { "application/json": { "schema": { "$ref": format!("#/components/schemas/{schema}") } } } }
+                }),
+            });
+        }
+        Contract {
+            spec,
+            operations,
+            validators: Mutex::new(HashMap::new()),
+        }
     }
 
     /// The operation answering `method path` (path relative to `/v1`, no
@@ -89,7 +113,12 @@ impl Contract {
         self.operations
             .iter()
             .filter(|op| op.method == method && op.segments.len() == parts.len())
-            .filter(|op| op.segments.iter().zip(&parts).all(|(seg, part)| seg.as_deref().is_none_or(|s| s == *part)))
+            .filter(|op| {
+                op.segments
+                    .iter()
+                    .zip(&parts)
+                    .all(|(seg, part)| seg.as_deref().is_none_or(|s| s == *part))
+            })
             .max_by_key(|op| op.segments.iter().filter(|s| s.is_some()).count())
     }
 
@@ -98,7 +127,9 @@ impl Contract {
         match response.get("$ref").and_then(Value::as_str) {
             Some(reference) => {
                 let pointer = reference.trim_start_matches('#');
-                self.spec.pointer(pointer).unwrap_or_else(|| panic!("dangling $ref {reference}"))
+                self.spec
+                    .pointer(pointer)
+                    .unwrap_or_else(|| panic!("dangling $ref {reference}"))
             }
             None => response,
         }
@@ -110,7 +141,10 @@ impl Contract {
             return Some(v.clone());
         }
         let schema = match op.responses.get(status.to_string()) {
-            Some(response) => self.resolve_response(response).pointer("/content/application~1json/schema")?.clone(),
+            Some(response) => self
+                .resolve_response(response)
+                .pointer("/content/application~1json/schema")?
+                .clone(),
             None if status >= 400 => error_schema(status),
             None => panic!(
                 "{} {} answered {status}, a status the official spec does not list for it (lists: {:?})",
@@ -127,7 +161,12 @@ impl Contract {
             .with_draft(jsonschema::Draft::Draft202012)
             .should_validate_formats(true)
             .build(&root)
-            .unwrap_or_else(|e| panic!("schema for {} {} {status} does not compile: {e}", op.method, op.template));
+            .unwrap_or_else(|e| {
+                panic!(
+                    "schema for {} {} {status} does not compile: {e}",
+                    op.method, op.template
+                )
+            });
         let validator = Arc::new(validator);
         self.validators.lock().unwrap().insert(key, validator.clone());
         Some(validator)
@@ -136,7 +175,9 @@ impl Contract {
     /// Panics unless `body` is what the spec says `method path` answers
     /// with `status`.
     pub fn check(&self, method: &str, path: &str, status: u16, body: &Value) {
-        let api_path = path.strip_prefix("/v1").unwrap_or_else(|| panic!("not an API path: {path}"));
+        let api_path = path
+            .strip_prefix("/v1")
+            .unwrap_or_else(|| panic!("not an API path: {path}"));
         let op = self
             .operation(method, api_path)
             .unwrap_or_else(|| panic!("{method} {path} is not an operation of the official spec"));
@@ -154,8 +195,10 @@ impl Contract {
             );
             return;
         };
-        let errors: Vec<String> =
-            validator.iter_errors(body).map(|e| format!("  at {}: {}", e.instance_path(), e)).collect();
+        let errors: Vec<String> = validator
+            .iter_errors(body)
+            .map(|e| format!("  at {}: {}", e.instance_path(), e))
+            .collect();
         assert!(
             errors.is_empty(),
             "{method} {path} -> {status}: body does not match the official schema of {} {}:\n{}\nbody: {}",
@@ -165,6 +208,15 @@ impl Contract {
             serde_json::to_string_pretty(body).unwrap_or_default()
         );
     }
+}
+
+/// A path template's segments: `Some(literal)` or `None` for a parameter.
+fn segments(template: &str) -> Vec<Option<String>> {
+    template
+        .trim_start_matches('/')
+        .split('/')
+        .map(|s| if s.starts_with('{') { None } else { Some(s.to_owned()) })
+        .collect()
 }
 
 /// The official error shape, for statuses an operation does not list.

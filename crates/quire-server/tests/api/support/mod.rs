@@ -57,6 +57,7 @@ enum Storage {
 
 pub struct TestApp {
     pub base_url: String,
+    pub state: AppState,
     pub db: Db,
     pub clock: ManualClock,
     client: reqwest::Client,
@@ -88,7 +89,10 @@ impl TestApp {
                          (set QUIRE_TEST_POSTGRES_URL): {e}"
                     )
                 });
-                admin.execute_raw(&format!("CREATE DATABASE {database}")).await.expect("create test database");
+                admin
+                    .execute_raw(&format!("CREATE DATABASE {database}"))
+                    .await
+                    .expect("create test database");
                 admin.close().await;
                 let (base, _) = admin_url.rsplit_once('/').expect("database URL has a path");
                 (format!("{base}/{database}"), Storage::Postgres { admin_url, database })
@@ -100,8 +104,9 @@ impl TestApp {
         let base_url = format!("http://{}", listener.local_addr().expect("local address"));
         let state = AppState::with_clock(db.clone(), &base_url, Arc::new(clock.clone()));
         let (shutdown, stop) = oneshot::channel::<()>();
+        let served = state.clone();
         let server = tokio::spawn(async move {
-            quire_server::serve(listener, state, async {
+            quire_server::serve(listener, served, async {
                 let _ = stop.await;
             })
             .await
@@ -109,6 +114,7 @@ impl TestApp {
         });
         TestApp {
             base_url,
+            state,
             db,
             clock,
             client: reqwest::Client::new(),
@@ -122,9 +128,25 @@ impl TestApp {
     pub async fn user(&self, name: &str) -> TestUser {
         let email = format!("{}@example.com", name.to_lowercase().replace(' ', "."));
         let now = self.clock_now();
-        let user = accounts::ensure_user(&self.db, &email, name, now).await.expect("create user");
-        let token = accounts::create_token(&self.db, &user.id, now).await.expect("create token");
-        TestUser { id: user.id, email, token }
+        let user = accounts::ensure_user(&self.db, &email, name, now)
+            .await
+            .expect("create user");
+        let token = accounts::create_token(&self.db, &user.id, now)
+            .await
+            .expect("create token");
+        TestUser {
+            id: user.id,
+            email,
+            token,
+        }
+    }
+
+    /// Runs the background jobs that are due now (the server under test runs
+    /// no worker of its own, so tests decide when jobs run).
+    pub async fn run_due_jobs(&self) -> usize {
+        quire_server::jobs::run_due(&self.state, "test-worker")
+            .await
+            .expect("jobs run")
     }
 
     fn clock_now(&self) -> quire_core::Timestamp {
@@ -134,7 +156,14 @@ impl TestApp {
 
     /// Starts a request to `path` (which starts with `/v1`).
     pub fn request(&self, method: Method, path: &str) -> TestRequest<'_> {
-        TestRequest { app: self, method, path: path.to_owned(), token: None, body: None, raw: None }
+        TestRequest {
+            app: self,
+            method,
+            path: path.to_owned(),
+            token: None,
+            body: None,
+            raw: None,
+        }
     }
 
     pub async fn get(&self, user: &TestUser, path: &str) -> TestResponse {
@@ -159,9 +188,43 @@ impl TestApp {
 
     /// Creates an organization owned (as admin) by `owner`; returns its id.
     pub async fn org(&self, owner: &TestUser, title: &str) -> String {
-        let res = self.post(owner, "/v1/orgs", serde_json::json!({ "title": title })).await;
+        let res = self
+            .post(owner, "/v1/orgs", serde_json::json!({ "title": title }))
+            .await;
         res.assert_status(201);
         res.id()
+    }
+
+    /// Creates a space in `org_id` (inside `parent` when given); returns its id.
+    pub async fn space(&self, user: &TestUser, org_id: &str, title: &str, parent: Option<&str>) -> String {
+        let mut body = serde_json::json!({ "title": title });
+        if let Some(parent) = parent {
+            body["parent"] = parent.into();
+        }
+        let res = self.post(user, &format!("/v1/orgs/{org_id}/spaces"), body).await;
+        res.assert_status(201);
+        res.id()
+    }
+
+    /// Creates a collection in `org_id` (inside `parent` when given); returns its id.
+    pub async fn collection(&self, user: &TestUser, org_id: &str, title: &str, parent: Option<&str>) -> String {
+        let mut body = serde_json::json!({ "title": title });
+        if let Some(parent) = parent {
+            body["parent"] = parent.into();
+        }
+        let res = self.post(user, &format!("/v1/orgs/{org_id}/collections"), body).await;
+        res.assert_status(201);
+        res.id()
+    }
+
+    /// The ids of a list response's items, in order.
+    pub async fn ids(&self, user: &TestUser, path: &str) -> Vec<String> {
+        let res = self.get(user, path).await;
+        res.assert_status(200);
+        res.items()
+            .iter()
+            .map(|i| i["id"].as_str().expect("item id").to_owned())
+            .collect()
     }
 
     /// Makes `user` a member of `org_id` with `role` (a role name or JSON null).
@@ -190,11 +253,16 @@ impl Drop for TestApp {
             // closed; do it on a thread of its own so Drop can wait for it.
             let (admin_url, database, db) = (admin_url.clone(), database.clone(), self.db.clone());
             let _ = std::thread::spawn(move || {
-                let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("runtime");
+                let runtime = tokio::runtime::Builder::new_current_thread()
+                    .enable_all()
+                    .build()
+                    .expect("runtime");
                 runtime.block_on(async move {
                     db.close().await;
                     if let Ok(admin) = Db::connect(&admin_url).await {
-                        let _ = admin.execute_raw(&format!("DROP DATABASE IF EXISTS {database} WITH (FORCE)")).await;
+                        let _ = admin
+                            .execute_raw(&format!("DROP DATABASE IF EXISTS {database} WITH (FORCE)"))
+                            .await;
                         admin.close().await;
                     }
                 });
@@ -248,17 +316,26 @@ impl TestRequest<'_> {
         if let Some(raw) = self.raw {
             req = req.header("content-type", "application/json").body(raw);
         }
-        let res = req.send().await.unwrap_or_else(|e| panic!("{} {url}: {e}", self.method));
+        let res = req
+            .send()
+            .await
+            .unwrap_or_else(|e| panic!("{} {url}: {e}", self.method));
         let status = res.status().as_u16();
         let text = res.text().await.expect("response body");
         let body: Value = if text.is_empty() {
             Value::Null
         } else {
-            serde_json::from_str(&text).unwrap_or_else(|e| panic!("{} {}: body is not JSON ({e}): {text}", self.method, self.path))
+            serde_json::from_str(&text)
+                .unwrap_or_else(|e| panic!("{} {}: body is not JSON ({e}): {text}", self.method, self.path))
         };
         let path = self.path.split('?').next().unwrap_or_default();
         contract::contract().check(self.method.as_str(), path, status, &body);
-        TestResponse { status, body, method: self.method, path: self.path }
+        TestResponse {
+            status,
+            body,
+            method: self.method,
+            path: self.path,
+        }
     }
 }
 
@@ -284,22 +361,33 @@ impl TestResponse {
     /// The `id` field of the body.
     #[track_caller]
     pub fn id(&self) -> String {
-        self.body["id"].as_str().unwrap_or_else(|| panic!("no id in {}", self.body)).to_owned()
+        self.body["id"]
+            .as_str()
+            .unwrap_or_else(|| panic!("no id in {}", self.body))
+            .to_owned()
     }
 
     /// The `items` of a list body.
     #[track_caller]
     pub fn items(&self) -> &Vec<Value> {
-        self.body["items"].as_array().unwrap_or_else(|| panic!("not a list: {}", self.body))
+        self.body["items"]
+            .as_array()
+            .unwrap_or_else(|| panic!("not a list: {}", self.body))
     }
 
     /// The `next.page` cursor of a list body, if any.
     pub fn next_page(&self) -> Option<String> {
-        self.body.pointer("/next/page").and_then(Value::as_str).map(str::to_owned)
+        self.body
+            .pointer("/next/page")
+            .and_then(Value::as_str)
+            .map(str::to_owned)
     }
 
     /// The error message of an error body.
     pub fn message(&self) -> &str {
-        self.body.pointer("/error/message").and_then(Value::as_str).unwrap_or_default()
+        self.body
+            .pointer("/error/message")
+            .and_then(Value::as_str)
+            .unwrap_or_default()
     }
 }
