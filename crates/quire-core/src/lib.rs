@@ -1,9 +1,11 @@
 //! The vocabulary every Quire crate shares: roles, identifiers, time and the
 //! small value types that parse their input instead of passing strings around.
 
+pub mod content;
 pub mod id;
 pub mod role;
 pub mod time;
 
+pub use content::{DefaultLevel, EditMode, Visibility};
 pub use role::{Role, TeamRole};
 pub use time::{Clock, ManualClock, SystemClock, Timestamp};

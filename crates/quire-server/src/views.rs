@@ -1,14 +1,17 @@
 //! JSON shapes of responses, as the official API defines them.
 
-use quire_core::{Role, TeamRole, Timestamp};
+use quire_core::{DefaultLevel, EditMode, Role, TeamRole, Timestamp, Visibility};
+use quire_store::collections::CollectionRow;
 use quire_store::invites::InviteLinkRow;
 use quire_store::members::MemberRow;
 use quire_store::orgs::OrgRow;
+use quire_store::spaces::SpaceRow;
 use quire_store::teams::TeamRow;
 use quire_store::users::UserRow;
 use serde::Serialize;
 
 use crate::authz::{OrgPermissions, TeamPermissions};
+use crate::permissions::{CollectionPermissions, SpacePermissions};
 use crate::state::AppState;
 
 #[derive(Debug, Serialize)]
@@ -223,4 +226,119 @@ pub fn invite_link(row: InviteLinkRow) -> InviteLink {
         role: row.role,
         redundant: false,
     }
+}
+
+#[derive(Debug, Serialize)]
+pub struct SpaceUrls {
+    pub location: String,
+    pub app: String,
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Space {
+    pub object: &'static str,
+    pub id: String,
+    pub title: String,
+    pub emoji: String,
+    pub visibility: Visibility,
+    pub created_at: Timestamp,
+    pub updated_at: Timestamp,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub deleted_at: Option<Timestamp>,
+    pub edit_mode: EditMode,
+    pub merge_rules: TypeTag,
+    pub urls: SpaceUrls,
+    pub organization: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub parent: Option<String>,
+    pub revision: String,
+    pub default_level: DefaultLevel,
+    pub comments: i64,
+    pub change_requests: i64,
+    pub change_requests_open: i64,
+    pub change_requests_draft: i64,
+    pub permissions: SpacePermissions,
+}
+
+pub fn space(state: &AppState, row: SpaceRow, permissions: SpacePermissions) -> Space {
+    Space {
+        object: "space",
+        urls: SpaceUrls {
+            location: state.api_url(&format!("/spaces/{}", row.id)),
+            app: state.app_url(&format!("/s/{}/", row.id)),
+        },
+        id: row.id,
+        title: row.title,
+        emoji: row.emoji,
+        visibility: row.visibility,
+        created_at: row.created_at,
+        updated_at: row.updated_at,
+        deleted_at: row.deleted_at,
+        edit_mode: row.edit_mode,
+        merge_rules: TypeTag { kind: "inherit" },
+        organization: row.organization_id,
+        parent: row.parent_id,
+        revision: row.revision_id,
+        default_level: row.default_level,
+        comments: 0,
+        change_requests: 0,
+        change_requests_open: 0,
+        change_requests_draft: 0,
+        permissions,
+    }
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Collection {
+    pub object: &'static str,
+    pub id: String,
+    pub title: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    pub organization: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub parent: Option<String>,
+    pub default_level: DefaultLevel,
+    pub urls: SpaceUrls,
+    pub permissions: CollectionPermissions,
+}
+
+pub fn collection(state: &AppState, row: CollectionRow, permissions: CollectionPermissions) -> Collection {
+    Collection {
+        object: "collection",
+        urls: SpaceUrls {
+            location: state.api_url(&format!("/collections/{}", row.id)),
+            app: state.app_url(&format!("/c/{}/", row.id)),
+        },
+        id: row.id,
+        title: row.title,
+        description: row.description,
+        organization: row.organization_id,
+        parent: row.parent_id,
+        default_level: row.default_level,
+        permissions,
+    }
+}
+
+/// `{permission, user}`: a user's grant on a space or collection.
+#[derive(Debug, Serialize)]
+pub struct UserPermission {
+    pub permission: Role,
+    pub user: User,
+}
+
+/// `{permission, team}`: a team's grant on a space or collection.
+#[derive(Debug, Serialize)]
+pub struct TeamPermission {
+    pub permission: Role,
+    pub team: Team,
+}
+
+/// `{permission, space}`: a member's role on a space.
+#[derive(Debug, Serialize)]
+pub struct SpacePermission {
+    pub permission: Role,
+    pub space: Space,
 }

@@ -8,14 +8,19 @@
 //! functions over a connection, grouped by what they own; they return plain
 //! rows and turn "no row" into [`StoreError::NotFound`].
 
+pub mod collections;
 pub mod db;
 pub mod error;
+pub mod grants;
 pub mod invites;
+pub mod jobs;
 pub mod members;
 pub mod orgs;
 pub mod page;
+pub mod spaces;
 pub mod sql;
 pub mod teams;
+pub mod tree;
 pub mod users;
 
 pub use db::{Backend, Db, WriteTx};

@@ -125,9 +125,22 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     let address = listener.local_addr()?;
     let public_url = args.public_url.unwrap_or_else(|| format!("http://{address}"));
     tracing::info!(%address, %public_url, backend = ?db.backend(), "quire is listening");
-    quire_server::serve(listener, AppState::new(db.clone(), &public_url), shutdown_signal()).await?;
+    let state = AppState::new(db.clone(), &public_url);
+    let (stop, stopped) = tokio::sync::watch::channel(false);
+    let worker = tokio::spawn(quire_server::jobs::work(state.clone(), wait_for(stopped.clone())));
+    let server = quire_server::serve(listener, state, async move {
+        shutdown_signal().await;
+        let _ = stop.send(true);
+    });
+    server.await?;
+    let _ = worker.await;
     db.close().await;
     Ok(())
+}
+
+/// Completes once the watched flag turns true.
+async fn wait_for(mut flag: tokio::sync::watch::Receiver<bool>) {
+    let _ = flag.wait_for(|stop| *stop).await;
 }
 
 async fn shutdown_signal() {

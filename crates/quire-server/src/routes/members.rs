@@ -7,7 +7,8 @@ use axum::routing::{get, post};
 use axum::{Json, Router};
 use quire_core::Role;
 use quire_store::members::{self, MemberFilter, MemberSort, RoleFilter};
-use quire_store::{Conn, teams};
+use quire_store::spaces::{self, SpaceFilter};
+use quire_store::{Conn, grants, teams};
 use serde::Deserialize;
 
 use crate::auth::Caller;
@@ -15,6 +16,8 @@ use crate::authz::OrgAccess;
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{JsonBody, Path, Query, nullable};
 use crate::pagination::{List, ListOrder, PageParams};
+use crate::permissions::OrgRoles;
+use crate::routes::spaces::render as render_space;
 use crate::state::AppState;
 use crate::views;
 
@@ -208,6 +211,7 @@ async fn remove_member(
         Ok(member) => {
             keep_an_admin(&mut tx, &member).await?;
             members::delete(&mut tx, &org_id, &user_id).await?;
+            grants::remove_all_of(&mut tx, &org_id, grants::Principal::User, &user_id).await?;
             tx.commit().await?;
         }
         Err(quire_store::StoreError::NotFound) => {}
@@ -275,31 +279,48 @@ async fn member_teams(
 #[derive(Debug, Deserialize)]
 struct OrderQuery {
     #[serde(default)]
-    #[allow(dead_code)]
     order: Order,
 }
 
-/// The spaces a member can access. Quire has no spaces yet, so the list is
-/// truthfully empty; the spaces issue fills it.
+/// The spaces a member can access, with their role on each, in tree order
+/// (`order=desc`, the default, lists the last ones first).
 async fn member_spaces(
     State(state): State<AppState>,
     caller: Caller,
     Path((org_id, user_id)): Path<(String, String)>,
     page: PageParams,
-    Query(_query): Query<OrderQuery>,
-) -> ApiResult<Json<List<serde_json::Value>>> {
-    page.request(ListOrder {
-        sort: "space",
+    Query(query): Query<OrderQuery>,
+) -> ApiResult<Json<List<views::SpacePermission>>> {
+    let order = ListOrder {
+        sort: "position",
         text_key: false,
-        descending: true,
-    })?;
+        descending: matches!(query.order, Order::Desc),
+    };
+    let request = page.request(order)?;
     let mut conn = state.db.read().await?;
     let access = OrgAccess::load(&mut conn, &org_id, &caller).await?;
-    require_can_see(&access, &user_id)?;
-    load_member(&mut conn, &org_id, &user_id).await?;
-    Ok(Json(List {
-        items: Vec::new(),
-        count: 0,
-        next: None,
-    }))
+    if access.user_id != user_id {
+        access.require_admin()?;
+    }
+    let member = load_member(&mut conn, &org_id, &user_id).await?;
+    // Guests reach only what was shared with them; everyone else every space.
+    let filter = SpaceFilter {
+        parent: None,
+        granted_to: member.role.is_none().then(|| user_id.clone()),
+    };
+    let page = spaces::list(&mut conn, &org_id, &filter, &request).await?;
+    let member_roles = OrgRoles::load(&mut conn, &org_id, member.role, &user_id).await?;
+    let caller_roles = OrgRoles::load(&mut conn, &org_id, access.role, caller.id()).await?;
+    let mut items = Vec::with_capacity(page.items.len());
+    for space in page.items {
+        let Some(permission) = member_roles.for_space(&space) else {
+            continue;
+        };
+        let caller_role = caller_roles.for_space(&space);
+        items.push(views::SpacePermission {
+            permission,
+            space: render_space(&state, space, caller_role),
+        });
+    }
+    Ok(Json(List::new(items, page.total, page.next.as_ref(), order)))
 }

@@ -4,10 +4,14 @@ use axum::Router;
 
 use crate::state::AppState;
 
+mod collections;
+mod grants;
 mod invites;
 mod members;
 mod orgs;
+pub(crate) mod spaces;
 mod teams;
+mod tree;
 mod users;
 
 pub fn v1() -> Router<AppState> {
@@ -17,4 +21,7 @@ pub fn v1() -> Router<AppState> {
         .merge(members::router())
         .merge(teams::router())
         .merge(invites::router())
+        .merge(spaces::router())
+        .merge(collections::router())
+        .merge(grants::router())
 }

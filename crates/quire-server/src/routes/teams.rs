@@ -8,7 +8,7 @@ use axum::routing::{get, put};
 use axum::{Json, Router};
 use quire_core::{Role, TeamRole};
 use quire_store::teams::{self, TeamFilter, TeamRow};
-use quire_store::{Conn, members, users};
+use quire_store::{Conn, grants, members, users};
 use serde::Deserialize;
 
 use crate::auth::Caller;
@@ -186,6 +186,7 @@ async fn delete_team(
     let mut tx = state.db.write().await?;
     OrgAccess::load(&mut tx, &org_id, &caller).await?.require_admin()?;
     teams::delete(&mut tx, &org_id, &team_id).await?;
+    grants::remove_all_of(&mut tx, &org_id, grants::Principal::Team, &team_id).await?;
     tx.commit().await?;
     Ok(StatusCode::NO_CONTENT)
 }

@@ -2,9 +2,13 @@
 
 mod support;
 
+mod collections;
 mod errors;
 mod invites;
+mod lifecycle;
 mod members;
 mod official_client;
 mod orgs;
+mod permissions;
+mod spaces;
 mod teams;

@@ -57,6 +57,7 @@ enum Storage {
 
 pub struct TestApp {
     pub base_url: String,
+    pub state: AppState,
     pub db: Db,
     pub clock: ManualClock,
     client: reqwest::Client,
@@ -103,8 +104,9 @@ impl TestApp {
         let base_url = format!("http://{}", listener.local_addr().expect("local address"));
         let state = AppState::with_clock(db.clone(), &base_url, Arc::new(clock.clone()));
         let (shutdown, stop) = oneshot::channel::<()>();
+        let served = state.clone();
         let server = tokio::spawn(async move {
-            quire_server::serve(listener, state, async {
+            quire_server::serve(listener, served, async {
                 let _ = stop.await;
             })
             .await
@@ -112,6 +114,7 @@ impl TestApp {
         });
         TestApp {
             base_url,
+            state,
             db,
             clock,
             client: reqwest::Client::new(),
@@ -136,6 +139,14 @@ impl TestApp {
             email,
             token,
         }
+    }
+
+    /// Runs the background jobs that are due now (the server under test runs
+    /// no worker of its own, so tests decide when jobs run).
+    pub async fn run_due_jobs(&self) -> usize {
+        quire_server::jobs::run_due(&self.state, "test-worker")
+            .await
+            .expect("jobs run")
     }
 
     fn clock_now(&self) -> quire_core::Timestamp {
@@ -182,6 +193,38 @@ impl TestApp {
             .await;
         res.assert_status(201);
         res.id()
+    }
+
+    /// Creates a space in `org_id` (inside `parent` when given); returns its id.
+    pub async fn space(&self, user: &TestUser, org_id: &str, title: &str, parent: Option<&str>) -> String {
+        let mut body = serde_json::json!({ "title": title });
+        if let Some(parent) = parent {
+            body["parent"] = parent.into();
+        }
+        let res = self.post(user, &format!("/v1/orgs/{org_id}/spaces"), body).await;
+        res.assert_status(201);
+        res.id()
+    }
+
+    /// Creates a collection in `org_id` (inside `parent` when given); returns its id.
+    pub async fn collection(&self, user: &TestUser, org_id: &str, title: &str, parent: Option<&str>) -> String {
+        let mut body = serde_json::json!({ "title": title });
+        if let Some(parent) = parent {
+            body["parent"] = parent.into();
+        }
+        let res = self.post(user, &format!("/v1/orgs/{org_id}/collections"), body).await;
+        res.assert_status(201);
+        res.id()
+    }
+
+    /// The ids of a list response's items, in order.
+    pub async fn ids(&self, user: &TestUser, path: &str) -> Vec<String> {
+        let res = self.get(user, path).await;
+        res.assert_status(200);
+        res.items()
+            .iter()
+            .map(|i| i["id"].as_str().expect("item id").to_owned())
+            .collect()
     }
 
     /// Makes `user` a member of `org_id` with `role` (a role name or JSON null).

@@ -1,0 +1,126 @@
+//! Settings of spaces and collections: who sees them and how they are edited.
+
+use serde::{Deserialize, Deserializer, Serialize, Serializer};
+
+use crate::Role;
+
+/// Who can reach a space's published content.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Visibility {
+    Public,
+    Unlisted,
+    ShareLink,
+    VisitorAuth,
+    /// Anyone who can access the parent collection; only for spaces in one.
+    InCollection,
+    Private,
+}
+
+impl Visibility {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Visibility::Public => "public",
+            Visibility::Unlisted => "unlisted",
+            Visibility::ShareLink => "share-link",
+            Visibility::VisitorAuth => "visitor-auth",
+            Visibility::InCollection => "in-collection",
+            Visibility::Private => "private",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<Visibility> {
+        [
+            Visibility::Public,
+            Visibility::Unlisted,
+            Visibility::ShareLink,
+            Visibility::VisitorAuth,
+            Visibility::InCollection,
+            Visibility::Private,
+        ]
+        .into_iter()
+        .find(|v| v.as_str() == text)
+    }
+}
+
+/// Whether a space accepts edits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum EditMode {
+    Live,
+    Locked,
+}
+
+impl EditMode {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            EditMode::Live => "live",
+            EditMode::Locked => "locked",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<EditMode> {
+        match text {
+            "live" => Some(EditMode::Live),
+            "locked" => Some(EditMode::Locked),
+            _ => None,
+        }
+    }
+}
+
+/// The role every organization member gets on a space or collection:
+/// `"inherit"` (what the parent gives), a role, or `null` (nothing extra).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DefaultLevel {
+    Inherit,
+    Role(Role),
+    None,
+}
+
+impl DefaultLevel {
+    /// The stored form: `inherit`, a role name, or NULL.
+    pub fn to_column(self) -> Option<&'static str> {
+        match self {
+            DefaultLevel::Inherit => Some("inherit"),
+            DefaultLevel::Role(role) => Some(role.as_str()),
+            DefaultLevel::None => None,
+        }
+    }
+
+    pub fn from_column(text: Option<&str>) -> Option<DefaultLevel> {
+        match text {
+            None => Some(DefaultLevel::None),
+            Some("inherit") => Some(DefaultLevel::Inherit),
+            Some(role) => role.parse().ok().map(DefaultLevel::Role),
+        }
+    }
+
+    /// The role this level grants by itself, if any.
+    pub fn role(self) -> Option<Role> {
+        match self {
+            DefaultLevel::Role(role) => Some(role),
+            _ => None,
+        }
+    }
+}
+
+impl Serialize for DefaultLevel {
+    fn serialize<S: Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        match self.to_column() {
+            Some(text) => s.serialize_str(text),
+            None => s.serialize_none(),
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for DefaultLevel {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let text = Option::<String>::deserialize(d)?;
+        DefaultLevel::from_column(text.as_deref()).ok_or_else(|| {
+            serde::de::Error::custom(format!(
+                "unknown default level {:?}: expected \"inherit\", a role (admin, create, review, edit, comment, read) or null",
+                text.unwrap_or_default()
+            ))
+        })
+    }
+}
