@@ -5,6 +5,8 @@
 //! ([`tree::FlatTree`]: every page with its parent and place), which is what
 //! three-way merges ([`merge`]) compare, and reads markdown ([`markdown`]).
 
+pub mod document;
 pub mod markdown;
 pub mod merge;
+pub mod objects;
 pub mod tree;

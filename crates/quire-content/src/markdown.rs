@@ -71,24 +71,49 @@ pub fn slugify(text: &str) -> String {
     if slug.is_empty() { "page".to_owned() } else { slug }
 }
 
-/// Every link target a page's markdown points at (links, images and
+/// How a page refers to a target.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Relation {
+    Link,
+    Image,
+    ContentRef,
+}
+
+impl Relation {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Relation::Link => "link",
+            Relation::Image => "image",
+            Relation::ContentRef => "content-ref",
+        }
+    }
+}
+
+/// Every target a page's markdown points at (links, images and
 /// `{% content-ref url="..." %}` blocks), in order of appearance.
-pub fn link_targets(markdown: &str) -> Vec<String> {
+pub fn links(markdown: &str) -> Vec<(String, Relation)> {
     let (_, body) = split_front_matter(markdown);
-    let mut targets = Vec::new();
+    let mut found = Vec::new();
     for event in Parser::new(body) {
-        if let Event::Start(Tag::Link { dest_url, .. } | Tag::Image { dest_url, .. }) = event {
-            targets.push(dest_url.into_string());
+        match event {
+            Event::Start(Tag::Link { dest_url, .. }) => found.push((dest_url.into_string(), Relation::Link)),
+            Event::Start(Tag::Image { dest_url, .. }) => found.push((dest_url.into_string(), Relation::Image)),
+            _ => {}
         }
     }
     let mut rest = body;
     while let Some(start) = rest.find("{% content-ref url=\"") {
         let after = &rest[start + "{% content-ref url=\"".len()..];
         let Some(end) = after.find('"') else { break };
-        targets.push(after[..end].to_owned());
+        found.push((after[..end].to_owned(), Relation::ContentRef));
         rest = &after[end..];
     }
-    targets
+    found
+}
+
+/// Just the targets of [`links`].
+pub fn link_targets(markdown: &str) -> Vec<String> {
+    links(markdown).into_iter().map(|(target, _)| target).collect()
 }
 
 #[cfg(test)]
