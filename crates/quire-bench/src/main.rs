@@ -107,7 +107,13 @@ async fn run(args: Args) -> anyhow::Result<()> {
     let (shutdown, stop) = oneshot::channel::<()>();
     let server = tokio::spawn(quire_server::serve(
         listener,
-        AppState::new(db.clone(), &base_url),
+        AppState::new(
+            db.clone(),
+            quire_store::blobs::BlobStore::Local(
+                std::env::temp_dir().join(format!("quire-bench-blobs-{}", std::process::id())),
+            ),
+            &base_url,
+        ),
         async {
             let _ = stop.await;
         },

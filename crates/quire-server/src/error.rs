@@ -103,3 +103,16 @@ impl IntoResponse for ApiError {
         error_body(status, &message)
     }
 }
+
+impl From<quire_engine::EngineError> for ApiError {
+    fn from(err: quire_engine::EngineError) -> Self {
+        use quire_engine::EngineError;
+        match err {
+            EngineError::Invalid(message) => ApiError::BadRequest(message),
+            EngineError::NotFound(what) => ApiError::not_found(what),
+            EngineError::Conflict { message, .. } => ApiError::Conflict(message),
+            EngineError::Store(err) => err.into(),
+            EngineError::Blob(err) => ApiError::Internal(err.into()),
+        }
+    }
+}

@@ -8,6 +8,7 @@ pub mod accounts;
 pub mod app;
 pub mod auth;
 pub mod authz;
+pub mod content_views;
 pub mod error;
 pub mod extract;
 pub mod jobs;

@@ -1,13 +1,17 @@
-//! What every handler can reach: the database, the clock and the public URL.
+//! What every handler can reach: the database, the content engine, the
+//! clock and the public URL.
 
 use std::sync::Arc;
 
 use quire_core::{Clock, SystemClock, Timestamp};
+use quire_engine::Engine;
 use quire_store::Db;
+use quire_store::blobs::BlobStore;
 
 #[derive(Clone)]
 pub struct AppState {
     pub db: Db,
+    pub engine: Arc<Engine>,
     pub clock: Arc<dyn Clock>,
     /// Absolute base URL this server is reached at, without a trailing slash;
     /// `urls` fields in responses are built from it.
@@ -15,13 +19,15 @@ pub struct AppState {
 }
 
 impl AppState {
-    pub fn new(db: Db, public_url: &str) -> AppState {
-        AppState::with_clock(db, public_url, Arc::new(SystemClock))
+    pub fn new(db: Db, blobs: BlobStore, public_url: &str) -> AppState {
+        AppState::with_clock(db, blobs, public_url, Arc::new(SystemClock))
     }
 
-    pub fn with_clock(db: Db, public_url: &str, clock: Arc<dyn Clock>) -> AppState {
+    pub fn with_clock(db: Db, blobs: BlobStore, public_url: &str, clock: Arc<dyn Clock>) -> AppState {
+        let engine = Arc::new(Engine::new(db.clone(), blobs, clock.clone()));
         AppState {
             db,
+            engine,
             clock,
             public_url: public_url.trim_end_matches('/').into(),
         }

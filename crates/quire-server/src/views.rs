@@ -261,7 +261,10 @@ pub struct Space {
     pub permissions: SpacePermissions,
 }
 
-pub fn space(state: &AppState, row: SpaceRow, permissions: SpacePermissions) -> Space {
+/// A space's change request counters: `(total, open, draft)`.
+pub type ChangeRequestCounts = (i64, i64, i64);
+
+pub fn space(state: &AppState, row: SpaceRow, permissions: SpacePermissions, counts: ChangeRequestCounts) -> Space {
     Space {
         object: "space",
         urls: SpaceUrls {
@@ -282,9 +285,9 @@ pub fn space(state: &AppState, row: SpaceRow, permissions: SpacePermissions) -> 
         revision: row.revision_id,
         default_level: row.default_level,
         comments: 0,
-        change_requests: 0,
-        change_requests_open: 0,
-        change_requests_draft: 0,
+        change_requests: counts.0,
+        change_requests_open: counts.1,
+        change_requests_draft: counts.2,
         permissions,
     }
 }

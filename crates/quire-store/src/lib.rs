@@ -8,7 +8,10 @@
 //! functions over a connection, grouped by what they own; they return plain
 //! rows and turn "no row" into [`StoreError::NotFound`].
 
+pub mod blobs;
+pub mod change_requests;
 pub mod collections;
+pub mod content;
 pub mod db;
 pub mod error;
 pub mod grants;

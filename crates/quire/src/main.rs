@@ -68,6 +68,11 @@ struct ServeArgs {
 }
 
 impl StorageArgs {
+    /// Where file bytes go: `<data dir>/blobs`.
+    fn blob_store(&self) -> quire_store::blobs::BlobStore {
+        quire_store::blobs::BlobStore::Local(self.data_dir.join("blobs"))
+    }
+
     /// Opens (creating and migrating when needed) the configured database.
     async fn open(&self) -> anyhow::Result<Db> {
         let url = match &self.database_url {
@@ -125,7 +130,7 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     let address = listener.local_addr()?;
     let public_url = args.public_url.unwrap_or_else(|| format!("http://{address}"));
     tracing::info!(%address, %public_url, backend = ?db.backend(), "quire is listening");
-    let state = AppState::new(db.clone(), &public_url);
+    let state = AppState::new(db.clone(), args.storage.blob_store(), &public_url);
     let (stop, stopped) = tokio::sync::watch::channel(false);
     let worker = tokio::spawn(quire_server::jobs::work(state.clone(), wait_for(stopped.clone())));
     let server = quire_server::serve(listener, state, async move {

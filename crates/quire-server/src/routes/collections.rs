@@ -16,7 +16,7 @@ use quire_store::tree::{NodeKind, Sibling};
 use quire_store::{Conn, grants};
 use serde::Deserialize;
 
-use super::spaces::{SPACES_ORDER, render as render_space};
+use super::spaces::{SPACES_ORDER, render_list as render_spaces};
 use super::tree::{self, Position};
 use crate::auth::Caller;
 use crate::authz::OrgAccess;
@@ -237,10 +237,8 @@ async fn list_collection_spaces(
     };
     let page = spaces::list(&mut conn, &collection.organization_id, &filter, &request).await?;
     let roles = OrgRoles::load(&mut conn, &collection.organization_id, org_role, caller.id()).await?;
-    Ok(Json(List::from_page(page, SPACES_ORDER, |space| {
-        let role = roles.for_space(&space);
-        render_space(&state, space, role)
-    })))
+    let items = render_spaces(&state, &mut conn, page.items, |s| roles.for_space(s)).await?;
+    Ok(Json(List::new(items, page.total, page.next.as_ref(), SPACES_ORDER)))
 }
 
 #[derive(Debug, Deserialize)]

@@ -17,7 +17,7 @@ use crate::error::{ApiError, ApiResult};
 use crate::extract::{JsonBody, Path, Query, nullable};
 use crate::pagination::{List, ListOrder, PageParams};
 use crate::permissions::OrgRoles;
-use crate::routes::spaces::render as render_space;
+use crate::routes::spaces::render_list as render_spaces;
 use crate::state::AppState;
 use crate::views;
 
@@ -311,16 +311,16 @@ async fn member_spaces(
     let page = spaces::list(&mut conn, &org_id, &filter, &request).await?;
     let member_roles = OrgRoles::load(&mut conn, &org_id, member.role, &user_id).await?;
     let caller_roles = OrgRoles::load(&mut conn, &org_id, access.role, caller.id()).await?;
-    let mut items = Vec::with_capacity(page.items.len());
-    for space in page.items {
-        let Some(permission) = member_roles.for_space(&space) else {
-            continue;
-        };
-        let caller_role = caller_roles.for_space(&space);
-        items.push(views::SpacePermission {
-            permission,
-            space: render_space(&state, space, caller_role),
-        });
-    }
+    let (reachable, permissions): (Vec<_>, Vec<_>) = page
+        .items
+        .into_iter()
+        .filter_map(|space| member_roles.for_space(&space).map(|role| (space, role)))
+        .unzip();
+    let spaces = render_spaces(&state, &mut conn, reachable, |s| caller_roles.for_space(s)).await?;
+    let items: Vec<views::SpacePermission> = spaces
+        .into_iter()
+        .zip(permissions)
+        .map(|(space, permission)| views::SpacePermission { permission, space })
+        .collect();
     Ok(Json(List::new(items, page.total, page.next.as_ref(), order)))
 }

@@ -4,7 +4,9 @@ use axum::Router;
 
 use crate::state::AppState;
 
+mod change_requests;
 mod collections;
+mod content;
 mod grants;
 mod invites;
 mod members;
@@ -24,4 +26,6 @@ pub fn v1() -> Router<AppState> {
         .merge(spaces::router())
         .merge(collections::router())
         .merge(grants::router())
+        .merge(change_requests::router())
+        .merge(content::router())
 }

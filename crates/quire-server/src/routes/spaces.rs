@@ -8,7 +8,7 @@ use axum::{Json, Router};
 use quire_core::{DefaultLevel, EditMode, Role, Visibility};
 use quire_store::spaces::{self, SpaceFilter, SpaceRow};
 use quire_store::tree::{NodeKind, Sibling};
-use quire_store::{Conn, grants};
+use quire_store::{Conn, change_requests, content, grants};
 use serde::Deserialize;
 
 use super::tree::{self, Position};
@@ -87,9 +87,37 @@ pub(crate) async fn visible_space(
     Ok((space, access))
 }
 
-pub(crate) fn render(state: &AppState, space: SpaceRow, role: Option<Role>) -> views::Space {
+/// Shapes one space, with its change request counters.
+pub(crate) async fn render(
+    state: &AppState,
+    conn: &mut Conn,
+    space: SpaceRow,
+    role: Option<Role>,
+) -> ApiResult<views::Space> {
+    let counts = change_requests::counts_for(conn, std::slice::from_ref(&space.id)).await?;
+    let counts = counts.get(&space.id).copied().unwrap_or_default();
     let open = openly_viewable(&space, None);
-    views::space(state, space, SpacePermissions::of(role, open))
+    Ok(views::space(state, space, SpacePermissions::of(role, open), counts))
+}
+
+/// Shapes a list of spaces, loading every counter in one query.
+pub(crate) async fn render_list(
+    state: &AppState,
+    conn: &mut Conn,
+    spaces: Vec<SpaceRow>,
+    role_of: impl Fn(&SpaceRow) -> Option<Role>,
+) -> ApiResult<Vec<views::Space>> {
+    let ids: Vec<String> = spaces.iter().map(|s| s.id.clone()).collect();
+    let counts = change_requests::counts_for(conn, &ids).await?;
+    Ok(spaces
+        .into_iter()
+        .map(|space| {
+            let role = role_of(&space);
+            let open = openly_viewable(&space, None);
+            let c = counts.get(&space.id).copied().unwrap_or_default();
+            views::space(state, space, SpacePermissions::of(role, open), c)
+        })
+        .collect())
 }
 
 async fn list_spaces(
@@ -107,10 +135,8 @@ async fn list_spaces(
     };
     let page = spaces::list(&mut conn, &org_id, &filter, &request).await?;
     let roles = OrgRoles::load(&mut conn, &org_id, org.role, caller.id()).await?;
-    Ok(Json(List::from_page(page, SPACES_ORDER, |space| {
-        let role = roles.for_space(&space);
-        render(&state, space, role)
-    })))
+    let items = render_list(&state, &mut conn, page.items, |s| roles.for_space(s)).await?;
+    Ok(Json(List::new(items, page.total, page.next.as_ref(), SPACES_ORDER)))
 }
 
 #[derive(Debug, Deserialize)]
@@ -159,9 +185,19 @@ async fn create_space(
         deleted_at: None,
     };
     spaces::insert(&mut tx, &space).await?;
+    content::insert_initial_revision(
+        &mut tx,
+        &space.id,
+        &space.revision_id,
+        content::EMPTY_ROOT,
+        caller.id(),
+        now,
+    )
+    .await?;
     let access = ContentAccess::to_space(&mut tx, &caller, &space).await?;
+    let view = render(&state, &mut tx, space, access.role).await?;
     tx.commit().await?;
-    Ok((StatusCode::CREATED, Json(render(&state, space, access.role))))
+    Ok((StatusCode::CREATED, Json(view)))
 }
 
 #[derive(Debug, Deserialize)]
@@ -179,10 +215,13 @@ async fn get_space(
     let mut conn = state.db.read().await?;
     let (space, access) = visible_space(&mut conn, &caller, &space_id, query.share_key.as_deref()).await?;
     let open = openly_viewable(&space, query.share_key.as_deref());
+    let counts = change_requests::counts_for(&mut conn, std::slice::from_ref(&space.id)).await?;
+    let counts = counts.get(&space.id).copied().unwrap_or_default();
     Ok(Json(views::space(
         &state,
         space,
         SpacePermissions::of(access.role, open),
+        counts,
     )))
 }
 
@@ -226,8 +265,9 @@ async fn update_space(
     space.updated_at = state.now();
     spaces::update(&mut tx, &space).await?;
     let access = ContentAccess::to_space(&mut tx, &caller, &space).await?;
+    let view = render(&state, &mut tx, space, access.role).await?;
     tx.commit().await?;
-    Ok(Json(render(&state, space, access.role)))
+    Ok(Json(view))
 }
 
 /// Soft-deletes the space and schedules its purge. Deleting a space that
@@ -285,8 +325,9 @@ async fn restore_space(
     space.deleted_at = None;
     space.updated_at = now;
     spaces::update(&mut tx, &space).await?;
+    let view = render(&state, &mut tx, space, access.role).await?;
     tx.commit().await?;
-    Ok(Json(render(&state, space, access.role)))
+    Ok(Json(view))
 }
 
 async fn duplicate_space(
@@ -315,6 +356,12 @@ async fn duplicate_space(
         ..original.clone()
     };
     spaces::insert(&mut tx, &copy).await?;
+    // The copy starts from the original's current tree: the same objects,
+    // nothing rewritten.
+    let root = content::get_revision(&mut tx, &original.id, &original.revision_id)
+        .await?
+        .root;
+    content::insert_initial_revision(&mut tx, &copy.id, &copy.revision_id, &root, caller.id(), now).await?;
     let after = Position {
         before: None,
         after: Some(tree::Pointer::Space {
@@ -331,8 +378,9 @@ async fn duplicate_space(
     .await?;
     let copy = spaces::get_any(&mut tx, &copy.id).await?;
     let access = ContentAccess::to_space(&mut tx, &caller, &copy).await?;
+    let view = render(&state, &mut tx, copy, access.role).await?;
     tx.commit().await?;
-    Ok((StatusCode::CREATED, Json(render(&state, copy, access.role))))
+    Ok((StatusCode::CREATED, Json(view)))
 }
 
 fn space_node(id: &str) -> Sibling {
@@ -384,8 +432,9 @@ async fn move_space(
     .await?;
     let space = spaces::get_any(&mut tx, &space.id).await?;
     let access = ContentAccess::to_space(&mut tx, &caller, &space).await?;
+    let view = render(&state, &mut tx, space, access.role).await?;
     tx.commit().await?;
-    Ok(Json(render(&state, space, access.role)))
+    Ok(Json(view))
 }
 
 #[derive(Debug, Deserialize)]
@@ -429,6 +478,7 @@ async fn transfer_space(
     .await?;
     let space = spaces::get_any(&mut tx, &space.id).await?;
     let access = ContentAccess::to_space(&mut tx, &caller, &space).await?;
+    let view = render(&state, &mut tx, space, access.role).await?;
     tx.commit().await?;
-    Ok(Json(render(&state, space, access.role)))
+    Ok(Json(view))
 }

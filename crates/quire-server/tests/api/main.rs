@@ -2,7 +2,9 @@
 
 mod support;
 
+mod change_requests;
 mod collections;
+mod content;
 mod errors;
 mod invites;
 mod lifecycle;

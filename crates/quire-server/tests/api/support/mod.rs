@@ -64,6 +64,7 @@ pub struct TestApp {
     shutdown: Option<oneshot::Sender<()>>,
     server: Option<tokio::task::JoinHandle<()>>,
     storage: Storage,
+    _blob_dir: tempfile::TempDir,
 }
 
 #[derive(Debug, Clone)]
@@ -99,10 +100,12 @@ impl TestApp {
             }
         };
         let db = Db::open(&url).await.expect("open and migrate the test database");
+        let blob_dir = tempfile::tempdir().expect("temporary blob directory");
+        let blobs = quire_store::blobs::BlobStore::Local(blob_dir.path().to_owned());
         let clock = ManualClock::default();
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind port 0");
         let base_url = format!("http://{}", listener.local_addr().expect("local address"));
-        let state = AppState::with_clock(db.clone(), &base_url, Arc::new(clock.clone()));
+        let state = AppState::with_clock(db.clone(), blobs, &base_url, Arc::new(clock.clone()));
         let (shutdown, stop) = oneshot::channel::<()>();
         let served = state.clone();
         let server = tokio::spawn(async move {
@@ -121,6 +124,7 @@ impl TestApp {
             shutdown: Some(shutdown),
             server: Some(server),
             storage,
+            _blob_dir: blob_dir,
         }
     }
 
@@ -215,6 +219,57 @@ impl TestApp {
         let res = self.post(user, &format!("/v1/orgs/{org_id}/collections"), body).await;
         res.assert_status(201);
         res.id()
+    }
+
+    /// Opens a change request on the space; returns its id.
+    pub async fn change_request(&self, user: &TestUser, space: &str, subject: &str) -> String {
+        let res = self
+            .post(
+                user,
+                &format!("/v1/spaces/{space}/change-requests"),
+                serde_json::json!({ "subject": subject }),
+            )
+            .await;
+        res.assert_status(201);
+        res.id()
+    }
+
+    /// Sends a batch of content changes to a change request.
+    pub async fn write(&self, user: &TestUser, space: &str, cr: &str, changes: Value) -> TestResponse {
+        self.post(
+            user,
+            &format!("/v1/spaces/{space}/change-requests/{cr}/content"),
+            serde_json::json!({ "changes": changes }),
+        )
+        .await
+    }
+
+    /// The markdown of a page of the space's current content.
+    pub async fn markdown(&self, user: &TestUser, space: &str, page: &str) -> String {
+        let res = self
+            .get(user, &format!("/v1/spaces/{space}/content/page/{page}?format=markdown"))
+            .await;
+        res.assert_status(200);
+        res.body["markdown"].as_str().expect("markdown").to_owned()
+    }
+
+    /// Titles of the space's pages in tree order (depth-first), indented by depth.
+    pub async fn outline(&self, user: &TestUser, path: &str) -> Vec<String> {
+        fn walk(pages: &Value, depth: usize, out: &mut Vec<String>) {
+            for page in pages.as_array().into_iter().flatten() {
+                out.push(format!(
+                    "{}{}",
+                    "  ".repeat(depth),
+                    page["title"].as_str().unwrap_or("?")
+                ));
+                walk(&page["pages"], depth + 1, out);
+            }
+        }
+        let res = self.get(user, path).await;
+        res.assert_status(200);
+        let mut out = Vec::new();
+        walk(&res.body["pages"], 0, &mut out);
+        out
     }
 
     /// The ids of a list response's items, in order.

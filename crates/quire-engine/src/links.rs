@@ -1,0 +1,143 @@
+//! Links between pages and files of a revision: what every page points at
+//! and whether the target exists. Extracting a document's links is cached by
+//! the document's hash; resolving them against a revision's tree is a few
+//! map look-ups per link.
+
+use std::sync::Arc;
+
+use quire_content::markdown::{self, Relation};
+
+use crate::snapshot::Snapshot;
+use crate::{Engine, EngineResult};
+
+/// What a link points at, resolved against one revision.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Target {
+    Page(String),
+    File(String),
+    /// An external URL.
+    Url(String),
+    /// A URL into this Quire's own application.
+    InApp(String),
+    /// A page or file that does not exist in the revision (the raw target).
+    Missing(String),
+}
+
+/// One link found in a page.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Link {
+    /// The page the link is in.
+    pub source: String,
+    pub relation: Relation,
+    pub target: Target,
+}
+
+impl Engine {
+    /// The links of a document (cached by its hash).
+    async fn document_links(&self, hash: &str) -> EngineResult<Arc<Vec<(String, Relation)>>> {
+        if let Some(found) = self.cache.links.get(&hash.to_owned()) {
+            return Ok(found);
+        }
+        let text = self.document(hash).await?;
+        let found = Arc::new(markdown::links(&text));
+        self.cache.links.put(hash.to_owned(), found.clone());
+        Ok(found)
+    }
+
+    /// Every link of every page of the snapshot, resolved. `app_url` is the
+    /// base URL of this server: links under it count as in-app.
+    pub async fn links(&self, snapshot: &Snapshot, app_url: &str) -> EngineResult<Vec<Link>> {
+        let mut out = Vec::new();
+        for (page, _) in snapshot.tree.walk() {
+            let Some(document) = snapshot.tree.pages[&page].meta.document.clone() else {
+                continue;
+            };
+            for (raw, relation) in self.document_links(&document).await?.iter() {
+                if let Some(target) = resolve(snapshot, &page, raw, app_url) {
+                    out.push(Link {
+                        source: page.clone(),
+                        relation: *relation,
+                        target,
+                    });
+                }
+            }
+        }
+        Ok(out)
+    }
+}
+
+/// Resolves a link target written in `page`; `None` for in-page anchors.
+pub fn resolve(snapshot: &Snapshot, page: &str, raw: &str, app_url: &str) -> Option<Target> {
+    let raw = raw.trim();
+    let without_anchor = raw.split('#').next().unwrap_or_default();
+    if without_anchor.is_empty() {
+        return None;
+    }
+    if !app_url.is_empty() && raw.starts_with(app_url) {
+        return Some(Target::InApp(raw.to_owned()));
+    }
+    if raw.contains("://") || raw.starts_with("mailto:") || raw.starts_with("tel:") {
+        return Some(Target::Url(raw.to_owned()));
+    }
+    if let Some(id) = without_anchor.strip_prefix("/files/") {
+        return Some(if snapshot.file(id).is_some() {
+            Target::File(id.to_owned())
+        } else {
+            Target::Missing(raw.to_owned())
+        });
+    }
+    if let Some(rest) = without_anchor.strip_prefix("/pages/") {
+        if snapshot.tree.pages.contains_key(rest) {
+            return Some(Target::Page(rest.to_owned()));
+        }
+        return Some(match page_at(snapshot, &git_path_to_slugs(rest)) {
+            Some(id) => Target::Page(id),
+            None => Target::Missing(raw.to_owned()),
+        });
+    }
+    // Relative to the page's folder, the way Git Sync lays pages out:
+    // a page with subpages is `<path>/README.md`, others `<path>.md`.
+    let has_children = !snapshot.tree.children_of(Some(page)).is_empty();
+    let own = snapshot.path_of(page);
+    let mut folder: Vec<&str> = own.split('/').filter(|s| !s.is_empty()).collect();
+    if !has_children {
+        folder.pop();
+    }
+    let absolute = without_anchor.starts_with('/');
+    let mut parts: Vec<String> = if absolute {
+        Vec::new()
+    } else {
+        folder.iter().map(|s| s.to_string()).collect()
+    };
+    for segment in without_anchor.split('/') {
+        match segment {
+            "" | "." => {}
+            ".." => {
+                parts.pop();
+            }
+            s => parts.push(s.to_owned()),
+        }
+    }
+    let slugs = git_path_to_slugs(&parts.join("/"));
+    Some(match page_at(snapshot, &slugs) {
+        Some(id) => Target::Page(id),
+        None => Target::Missing(raw.to_owned()),
+    })
+}
+
+/// `a/b.md` and `a/b/README.md` both name the page at slugs `a/b`.
+fn git_path_to_slugs(path: &str) -> String {
+    let path = path.trim_matches('/');
+    let path = path
+        .strip_suffix("/README.md")
+        .or_else(|| path.strip_suffix("README.md"))
+        .unwrap_or(path);
+    path.strip_suffix(".md").unwrap_or(path).trim_matches('/').to_owned()
+}
+
+fn page_at(snapshot: &Snapshot, slugs: &str) -> Option<String> {
+    if slugs.is_empty() {
+        return None;
+    }
+    snapshot.page_by_path(slugs)
+}

@@ -1,0 +1,222 @@
+//! Merging a change request into its space, and updating a change request
+//! from its space: both are three-way merges whose result is a revision with
+//! two parents.
+
+use std::collections::HashMap;
+
+use quire_content::merge::{self, Conflict};
+use quire_store::change_requests::{self, ChangeRequestRow};
+use quire_store::content::{self, RevisionRow};
+use quire_store::spaces::SpaceRow;
+
+use crate::snapshot::{Draft, Snapshot};
+use crate::{Engine, EngineError, EngineResult};
+
+/// The outcome of a merge or an update.
+#[derive(Debug, Clone)]
+pub struct MergeResult {
+    pub revision: String,
+    pub change_request: ChangeRequestRow,
+}
+
+impl Engine {
+    /// Merges `ours` and `theirs` (descendants of `base`) into a draft that
+    /// starts from `ours`, so only what differs from it is rewritten.
+    async fn merge_snapshots(&self, base: &Snapshot, ours: &Snapshot, theirs: &Snapshot) -> EngineResult<Draft> {
+        let merged = merge::merge(&base.tree, &ours.tree, &theirs.tree).map_err(conflicts)?;
+        let mut draft = Draft::new(ours, self.now());
+        let mut text_conflicts = Vec::new();
+        let mut merged_texts = HashMap::new();
+        for text in &merged.text_merges {
+            let base_text = match &text.base {
+                Some(hash) => self.document(hash).await?.to_string(),
+                None => String::new(),
+            };
+            let (o, t) = (self.document(&text.ours).await?, self.document(&text.theirs).await?);
+            match merge::merge_text(&base_text, &o, &t) {
+                Some(result) => {
+                    merged_texts.insert(text.page.clone(), result);
+                }
+                None => text_conflicts.push(Conflict {
+                    page: text.page.clone(),
+                    title: merged
+                        .tree
+                        .pages
+                        .get(&text.page)
+                        .map(|p| p.meta.title.clone())
+                        .unwrap_or_default(),
+                    reason: "the same lines of the document changed on both sides".into(),
+                }),
+            }
+        }
+        if !text_conflicts.is_empty() {
+            return Err(conflicts(text_conflicts));
+        }
+
+        // Rewrite the pages whose state or children differ from ours (and,
+        // through `mark`, their ancestors in the merged tree).
+        let mut changed: Vec<Option<String>> = Vec::new();
+        for (id, page) in &merged.tree.pages {
+            let same_page = ours.tree.pages.get(id) == Some(page);
+            let same_children = ours.tree.children_of(Some(id)) == merged.tree.children_of(Some(id));
+            if !same_page || !same_children || merged_texts.contains_key(id) {
+                if theirs.tree.pages.get(id) == Some(page)
+                    && let Some(stamps) = theirs.stamps.get(id)
+                {
+                    draft.stamps.insert(id.clone(), *stamps);
+                }
+                changed.push(Some(id.clone()));
+            }
+        }
+        for (id, page) in &ours.tree.pages {
+            if !merged.tree.pages.contains_key(id) {
+                changed.push(page.parent.clone().filter(|p| merged.tree.pages.contains_key(p)));
+            }
+        }
+        draft.tree = merged.tree;
+        for id in changed {
+            draft.mark(id.as_deref());
+        }
+        for (id, text) in merged_texts {
+            let hash = draft.put_document(&text);
+            let mut meta = draft.tree.pages[&id].meta.clone();
+            meta.document = Some(hash);
+            draft.set_meta(&id, meta);
+        }
+        // Files are immutable: the merge holds every file of either side.
+        for (hash, file) in &theirs.files {
+            if !draft.files.iter().any(|(h, _)| h == hash) {
+                draft.files.push((hash.clone(), file.clone()));
+            }
+        }
+        Ok(draft)
+    }
+
+    /// Merges the change request into the space's current content.
+    pub async fn merge_change_request(
+        &self,
+        space: &SpaceRow,
+        cr: &ChangeRequestRow,
+        user_id: &str,
+    ) -> EngineResult<MergeResult> {
+        if !matches!(cr.status.as_str(), "open" | "draft") {
+            return Err(EngineError::conflict(format!(
+                "this change request is {} and cannot be merged",
+                cr.status
+            )));
+        }
+        let main_id = space.revision_id.clone();
+        let base = self.snapshot(&space.id, &cr.revision_merged_ancestor).await?;
+        let main = self.snapshot(&space.id, &main_id).await?;
+        let head = self.snapshot(&space.id, &cr.revision_id).await?;
+        let draft = self.merge_snapshots(&base, &main, &head).await?;
+
+        let now = self.now();
+        let mut tx = self.db.write().await?;
+        let revision = RevisionRow {
+            id: quire_core::id::new_id(),
+            space_id: space.id.clone(),
+            parents: vec![main_id.clone(), cr.revision_id.clone()],
+            root: String::new(),
+            author_id: Some(user_id.to_owned()),
+            kind: "merge".into(),
+            merged_from: Some(cr.id.clone()),
+            created_at: now,
+        };
+        let snapshot = draft.save(&mut tx, revision).await?;
+        if !content::advance_space(&mut tx, &space.id, &main_id, &snapshot.revision.id, now).await? {
+            return Err(EngineError::conflict(
+                "the space's content changed meanwhile: retry the merge",
+            ));
+        }
+        let merged = ChangeRequestRow {
+            status: "merged".into(),
+            updated_at: now,
+            revision_merged: Some(snapshot.revision.id.clone()),
+            merged_by: Some(user_id.to_owned()),
+            merged_at: Some(now),
+            ..cr.clone()
+        };
+        if !change_requests::update_if_head(&mut tx, &merged, &cr.revision_id).await? {
+            return Err(EngineError::conflict(
+                "the change request changed meanwhile: retry the merge",
+            ));
+        }
+        tx.commit().await?;
+        let revision = snapshot.revision.id.clone();
+        self.remember(snapshot);
+        Ok(MergeResult {
+            revision,
+            change_request: merged,
+        })
+    }
+
+    /// Brings the change request up to date with the space's current content.
+    pub async fn update_change_request(
+        &self,
+        space: &SpaceRow,
+        cr: &ChangeRequestRow,
+        user_id: &str,
+    ) -> EngineResult<MergeResult> {
+        if !matches!(cr.status.as_str(), "open" | "draft") {
+            return Err(EngineError::conflict(format!(
+                "this change request is {} and cannot be updated",
+                cr.status
+            )));
+        }
+        let main_id = space.revision_id.clone();
+        if main_id == cr.revision_merged_ancestor {
+            return Ok(MergeResult {
+                revision: cr.revision_id.clone(),
+                change_request: cr.clone(),
+            });
+        }
+        let base = self.snapshot(&space.id, &cr.revision_merged_ancestor).await?;
+        let head = self.snapshot(&space.id, &cr.revision_id).await?;
+        let main = self.snapshot(&space.id, &main_id).await?;
+        let draft = self.merge_snapshots(&base, &head, &main).await?;
+
+        let now = self.now();
+        let mut tx = self.db.write().await?;
+        let revision = RevisionRow {
+            id: quire_core::id::new_id(),
+            space_id: space.id.clone(),
+            parents: vec![cr.revision_id.clone(), main_id.clone()],
+            root: String::new(),
+            author_id: Some(user_id.to_owned()),
+            kind: "update".into(),
+            merged_from: None,
+            created_at: now,
+        };
+        let snapshot = draft.save(&mut tx, revision).await?;
+        let updated = ChangeRequestRow {
+            revision_id: snapshot.revision.id.clone(),
+            revision_merged_ancestor: main_id,
+            updated_at: now,
+            ..cr.clone()
+        };
+        if !change_requests::update_if_head(&mut tx, &updated, &cr.revision_id).await? {
+            return Err(EngineError::conflict(
+                "the change request changed meanwhile: retry the update",
+            ));
+        }
+        tx.commit().await?;
+        let revision = snapshot.revision.id.clone();
+        self.remember(snapshot);
+        Ok(MergeResult {
+            revision,
+            change_request: updated,
+        })
+    }
+}
+
+fn conflicts(pages: Vec<Conflict>) -> EngineError {
+    let names: Vec<String> = pages
+        .iter()
+        .map(|c| format!("\"{}\" ({}): {}", c.title, c.page, c.reason))
+        .collect();
+    EngineError::Conflict {
+        message: format!("merge conflict in {}", names.join("; ")),
+        pages,
+    }
+}

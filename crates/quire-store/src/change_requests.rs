@@ -1,0 +1,216 @@
+//! Change requests: proposed edits with their own head revision.
+
+use quire_core::Timestamp;
+use sqlx::any::AnyRow;
+use sqlx::{AnyConnection, Row};
+
+use crate::error::{FoundExt, StoreResult};
+use crate::page::{Keyset, Page, PageRequest, SortKey};
+use crate::sql::Sql;
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ChangeRequestRow {
+    pub id: String,
+    pub space_id: String,
+    pub number: i64,
+    pub subject: String,
+    /// `draft`, `open`, `archived` or `merged`.
+    pub status: String,
+    pub created_by: String,
+    pub created_at: Timestamp,
+    pub updated_at: Timestamp,
+    /// Head revision.
+    pub revision_id: String,
+    /// The space revision it started from.
+    pub revision_initial: String,
+    /// The space revision it was last brought up to date with.
+    pub revision_merged_ancestor: String,
+    pub revision_merged: Option<String>,
+    pub merged_by: Option<String>,
+    pub merged_at: Option<Timestamp>,
+}
+
+macro_rules! cr_select {
+    () => {
+        "SELECT id, space_id, number, subject, status, created_by, created_at, updated_at, revision_id, \
+         revision_initial, revision_merged_ancestor, revision_merged, merged_by, merged_at FROM change_requests"
+    };
+}
+
+fn from_row(row: &AnyRow) -> StoreResult<ChangeRequestRow> {
+    Ok(ChangeRequestRow {
+        id: row.try_get("id")?,
+        space_id: row.try_get("space_id")?,
+        number: row.try_get("number")?,
+        subject: row.try_get("subject")?,
+        status: row.try_get("status")?,
+        created_by: row.try_get("created_by")?,
+        created_at: Timestamp(row.try_get("created_at")?),
+        updated_at: Timestamp(row.try_get("updated_at")?),
+        revision_id: row.try_get("revision_id")?,
+        revision_initial: row.try_get("revision_initial")?,
+        revision_merged_ancestor: row.try_get("revision_merged_ancestor")?,
+        revision_merged: row.try_get("revision_merged")?,
+        merged_by: row.try_get("merged_by")?,
+        merged_at: row.try_get::<Option<i64>, _>("merged_at")?.map(Timestamp),
+    })
+}
+
+/// The next change request number of the space. The counter row is updated
+/// in the caller's transaction, so concurrent creations get distinct numbers
+/// (PostgreSQL locks the row; SQLite has one writer).
+pub async fn allocate_number(conn: &mut AnyConnection, space_id: &str) -> StoreResult<i64> {
+    let number: Option<i64> = sqlx::query_scalar(
+        "UPDATE spaces SET change_request_counter = change_request_counter + 1 WHERE id = $1 \
+         RETURNING change_request_counter",
+    )
+    .bind(space_id)
+    .fetch_optional(conn)
+    .await?;
+    number.ok_or(crate::StoreError::NotFound)
+}
+
+pub async fn insert(conn: &mut AnyConnection, cr: &ChangeRequestRow) -> StoreResult<()> {
+    sqlx::query(
+        "INSERT INTO change_requests (id, space_id, number, subject, status, created_by, created_at, updated_at, \
+         revision_id, revision_initial, revision_merged_ancestor, revision_merged, merged_by, merged_at) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)",
+    )
+    .bind(&cr.id)
+    .bind(&cr.space_id)
+    .bind(cr.number)
+    .bind(&cr.subject)
+    .bind(&cr.status)
+    .bind(&cr.created_by)
+    .bind(cr.created_at.0)
+    .bind(cr.updated_at.0)
+    .bind(&cr.revision_id)
+    .bind(&cr.revision_initial)
+    .bind(&cr.revision_merged_ancestor)
+    .bind(&cr.revision_merged)
+    .bind(&cr.merged_by)
+    .bind(cr.merged_at.map(|t| t.0))
+    .execute(conn)
+    .await?;
+    Ok(())
+}
+
+/// By id, or by number when `id_or_number` is all digits.
+pub async fn get(conn: &mut AnyConnection, space_id: &str, id_or_number: &str) -> StoreResult<ChangeRequestRow> {
+    let row = match id_or_number.parse::<i64>() {
+        Ok(number) if !id_or_number.starts_with('0') || id_or_number == "0" => {
+            sqlx::query(concat!(
+                cr_select!(),
+                " WHERE space_id = $1 AND (number = $2 OR id = $3)"
+            ))
+            .bind(space_id)
+            .bind(number)
+            .bind(id_or_number)
+            .fetch_optional(conn)
+            .await?
+        }
+        _ => {
+            sqlx::query(concat!(cr_select!(), " WHERE space_id = $1 AND id = $2"))
+                .bind(space_id)
+                .bind(id_or_number)
+                .fetch_optional(conn)
+                .await?
+        }
+    };
+    row.as_ref().map(from_row).transpose().found()
+}
+
+/// Writes every mutable field, only if the head is still `expected_head`
+/// (compare-and-set); false when another writer moved it first.
+pub async fn update_if_head(conn: &mut AnyConnection, cr: &ChangeRequestRow, expected_head: &str) -> StoreResult<bool> {
+    let done = sqlx::query(
+        "UPDATE change_requests SET subject = $3, status = $4, updated_at = $5, revision_id = $6, \
+         revision_merged_ancestor = $7, revision_merged = $8, merged_by = $9, merged_at = $10 \
+         WHERE id = $1 AND revision_id = $2",
+    )
+    .bind(&cr.id)
+    .bind(expected_head)
+    .bind(&cr.subject)
+    .bind(&cr.status)
+    .bind(cr.updated_at.0)
+    .bind(&cr.revision_id)
+    .bind(&cr.revision_merged_ancestor)
+    .bind(&cr.revision_merged)
+    .bind(&cr.merged_by)
+    .bind(cr.merged_at.map(|t| t.0))
+    .execute(conn)
+    .await?;
+    Ok(done.rows_affected() == 1)
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct ChangeRequestFilter {
+    pub status: Option<String>,
+    pub creator: Option<String>,
+}
+
+/// Change requests of a space, by `updated_at` or `created_at`.
+pub async fn list(
+    conn: &mut AnyConnection,
+    space_id: &str,
+    filter: &ChangeRequestFilter,
+    by_created: bool,
+    page: &PageRequest,
+) -> StoreResult<Page<ChangeRequestRow>> {
+    let push_filter = |sql: &mut Sql| {
+        sql.push(" WHERE space_id = ").bind(space_id.to_owned());
+        if let Some(status) = &filter.status {
+            sql.push(" AND status = ").bind(status.clone());
+        }
+        if let Some(creator) = &filter.creator {
+            sql.push(" AND created_by = ").bind(creator.clone());
+        }
+    };
+    let mut count = Sql::new("SELECT COUNT(*) AS n FROM change_requests");
+    push_filter(&mut count);
+    let total: i64 = count.fetch_one(&mut *conn).await?.try_get("n")?;
+    let column = if by_created { "created_at" } else { "updated_at" };
+    let mut sql = Sql::new(cr_select!());
+    push_filter(&mut sql);
+    page.push_after(&mut sql, column, "id");
+    page.push_order_and_limit(&mut sql, column, "id");
+    let rows = sql.fetch_all(conn).await?;
+    let items = rows.iter().map(from_row).collect::<StoreResult<Vec<_>>>()?;
+    Ok(page.finish(items, total, |c| Keyset {
+        key: SortKey::Int(if by_created { c.created_at.0 } else { c.updated_at.0 }),
+        id: c.id.clone(),
+    }))
+}
+
+/// `(total, open, draft)` for each of the spaces (absent: none).
+pub async fn counts_for(
+    conn: &mut AnyConnection,
+    space_ids: &[String],
+) -> StoreResult<std::collections::HashMap<String, (i64, i64, i64)>> {
+    let mut out = std::collections::HashMap::new();
+    for chunk in space_ids.chunks(500) {
+        if chunk.is_empty() {
+            continue;
+        }
+        let mut sql = Sql::new(
+            "SELECT space_id, COUNT(*) AS total, \
+             COALESCE(SUM(CASE WHEN status = 'open' THEN 1 ELSE 0 END), 0) AS open, \
+             COALESCE(SUM(CASE WHEN status = 'draft' THEN 1 ELSE 0 END), 0) AS draft \
+             FROM change_requests WHERE space_id IN (",
+        );
+        for (i, id) in chunk.iter().enumerate() {
+            if i > 0 {
+                sql.push(", ");
+            }
+            sql.bind(id.clone());
+        }
+        sql.push(") GROUP BY space_id");
+        for row in sql.fetch_all(&mut *conn).await? {
+            out.insert(
+                row.try_get("space_id")?,
+                (row.try_get("total")?, row.try_get("open")?, row.try_get("draft")?),
+            );
+        }
+    }
+    Ok(out)
+}
