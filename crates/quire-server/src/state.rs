@@ -12,6 +12,8 @@ use quire_store::blobs::BlobStore;
 pub struct AppState {
     pub db: Db,
     pub engine: Arc<Engine>,
+    /// Recently authenticated tokens (see `auth`).
+    pub tokens: Arc<crate::auth::TokenCache>,
     pub clock: Arc<dyn Clock>,
     /// Absolute base URL this server is reached at, without a trailing slash;
     /// `urls` fields in responses are built from it.
@@ -28,6 +30,7 @@ impl AppState {
         AppState {
             db,
             engine,
+            tokens: Arc::default(),
             clock,
             public_url: public_url.trim_end_matches('/').into(),
         }

@@ -141,15 +141,24 @@ pub async fn list(
     filter: &MemberFilter,
     page: &PageRequest,
 ) -> StoreResult<Page<MemberRow>> {
-    // Only a search looks at user columns; without one, counting needs no
-    // join (every member has a user) and reads one index.
-    let mut count = Sql::new(if filter.search.is_some() {
-        "SELECT COUNT(*) AS n FROM members m JOIN users u ON u.id = m.user_id"
+    let unfiltered = filter.role.is_none() && filter.search.is_none() && sort != MemberSort::LastSeenAt;
+    let total: i64 = if unfiltered {
+        sqlx::query_scalar("SELECT member_count FROM organizations WHERE id = $1")
+            .bind(org_id)
+            .fetch_optional(&mut *conn)
+            .await?
+            .unwrap_or(0)
     } else {
-        "SELECT COUNT(*) AS n FROM members m"
-    });
-    push_filter(&mut count, org_id, sort, filter);
-    let total: i64 = count.fetch_one(&mut *conn).await?.try_get("n")?;
+        // Only a search looks at user columns; without one, counting needs
+        // no join (every member has a user) and reads one index.
+        let mut count = Sql::new(if filter.search.is_some() {
+            "SELECT COUNT(*) AS n FROM members m JOIN users u ON u.id = m.user_id"
+        } else {
+            "SELECT COUNT(*) AS n FROM members m"
+        });
+        push_filter(&mut count, org_id, sort, filter);
+        count.fetch_one(&mut *conn).await?.try_get("n")?
+    };
 
     let sort_col = match sort {
         MemberSort::JoinedAt => "m.joined_at",
@@ -193,9 +202,23 @@ pub async fn insert(
     .bind(role.map(Role::as_str))
     .bind(flag(sso))
     .bind(now.0)
-    .execute(conn)
+    .execute(&mut *conn)
     .await?;
-    Ok(done.rows_affected() == 1)
+    let inserted = done.rows_affected() == 1;
+    if inserted {
+        adjust_member_count(conn, org_id, 1).await?;
+    }
+    Ok(inserted)
+}
+
+/// Keeps `organizations.member_count` in step with the members table.
+async fn adjust_member_count(conn: &mut AnyConnection, org_id: &str, delta: i64) -> StoreResult<()> {
+    sqlx::query("UPDATE organizations SET member_count = member_count + $2 WHERE id = $1")
+        .bind(org_id)
+        .bind(delta)
+        .execute(conn)
+        .await?;
+    Ok(())
 }
 
 pub async fn set_role(conn: &mut AnyConnection, org_id: &str, user_id: &str, role: Option<Role>) -> StoreResult<()> {
@@ -243,9 +266,13 @@ pub async fn delete(conn: &mut AnyConnection, org_id: &str, user_id: &str) -> St
     let done = sqlx::query("DELETE FROM members WHERE organization_id = $1 AND user_id = $2")
         .bind(org_id)
         .bind(user_id)
-        .execute(conn)
+        .execute(&mut *conn)
         .await?;
-    Ok(done.rows_affected() == 1)
+    let deleted = done.rows_affected() == 1;
+    if deleted {
+        adjust_member_count(conn, org_id, -1).await?;
+    }
+    Ok(deleted)
 }
 
 /// Counts the organization's admins, for a change that may remove one. The

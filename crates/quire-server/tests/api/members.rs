@@ -589,3 +589,32 @@ fn ids_of_teams(res: &TestResponse) -> Vec<String> {
         .map(|i| i["team"]["id"].as_str().expect("team id").to_owned())
         .collect()
 }
+
+both_backends! {
+    /// The unfiltered member count is kept in a counter; it must follow every
+    /// way of joining and leaving.
+    async fn member_count_follows_joins_and_departures(app: TestApp) {
+        let ada = app.user("Ada").await;
+        let org = app.org(&ada, "Acme").await;
+        let count = || async { app.get(&ada, &format!("/v1/orgs/{org}/members")).await.body["count"].clone() };
+        assert_eq!(count().await, 1);
+        let bob = app.user("Bob").await;
+        app.add_member(&ada, &org, &bob, json!("read")).await;
+        app.add_member(&ada, &org, &bob, json!("read")).await;
+        app.post(&ada, &format!("/v1/orgs/{org}/invites"), json!({ "emails": ["later@example.com"] })).await.assert_status(200);
+        assert_eq!(count().await, 2, "a pending invite is not a member yet");
+        app.user("Later").await;
+        assert_eq!(count().await, 3);
+        let space = app.space(&ada, &org, "Shared", None).await;
+        let guest = app.user("Guest").await;
+        app.post(&ada, &format!("/v1/spaces/{space}/permissions"), json!({ "role": "read", "users": [guest.id] }))
+            .await
+            .assert_status(204);
+        assert_eq!(count().await, 4, "sharing with an outsider makes a guest member");
+        app.delete(&bob, &format!("/v1/orgs/{org}/members/{}", bob.id)).await.assert_status(204);
+        app.delete(&ada, &format!("/v1/orgs/{org}/members/{}", guest.id)).await.assert_status(204);
+        app.delete(&ada, &format!("/v1/orgs/{org}/members/{}", guest.id)).await.assert_status(204);
+        assert_eq!(count().await, 2);
+        assert_eq!(app.get(&ada, &format!("/v1/orgs/{org}/members")).await.items().len(), 2);
+    }
+}

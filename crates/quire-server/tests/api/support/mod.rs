@@ -16,8 +16,9 @@ use tokio::sync::oneshot;
 
 /// Runs each scenario once per backend: `name::sqlite` and `name::postgres`.
 macro_rules! both_backends {
-    ($(async fn $name:ident($app:ident: TestApp) $body:block)*) => {
+    ($($(#[$meta:meta])* async fn $name:ident($app:ident: TestApp) $body:block)*) => {
         $(
+            $(#[$meta])*
             mod $name {
                 #[allow(unused_imports)]
                 use super::*;
