@@ -35,8 +35,8 @@ pub fn router() -> Router<AppState> {
             post(update_from_space),
         )
         .route(
-            "/spaces/{space_id}/change-requests/{cr}/content",
-            post(write_content).get(super::content::cr_revision),
+            "/spaces/{space}/change-requests/{cr}/content",
+            post(write_content).get(super::content::read_revision),
         )
 }
 

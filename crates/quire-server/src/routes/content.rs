@@ -2,18 +2,23 @@
 //! request (its head) or of any revision by id — plus links, backlinks,
 //! file downloads and templates.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use axum::body::Body;
-use axum::extract::State;
+use axum::extract::{FromRequestParts, State};
+use axum::http::request::Parts;
 use axum::http::{StatusCode, header};
 use axum::response::Response;
 use axum::routing::{get, post};
 use axum::{Json, Router};
+use quire_content::objects::FileObject;
 use quire_core::Role;
 use quire_engine::Snapshot;
 use quire_engine::links::{Link, Target};
+use quire_store::page::PageRequest;
 use quire_store::spaces::SpaceRow;
+use quire_store::{Keyset, Page, SortKey};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
@@ -26,190 +31,35 @@ use crate::pagination::{List, ListOrder, PageParams};
 use crate::state::AppState;
 
 pub fn router() -> Router<AppState> {
-    let main = "/spaces/{space}/content";
-    let cr = "/spaces/{space}/change-requests/{cr}/content";
-    let rev = "/spaces/{space}/revisions/{rev}";
-    Router::new()
-        .route(main, get(main_revision))
-        .route(
-            &format!("{main}/pages"),
-            get(|s: State<AppState>, c: Caller, Path(space): Path<String>| read_pages(s, c, space, Source::Main)),
-        )
-        .route(
-            &format!("{main}/page/{{page}}"),
-            get(
-                |s: State<AppState>, c: Caller, Path((space, page)): Path<(String, String)>, q: Query<PageQuery>| {
-                    read_page(s, c, space, Source::Main, page, q)
-                },
-            ),
-        )
-        .route(
-            &format!("{main}/path/{{*path}}"),
-            get(
-                |s: State<AppState>, c: Caller, Path((space, path)): Path<(String, String)>, q: Query<PageQuery>| {
-                    read_page_by_path(s, c, space, Source::Main, path, q)
-                },
-            ),
-        )
-        .route(
-            &format!("{main}/files"),
-            get(
-                |s: State<AppState>, c: Caller, Path(space): Path<String>, p: PageParams| {
-                    read_files(s, c, space, Source::Main, p)
-                },
-            ),
-        )
-        .route(
-            &format!("{main}/files/{{file}}"),
-            get(
-                |s: State<AppState>, c: Caller, Path((space, file)): Path<(String, String)>| {
-                    read_file(s, c, space, Source::Main, file)
-                },
-            ),
-        )
-        .route(
-            &format!("{main}/files/{{file}}/backlinks"),
-            get(
-                |s: State<AppState>, c: Caller, Path((space, file)): Path<(String, String)>, p: PageParams| {
-                    read_backlinks(s, c, space, Source::Main, file, p)
-                },
-            ),
-        )
-        .route(
-            &format!("{main}/page/{{page}}/links"),
-            get(
-                |s: State<AppState>,
-                 c: Caller,
-                 Path((space, page)): Path<(String, String)>,
-                 p: PageParams,
-                 q: Query<LinkQuery>| read_links(s, c, space, Source::Main, Some(page), p, q),
-            ),
-        )
-        .route(
-            "/spaces/{space}/links",
-            get(
-                |s: State<AppState>, c: Caller, Path(space): Path<String>, p: PageParams, q: Query<LinkQuery>| {
-                    read_links(s, c, space, Source::Main, None, p, q)
-                },
-            ),
-        )
-        .route(&format!("{main}/template"), post(apply_template))
-        .route(
-            &format!("{cr}/pages"),
-            get(
-                |s: State<AppState>, c: Caller, Path((space, cr)): Path<(String, String)>| {
-                    read_pages(s, c, space, Source::ChangeRequest(cr))
-                },
-            ),
-        )
-        .route(
-            &format!("{cr}/page/{{page}}"),
-            get(
-                |s: State<AppState>,
-                 c: Caller,
-                 Path((space, cr, page)): Path<(String, String, String)>,
-                 q: Query<PageQuery>| read_page(s, c, space, Source::ChangeRequest(cr), page, q),
-            ),
-        )
-        .route(
-            &format!("{cr}/path/{{*path}}"),
-            get(
-                |s: State<AppState>,
-                 c: Caller,
-                 Path((space, cr, path)): Path<(String, String, String)>,
-                 q: Query<PageQuery>| {
-                    read_page_by_path(s, c, space, Source::ChangeRequest(cr), path, q)
-                },
-            ),
-        )
-        .route(
-            &format!("{cr}/files"),
-            get(
-                |s: State<AppState>, c: Caller, Path((space, cr)): Path<(String, String)>, p: PageParams| {
-                    read_files(s, c, space, Source::ChangeRequest(cr), p)
-                },
-            ),
-        )
-        .route(
-            &format!("{cr}/files/{{file}}"),
-            get(
-                |s: State<AppState>, c: Caller, Path((space, cr, file)): Path<(String, String, String)>| {
-                    read_file(s, c, space, Source::ChangeRequest(cr), file)
-                },
-            ),
-        )
-        .route(
-            &format!("{cr}/files/{{file}}/backlinks"),
-            get(
-                |s: State<AppState>,
-                 c: Caller,
-                 Path((space, cr, file)): Path<(String, String, String)>,
-                 p: PageParams| read_backlinks(s, c, space, Source::ChangeRequest(cr), file, p),
-            ),
-        )
-        .route(
-            &format!("{cr}/page/{{page}}/links"),
-            get(
-                |s: State<AppState>,
-                 c: Caller,
-                 Path((space, cr, page)): Path<(String, String, String)>,
-                 p: PageParams,
-                 q: Query<LinkQuery>| {
-                    read_links(s, c, space, Source::ChangeRequest(cr), Some(page), p, q)
-                },
-            ),
-        )
-        .route(
-            rev,
-            get(
-                |s: State<AppState>, c: Caller, Path((space, rev)): Path<(String, String)>| {
-                    read_revision(s, c, space, Source::Revision(rev))
-                },
-            ),
-        )
-        .route(
-            &format!("{rev}/pages"),
-            get(
-                |s: State<AppState>, c: Caller, Path((space, rev)): Path<(String, String)>| {
-                    read_pages(s, c, space, Source::Revision(rev))
-                },
-            ),
-        )
-        .route(
-            &format!("{rev}/page/{{page}}"),
-            get(
-                |s: State<AppState>,
-                 c: Caller,
-                 Path((space, rev, page)): Path<(String, String, String)>,
-                 q: Query<PageQuery>| read_page(s, c, space, Source::Revision(rev), page, q),
-            ),
-        )
-        .route(
-            &format!("{rev}/path/{{*path}}"),
-            get(
-                |s: State<AppState>,
-                 c: Caller,
-                 Path((space, rev, path)): Path<(String, String, String)>,
-                 q: Query<PageQuery>| read_page_by_path(s, c, space, Source::Revision(rev), path, q),
-            ),
-        )
-        .route(
-            &format!("{rev}/files"),
-            get(
-                |s: State<AppState>, c: Caller, Path((space, rev)): Path<(String, String)>, p: PageParams| {
-                    read_files(s, c, space, Source::Revision(rev), p)
-                },
-            ),
-        )
-        .route(
-            &format!("{rev}/files/{{file}}"),
-            get(
-                |s: State<AppState>, c: Caller, Path((space, rev, file)): Path<(String, String, String)>| {
-                    read_file(s, c, space, Source::Revision(rev), file)
-                },
-            ),
-        )
-        .route(&format!("{rev}/files/{{file}}/download"), get(download))
+    let mut router = Router::new()
+        .route("/spaces/{space}/content", get(read_revision))
+        .route("/spaces/{space}/links", get(read_links))
+        .route("/spaces/{space}/content/template", post(apply_template))
+        .route("/spaces/{space}/revisions/{rev}", get(read_revision))
+        .route("/spaces/{space}/revisions/{rev}/files/{file}/download", get(download));
+    // The same reads under the space's content, a change request's content
+    // and a revision; `ContentPath` tells them apart by the path parameters.
+    for base in [
+        "/spaces/{space}/content",
+        "/spaces/{space}/change-requests/{cr}/content",
+        "/spaces/{space}/revisions/{rev}",
+    ] {
+        router = router
+            .route(&format!("{base}/pages"), get(read_pages))
+            .route(&format!("{base}/page/{{page}}"), get(read_page))
+            .route(&format!("{base}/path/{{*path}}"), get(read_page_by_path))
+            .route(&format!("{base}/files"), get(read_files))
+            .route(&format!("{base}/files/{{file}}"), get(read_file));
+    }
+    for base in [
+        "/spaces/{space}/content",
+        "/spaces/{space}/change-requests/{cr}/content",
+    ] {
+        router = router
+            .route(&format!("{base}/files/{{file}}/backlinks"), get(read_backlinks))
+            .route(&format!("{base}/page/{{page}}/links"), get(read_links));
+    }
+    router
 }
 
 /// Which content a read addresses.
@@ -220,16 +70,52 @@ enum Source {
     Revision(String),
 }
 
+/// The path parameters of a content read: the space, the source and, as the
+/// route has them, a page, a file or a page path.
+pub(crate) struct ContentPath {
+    space: String,
+    source: Source,
+    page: Option<String>,
+    file: Option<String>,
+    path: Option<String>,
+}
+
+impl<S: Send + Sync> FromRequestParts<S> for ContentPath {
+    type Rejection = ApiError;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, ApiError> {
+        let Path(mut params) = Path::<HashMap<String, String>>::from_request_parts(parts, state).await?;
+        let space = params.remove("space").ok_or_else(|| ApiError::not_found("route"))?;
+        let source = match (params.remove("cr"), params.remove("rev")) {
+            (Some(cr), _) => Source::ChangeRequest(cr),
+            (None, Some(rev)) => Source::Revision(rev),
+            (None, None) => Source::Main,
+        };
+        Ok(ContentPath {
+            space,
+            source,
+            page: params.remove("page"),
+            file: params.remove("file"),
+            path: params.remove("path"),
+        })
+    }
+}
+
+impl ContentPath {
+    fn page(&self) -> ApiResult<&str> {
+        self.page.as_deref().ok_or_else(|| ApiError::not_found("page"))
+    }
+
+    fn file(&self) -> ApiResult<&str> {
+        self.file.as_deref().ok_or_else(|| ApiError::not_found("file"))
+    }
+}
+
 /// The space (readable by the caller) and the snapshot a source names.
-async fn open(
-    state: &AppState,
-    caller: &Caller,
-    space_id: &str,
-    source: &Source,
-) -> ApiResult<(SpaceRow, Arc<Snapshot>)> {
+async fn open(state: &AppState, caller: &Caller, at: &ContentPath) -> ApiResult<(SpaceRow, Arc<Snapshot>)> {
     let mut conn = state.db.read().await?;
-    let (space, _) = space_with_role(&mut conn, caller, space_id, Role::Read, "read its content").await?;
-    let revision = match source {
+    let (space, _) = space_with_role(&mut conn, caller, &at.space, Role::Read, "read its content").await?;
+    let revision = match &at.source {
         Source::Main => space.revision_id.clone(),
         Source::ChangeRequest(cr) => load_cr(&mut conn, &space.id, cr).await?.revision_id,
         Source::Revision(id) => id.clone(),
@@ -239,6 +125,8 @@ async fn open(
     Ok((space, snapshot))
 }
 
+/// `metadata` and `computed` are accepted: Quire keeps no mutable git
+/// metadata apart from content and computes nothing, so both are no-ops.
 #[derive(Debug, Deserialize)]
 #[allow(dead_code)]
 pub(crate) struct RevisionQuery {
@@ -246,32 +134,12 @@ pub(crate) struct RevisionQuery {
     computed: Option<bool>,
 }
 
-async fn main_revision(
+pub(crate) async fn read_revision(
     State(state): State<AppState>,
     caller: Caller,
-    Path(space): Path<String>,
-    Query(_q): Query<RevisionQuery>,
+    at: ContentPath,
 ) -> ApiResult<Json<Value>> {
-    read_revision(State(state), caller, space, Source::Main).await
-}
-
-/// `GET .../change-requests/{cr}/content`: the change request's head revision.
-pub(crate) async fn cr_revision(
-    State(state): State<AppState>,
-    caller: Caller,
-    Path((space, cr)): Path<(String, String)>,
-    Query(_q): Query<RevisionQuery>,
-) -> ApiResult<Json<Value>> {
-    read_revision(State(state), caller, space, Source::ChangeRequest(cr)).await
-}
-
-async fn read_revision(
-    State(state): State<AppState>,
-    caller: Caller,
-    space_id: String,
-    source: Source,
-) -> ApiResult<Json<Value>> {
-    let (space, snapshot) = open(&state, &caller, &space_id, &source).await?;
+    let (space, snapshot) = open(&state, &caller, &at).await?;
     let merged_from = match &snapshot.revision.merged_from {
         Some(cr) => {
             let mut conn = state.db.read().await?;
@@ -288,13 +156,8 @@ async fn read_revision(
     Ok(Json(ctx.revision(&snapshot, merged_from)))
 }
 
-async fn read_pages(
-    State(state): State<AppState>,
-    caller: Caller,
-    space_id: String,
-    source: Source,
-) -> ApiResult<Json<Value>> {
-    let (space, snapshot) = open(&state, &caller, &space_id, &source).await?;
+async fn read_pages(State(state): State<AppState>, caller: Caller, at: ContentPath) -> ApiResult<Json<Value>> {
+    let (space, snapshot) = open(&state, &caller, &at).await?;
     let ctx = ContentContext {
         state: &state,
         space_id: &space.id,
@@ -349,82 +212,79 @@ async fn page_view(
 async fn read_page(
     State(state): State<AppState>,
     caller: Caller,
-    space_id: String,
-    source: Source,
-    page_id: String,
+    at: ContentPath,
     Query(query): Query<PageQuery>,
 ) -> ApiResult<Json<Value>> {
-    let (space, snapshot) = open(&state, &caller, &space_id, &source).await?;
+    let (space, snapshot) = open(&state, &caller, &at).await?;
     Ok(Json(
-        page_view(&state, &space, &snapshot, &page_id, query.format).await?,
+        page_view(&state, &space, &snapshot, at.page()?, query.format).await?,
     ))
 }
 
 async fn read_page_by_path(
     State(state): State<AppState>,
     caller: Caller,
-    space_id: String,
-    source: Source,
-    path: String,
+    at: ContentPath,
     Query(query): Query<PageQuery>,
 ) -> ApiResult<Json<Value>> {
-    let (space, snapshot) = open(&state, &caller, &space_id, &source).await?;
-    let id = snapshot
-        .page_by_path(&path)
-        .ok_or_else(|| ApiError::not_found("page"))?;
+    let (space, snapshot) = open(&state, &caller, &at).await?;
+    let path = at.path.as_deref().unwrap_or_default();
+    let id = snapshot.page_by_path(path).ok_or_else(|| ApiError::not_found("page"))?;
     Ok(Json(page_view(&state, &space, &snapshot, &id, query.format).await?))
 }
 
-const FILES_ORDER: ListOrder = ListOrder::ascending_by("file");
+/// Lists computed from a revision page by position.
+const IN_REVISION_ORDER: ListOrder = ListOrder::ascending_by("position");
 
 /// Files in revision order, paged by position.
 async fn read_files(
     State(state): State<AppState>,
     caller: Caller,
-    space_id: String,
-    source: Source,
+    at: ContentPath,
     page: PageParams,
 ) -> ApiResult<Json<List<Value>>> {
-    let request = page.request(FILES_ORDER)?;
-    let (space, snapshot) = open(&state, &caller, &space_id, &source).await?;
+    let request = page.request(IN_REVISION_ORDER)?;
+    let (space, snapshot) = open(&state, &caller, &at).await?;
     let ctx = ContentContext {
         state: &state,
         space_id: &space.id,
     };
-    let start = match &request.after {
-        Some(after) => snapshot
-            .files
-            .iter()
-            .position(|(_, f)| f.id == after.id)
-            .map_or(snapshot.files.len(), |i| i + 1),
-        None => 0,
-    };
-    let rows: Vec<(usize, &quire_content::objects::FileObject)> = snapshot
-        .files
-        .iter()
-        .enumerate()
-        .skip(start)
-        .take(request.limit as usize + 1)
-        .map(|(i, (_, f))| (i, f))
-        .collect();
-    let page = request.finish(rows, snapshot.files.len() as i64, |(i, f)| quire_store::Keyset {
-        key: quire_store::SortKey::Int(*i as i64),
-        id: f.id.clone(),
-    });
-    Ok(Json(List::from_page(page, FILES_ORDER, |(_, f)| {
+    let files: Vec<&FileObject> = snapshot.files.iter().map(|(_, f)| f).collect();
+    let page = page_by_position(files, &request);
+    Ok(Json(List::from_page(page, IN_REVISION_ORDER, |f| {
         ctx.file(&snapshot, f)
     })))
 }
 
-async fn read_file(
-    State(state): State<AppState>,
-    caller: Caller,
-    space_id: String,
-    source: Source,
-    file_id: String,
-) -> ApiResult<Json<Value>> {
-    let (space, snapshot) = open(&state, &caller, &space_id, &source).await?;
-    let file = snapshot.file(&file_id).ok_or_else(|| ApiError::not_found("file"))?;
+/// One page of a list computed in memory from a revision, in its order; the
+/// cursor is the position of the last item.
+fn page_by_position<T>(items: Vec<T>, request: &PageRequest) -> Page<T> {
+    let start = request
+        .after
+        .as_ref()
+        .and_then(|a| a.id.parse::<usize>().ok())
+        .map_or(0, |i| i + 1);
+    let total = items.len() as i64;
+    let rows: Vec<(usize, T)> = items
+        .into_iter()
+        .enumerate()
+        .skip(start)
+        .take(request.limit as usize + 1)
+        .collect();
+    let page = request.finish(rows, total, |(i, _)| Keyset {
+        key: SortKey::Int(*i as i64),
+        id: i.to_string(),
+    });
+    Page {
+        items: page.items.into_iter().map(|(_, item)| item).collect(),
+        next: page.next,
+        total: page.total,
+    }
+}
+
+async fn read_file(State(state): State<AppState>, caller: Caller, at: ContentPath) -> ApiResult<Json<Value>> {
+    let (space, snapshot) = open(&state, &caller, &at).await?;
+    let file = snapshot.file(at.file()?).ok_or_else(|| ApiError::not_found("file"))?;
     let ctx = ContentContext {
         state: &state,
         space_id: &space.id,
@@ -434,13 +294,9 @@ async fn read_file(
 
 /// The bytes of a file (the `downloadURL` of file objects); the caller
 /// needs read access to the space.
-async fn download(
-    State(state): State<AppState>,
-    caller: Caller,
-    Path((space_id, rev, file_id)): Path<(String, String, String)>,
-) -> ApiResult<Response> {
-    let (_, snapshot) = open(&state, &caller, &space_id, &Source::Revision(rev)).await?;
-    let file = snapshot.file(&file_id).ok_or_else(|| ApiError::not_found("file"))?;
+async fn download(State(state): State<AppState>, caller: Caller, at: ContentPath) -> ApiResult<Response> {
+    let (_, snapshot) = open(&state, &caller, &at).await?;
+    let file = snapshot.file(at.file()?).ok_or_else(|| ApiError::not_found("file"))?;
     let bytes = state
         .engine
         .blobs
@@ -485,22 +341,19 @@ fn target_reference(space_id: &str, target: &Target) -> Value {
     }
 }
 
-const LINKS_ORDER: ListOrder = ListOrder::ascending_by("link");
-
 /// Links of the whole revision, or of one page: one item per target and
 /// relation, with every page that makes it.
 #[allow(clippy::too_many_arguments)]
 async fn read_links(
     State(state): State<AppState>,
     caller: Caller,
-    space_id: String,
-    source: Source,
-    page: Option<String>,
+    at: ContentPath,
     params: PageParams,
     Query(query): Query<LinkQuery>,
 ) -> ApiResult<Json<Value>> {
-    let request = params.request(LINKS_ORDER)?;
-    let (space, snapshot) = open(&state, &caller, &space_id, &source).await?;
+    let request = params.request(IN_REVISION_ORDER)?;
+    let (space, snapshot) = open(&state, &caller, &at).await?;
+    let page = at.page.clone();
     if let Some(page) = &page
         && !snapshot.tree.pages.contains_key(page)
     {
@@ -538,24 +391,9 @@ async fn read_links(
         .into_iter()
         .filter(|(t, _, _)| query.status.is_none_or(|s| link_status(t) == s))
         .collect();
-    let count = filtered.len();
-    let start = request
-        .after
-        .as_ref()
-        .and_then(|a| a.id.parse::<usize>().ok())
-        .map_or(0, |i| i + 1);
-    let rows: Vec<(usize, (Target, &str, Vec<String>))> = filtered
-        .into_iter()
-        .enumerate()
-        .skip(start)
-        .take(request.limit as usize + 1)
-        .collect();
-    let page = request.finish(rows, count as i64, |(i, _)| quire_store::Keyset {
-        key: quire_store::SortKey::Int(*i as i64),
-        id: i.to_string(),
-    });
-    let in_cr = matches!(source, Source::ChangeRequest(_));
-    let list = List::from_page(page, LINKS_ORDER, |(_, (target, relation, pages))| {
+    let page = page_by_position(filtered, &request);
+    let in_cr = matches!(at.source, Source::ChangeRequest(_));
+    let list = List::from_page(page, IN_REVISION_ORDER, |(target, relation, pages)| {
         json!({
             "status": match link_status(&target) { LinkStatus::Ok => "ok", LinkStatus::Broken => "broken", LinkStatus::InApp => "in-app" },
             "relation": relation,
@@ -573,13 +411,12 @@ async fn read_links(
 async fn read_backlinks(
     State(state): State<AppState>,
     caller: Caller,
-    space_id: String,
-    source: Source,
-    file_id: String,
+    at: ContentPath,
     params: PageParams,
 ) -> ApiResult<Json<List<Value>>> {
-    let request = params.request(LINKS_ORDER)?;
-    let (space, snapshot) = open(&state, &caller, &space_id, &source).await?;
+    let request = params.request(IN_REVISION_ORDER)?;
+    let (space, snapshot) = open(&state, &caller, &at).await?;
+    let file_id = at.file()?.to_owned();
     if snapshot.file(&file_id).is_none() {
         return Err(ApiError::not_found("file"));
     }
@@ -589,27 +426,12 @@ async fn read_backlinks(
             pages.push(link.source);
         }
     }
-    let count = pages.len();
-    let start = request
-        .after
-        .as_ref()
-        .and_then(|a| a.id.parse::<usize>().ok())
-        .map_or(0, |i| i + 1);
-    let rows: Vec<(usize, String)> = pages
-        .into_iter()
-        .enumerate()
-        .skip(start)
-        .take(request.limit as usize + 1)
-        .collect();
-    let page = request.finish(rows, count as i64, |(i, _)| quire_store::Keyset {
-        key: quire_store::SortKey::Int(*i as i64),
-        id: i.to_string(),
-    });
-    let context = match &source {
+    let page = page_by_position(pages, &request);
+    let context = match &at.source {
         Source::ChangeRequest(cr) => json!({ "type": "changeRequest", "changeRequest": cr }),
         _ => json!({ "type": "revision", "revision": snapshot.revision.id }),
     };
-    Ok(Json(List::from_page(page, LINKS_ORDER, |(_, page)| {
+    Ok(Json(List::from_page(page, IN_REVISION_ORDER, |page| {
         json!({
             "kind": "page",
             "organization": space.organization_id,
