@@ -21,8 +21,10 @@ use tokio::sync::{Mutex, OwnedMutexGuard};
 
 use crate::error::{StoreError, StoreResult};
 
-static SQLITE_MIGRATIONS: Migrator = sqlx::migrate!("./migrations/sqlite");
-static POSTGRES_MIGRATIONS: Migrator = sqlx::migrate!("./migrations/postgres");
+/// The schema, written in the dialect both backends share, so one set of
+/// migrations serves both. DDL that must differ would split this into one
+/// directory (and one `Migrator`) per backend.
+static MIGRATIONS: Migrator = sqlx::migrate!("./migrations");
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Backend {
@@ -106,11 +108,7 @@ impl Db {
     }
 
     pub async fn migrate(&self) -> StoreResult<()> {
-        let migrator = match self.backend {
-            Backend::Sqlite => &SQLITE_MIGRATIONS,
-            Backend::Postgres => &POSTGRES_MIGRATIONS,
-        };
-        migrator.run(&self.pool).await?;
+        MIGRATIONS.run(&self.pool).await?;
         Ok(())
     }
 

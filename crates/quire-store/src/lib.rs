@@ -1,12 +1,12 @@
 //! Quire's persistence layer.
 //!
 //! One SQL dialect, the common subset of SQLite and PostgreSQL (`$N` parameters,
-//! `BIGINT` Unix-millisecond times, `BOOLEAN`, `RETURNING`, `ON CONFLICT`), runs
-//! through sqlx's `Any` driver, so every query is written once and exercised
-//! on both backends by the same tests. Each backend keeps its own migration
-//! directory for the places where DDL must differ. Repositories are free
-//! functions over a connection, grouped by what they own; they return plain
-//! rows and turn "no row" into [`StoreError::NotFound`].
+//! `BIGINT` Unix-millisecond times and 0/1 flags, `RETURNING`, `ON CONFLICT`,
+//! recursive CTEs), runs through sqlx's `Any` driver, so every query is
+//! written once and exercised on both backends by the same tests. The schema
+//! is in that dialect too: both backends run the migrations in `migrations/`.
+//! Repositories are free functions over a connection, grouped by what they
+//! own; they return plain rows and turn "no row" into [`StoreError::NotFound`].
 
 pub mod blobs;
 pub mod change_requests;
