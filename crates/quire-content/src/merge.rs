@@ -11,7 +11,7 @@
 //! reordered, with the other side's new pages placed after the same
 //! neighbour they follow there.
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeSet;
 
 use crate::tree::{FlatPage, FlatTree, PageMeta};
 
@@ -40,26 +40,42 @@ pub struct Merged {
     pub text_merges: Vec<TextMerge>,
 }
 
-/// Merges `ours` and `theirs`, two descendants of `base`.
+/// Merges `ours` and `theirs`, two descendants of `base`, looking at every page.
 pub fn merge(base: &FlatTree, ours: &FlatTree, theirs: &FlatTree) -> Result<Merged, Vec<Conflict>> {
-    let mut conflicts = Vec::new();
-    let mut pages: BTreeMap<String, FlatPage> = BTreeMap::new();
-    let mut text_merges = Vec::new();
-
-    let ids: BTreeSet<&String> = base
+    let all: BTreeSet<String> = base
         .pages
         .keys()
         .chain(ours.pages.keys())
         .chain(theirs.pages.keys())
+        .cloned()
         .collect();
-    for id in ids {
+    merge_pages(base, ours, theirs, &all)
+}
+
+/// Merges `ours` and `theirs`, two descendants of `base`, when only the
+/// pages in `candidates` can differ between the three (every other page is
+/// the same, at the same place, in all of them). The result starts from
+/// `ours` and changes only the candidates and the order of their siblings,
+/// so its cost follows the size of the change, not of the tree.
+pub fn merge_pages(
+    base: &FlatTree,
+    ours: &FlatTree,
+    theirs: &FlatTree,
+    candidates: &BTreeSet<String>,
+) -> Result<Merged, Vec<Conflict>> {
+    let mut conflicts = Vec::new();
+    let mut text_merges = Vec::new();
+    let mut tree = ours.clone();
+    // Parents whose children may have changed: the top level, the old and
+    // new parents of every candidate, and every candidate itself.
+    let mut parents: BTreeSet<Option<String>> = BTreeSet::from([None]);
+
+    for id in candidates {
         let (b, o, t) = (base.pages.get(id), ours.pages.get(id), theirs.pages.get(id));
         let title = || o.or(t).or(b).map(|p| p.meta.title.clone()).unwrap_or_default();
-        match (b, o, t) {
-            (_, None, None) => {}
-            (None, Some(page), None) | (None, None, Some(page)) => {
-                pages.insert(id.clone(), page.clone());
-            }
+        let merged = match (b, o, t) {
+            (_, None, None) => None,
+            (None, Some(page), None) | (None, None, Some(page)) => Some(page.clone()),
             (Some(b), None, Some(other)) | (Some(b), Some(other), None) => {
                 if other.meta != b.meta || other.parent != b.parent {
                     conflicts.push(Conflict {
@@ -68,6 +84,7 @@ pub fn merge(base: &FlatTree, ours: &FlatTree, theirs: &FlatTree) -> Result<Merg
                         reason: "deleted on one side and edited on the other".into(),
                     });
                 }
+                None
             }
             (b, Some(o), Some(t)) => match merge_page(b, o, t) {
                 Ok((page, text)) => {
@@ -79,20 +96,36 @@ pub fn merge(base: &FlatTree, ours: &FlatTree, theirs: &FlatTree) -> Result<Merg
                             theirs: theirs_doc,
                         });
                     }
-                    pages.insert(id.clone(), page);
+                    Some(page)
                 }
-                Err(field) => conflicts.push(Conflict {
-                    page: id.clone(),
-                    title: title(),
-                    reason: format!("{field} changed differently on both sides"),
-                }),
+                Err(field) => {
+                    conflicts.push(Conflict {
+                        page: id.clone(),
+                        title: title(),
+                        reason: format!("{field} changed differently on both sides"),
+                    });
+                    None
+                }
             },
+        };
+        for version in [b, o, t, merged.as_ref()].into_iter().flatten() {
+            parents.insert(version.parent.clone());
+        }
+        parents.insert(Some(id.clone()));
+        match merged {
+            Some(page) => {
+                tree.pages.insert(id.clone(), page);
+            }
+            None => {
+                tree.pages.remove(id);
+            }
         }
     }
 
-    for (id, page) in &pages {
-        if let Some(parent) = &page.parent
-            && !pages.contains_key(parent)
+    for id in candidates {
+        if let Some(page) = tree.pages.get(id)
+            && let Some(parent) = &page.parent
+            && !tree.pages.contains_key(parent)
         {
             conflicts.push(Conflict {
                 page: id.clone(),
@@ -105,10 +138,22 @@ pub fn merge(base: &FlatTree, ours: &FlatTree, theirs: &FlatTree) -> Result<Merg
         return Err(conflicts);
     }
 
-    let tree = order_children(base, ours, theirs, pages);
-    let cyclic: Vec<Conflict> = tree
-        .pages
+    for parent in parents {
+        if parent.as_ref().is_some_and(|p| !tree.pages.contains_key(p)) {
+            tree.children.remove(&parent);
+            continue;
+        }
+        let order = order_children(base, ours, theirs, &tree, candidates, parent.as_deref());
+        if order.is_empty() {
+            tree.children.remove(&parent);
+        } else {
+            tree.children.insert(parent, order);
+        }
+    }
+
+    let cyclic: Vec<Conflict> = candidates
         .iter()
+        .filter_map(|id| tree.pages.get(id).map(|page| (id, page)))
         .filter(|(id, page)| {
             page.parent
                 .as_deref()
@@ -173,56 +218,65 @@ fn merge_page(
     Ok((FlatPage { meta, parent }, text))
 }
 
-/// Orders every parent's children: the side that reordered them leads, and
-/// the other side's additions follow the neighbour they follow there.
-fn order_children(base: &FlatTree, ours: &FlatTree, theirs: &FlatTree, pages: BTreeMap<String, FlatPage>) -> FlatTree {
-    let mut by_parent: BTreeMap<Option<String>, BTreeSet<String>> = BTreeMap::new();
-    for (id, page) in &pages {
-        by_parent.entry(page.parent.clone()).or_default().insert(id.clone());
+/// Orders the children of `parent` in the merged `tree`: the side that
+/// reordered them leads, and the other side's additions follow the
+/// neighbour they follow there.
+fn order_children(
+    base: &FlatTree,
+    ours: &FlatTree,
+    theirs: &FlatTree,
+    tree: &FlatTree,
+    candidates: &BTreeSet<String>,
+    parent: Option<&str>,
+) -> Vec<String> {
+    let is_member = |id: &String| tree.pages.get(id).is_some_and(|p| p.parent.as_deref() == parent);
+    let mut members: BTreeSet<String> = BTreeSet::new();
+    for list in [
+        base.children_of(parent),
+        ours.children_of(parent),
+        theirs.children_of(parent),
+    ] {
+        members.extend(list.iter().filter(|id| is_member(id)).cloned());
     }
-    let mut children = BTreeMap::new();
-    for (parent, members) in by_parent {
-        let key = parent.as_deref();
-        let in_members = |list: &[String]| {
-            list.iter()
-                .filter(|id| members.contains(*id))
-                .cloned()
-                .collect::<Vec<_>>()
-        };
-        let (b, o, t) = (
-            in_members(base.children_of(key)),
-            in_members(ours.children_of(key)),
-            in_members(theirs.children_of(key)),
-        );
-        let reordered = |side: &[String]| {
-            let common: Vec<&String> = side.iter().filter(|id| b.contains(id)).collect();
-            let base_common: Vec<&String> = b.iter().filter(|id| side.contains(id)).collect();
-            common != base_common
-        };
-        let (primary, secondary) = if reordered(&t) && !reordered(&o) {
-            (t, o)
-        } else {
-            (o, t)
-        };
-        let mut order = primary;
-        for (i, id) in secondary.iter().enumerate() {
-            if order.contains(id) {
-                continue;
-            }
-            let after = secondary[..i]
-                .iter()
-                .rev()
-                .find_map(|prev| order.iter().position(|x| x == prev));
-            order.insert(after.map_or(0, |p| p + 1), id.clone());
+    members.extend(candidates.iter().filter(|id| is_member(id)).cloned());
+    let in_members = |list: &[String]| {
+        list.iter()
+            .filter(|id| members.contains(*id))
+            .cloned()
+            .collect::<Vec<_>>()
+    };
+    let (b, o, t) = (
+        in_members(base.children_of(parent)),
+        in_members(ours.children_of(parent)),
+        in_members(theirs.children_of(parent)),
+    );
+    let reordered = |side: &[String]| {
+        let common: Vec<&String> = side.iter().filter(|id| b.contains(id)).collect();
+        let base_common: Vec<&String> = b.iter().filter(|id| side.contains(id)).collect();
+        common != base_common
+    };
+    let (primary, secondary) = if reordered(&t) && !reordered(&o) {
+        (t, o)
+    } else {
+        (o, t)
+    };
+    let mut order = primary;
+    for (i, id) in secondary.iter().enumerate() {
+        if order.contains(id) {
+            continue;
         }
-        for id in &members {
-            if !order.contains(id) {
-                order.push(id.clone());
-            }
-        }
-        children.insert(parent, order);
+        let after = secondary[..i]
+            .iter()
+            .rev()
+            .find_map(|prev| order.iter().position(|x| x == prev));
+        order.insert(after.map_or(0, |p| p + 1), id.clone());
     }
-    FlatTree { pages, children }
+    for id in &members {
+        if !order.contains(id) {
+            order.push(id.clone());
+        }
+    }
+    order
 }
 
 /// Merges a document's text line by line; `None` when both sides changed

@@ -1,7 +1,11 @@
 //! Page trees in flat form: every page keyed by its stable id, with its
 //! parent and its rank among its siblings.
+//!
+//! The maps are persistent (`imbl`): cloning a tree is O(1) and a change
+//! copies only the path to what changed, so an edit of one page in a space
+//! of ten thousand does not copy the other pages.
 
-use std::collections::BTreeMap;
+use imbl::OrdMap;
 
 use serde::{Deserialize, Serialize};
 
@@ -45,9 +49,9 @@ pub struct FlatPage {
 /// All pages of a revision, with the order of every parent's children.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct FlatTree {
-    pub pages: BTreeMap<String, FlatPage>,
+    pub pages: OrdMap<String, FlatPage>,
     /// Children of each parent in order; the key `None` holds the top level.
-    pub children: BTreeMap<Option<String>, Vec<String>>,
+    pub children: OrdMap<Option<String>, Vec<String>>,
 }
 
 impl FlatTree {

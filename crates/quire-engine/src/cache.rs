@@ -1,8 +1,9 @@
 //! In-memory caches of immutable things: parsed objects by hash, documents
 //! by hash and whole snapshots by revision id. Entries never go stale; a
-//! cache that grows past its bound is simply emptied.
+//! full cache forgets its oldest entry (one at a time, so no request pays
+//! for dropping a whole cache).
 
-use std::collections::HashMap;
+use std::collections::{HashMap, VecDeque};
 use std::hash::Hash;
 use std::sync::{Arc, Mutex};
 
@@ -11,28 +12,46 @@ use quire_content::objects::{FileObject, NodeObject};
 use crate::snapshot::Snapshot;
 
 pub(crate) struct Bounded<K, V> {
-    map: Mutex<HashMap<K, V>>,
+    inner: Mutex<Entries<K, V>>,
     capacity: usize,
 }
 
-impl<K: Eq + Hash, V: Clone> Bounded<K, V> {
+struct Entries<K, V> {
+    map: HashMap<K, V>,
+    /// Keys in insertion order, oldest first.
+    order: VecDeque<K>,
+}
+
+impl<K: Eq + Hash + Clone, V: Clone> Bounded<K, V> {
     fn new(capacity: usize) -> Self {
         Bounded {
-            map: Mutex::new(HashMap::new()),
+            inner: Mutex::new(Entries {
+                map: HashMap::new(),
+                order: VecDeque::new(),
+            }),
             capacity,
         }
     }
 
     pub(crate) fn get(&self, key: &K) -> Option<V> {
-        self.map.lock().expect("cache lock").get(key).cloned()
+        self.inner.lock().expect("cache lock").map.get(key).cloned()
     }
 
     pub(crate) fn put(&self, key: K, value: V) {
-        let mut map = self.map.lock().expect("cache lock");
-        if map.len() >= self.capacity {
-            map.clear();
-        }
-        map.insert(key, value);
+        let evicted = {
+            let mut entries = self.inner.lock().expect("cache lock");
+            if entries.map.insert(key.clone(), value).is_some() {
+                return;
+            }
+            entries.order.push_back(key);
+            if entries.order.len() > self.capacity {
+                entries.order.pop_front().and_then(|oldest| entries.map.remove(&oldest))
+            } else {
+                None
+            }
+        };
+        // Dropped outside the lock: a snapshot can be large.
+        drop(evicted);
     }
 }
 

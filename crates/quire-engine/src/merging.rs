@@ -2,7 +2,7 @@
 //! from its space: both are three-way merges whose result is a revision with
 //! two parents.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 
 use quire_content::merge::{self, Conflict};
 use quire_store::change_requests::{self, ChangeRequestRow};
@@ -23,7 +23,9 @@ impl Engine {
     /// Merges `ours` and `theirs` (descendants of `base`) into a draft that
     /// starts from `ours`, so only what differs from it is rewritten.
     async fn merge_snapshots(&self, base: &Snapshot, ours: &Snapshot, theirs: &Snapshot) -> EngineResult<Draft> {
-        let merged = merge::merge(&base.tree, &ours.tree, &theirs.tree).map_err(conflicts)?;
+        let mut candidates = changed_pages(base, ours);
+        candidates.extend(changed_pages(base, theirs));
+        let merged = merge::merge_pages(&base.tree, &ours.tree, &theirs.tree, &candidates).map_err(conflicts)?;
         let mut draft = Draft::new(ours, self.now());
         let mut text_conflicts = Vec::new();
         let mut merged_texts = HashMap::new();
@@ -56,21 +58,25 @@ impl Engine {
         // Rewrite the pages whose state or children differ from ours (and,
         // through `mark`, their ancestors in the merged tree).
         let mut changed: Vec<Option<String>> = Vec::new();
-        for (id, page) in &merged.tree.pages {
-            let same_page = ours.tree.pages.get(id) == Some(page);
-            let same_children = ours.tree.children_of(Some(id)) == merged.tree.children_of(Some(id));
-            if !same_page || !same_children || merged_texts.contains_key(id) {
-                if theirs.tree.pages.get(id) == Some(page)
-                    && let Some(stamps) = theirs.stamps.get(id)
-                {
-                    draft.stamps.insert(id.clone(), *stamps);
+        for id in &candidates {
+            match merged.tree.pages.get(id) {
+                Some(page) => {
+                    let same_page = ours.tree.pages.get(id) == Some(page);
+                    let same_children = ours.tree.children_of(Some(id)) == merged.tree.children_of(Some(id));
+                    if !same_page || !same_children || merged_texts.contains_key(id) {
+                        if theirs.tree.pages.get(id) == Some(page)
+                            && let Some(stamps) = theirs.stamps.get(id)
+                        {
+                            draft.stamps.insert(id.clone(), *stamps);
+                        }
+                        changed.push(Some(id.clone()));
+                    }
                 }
-                changed.push(Some(id.clone()));
-            }
-        }
-        for (id, page) in &ours.tree.pages {
-            if !merged.tree.pages.contains_key(id) {
-                changed.push(page.parent.clone().filter(|p| merged.tree.pages.contains_key(p)));
+                None => {
+                    if let Some(page) = ours.tree.pages.get(id) {
+                        changed.push(page.parent.clone().filter(|p| merged.tree.pages.contains_key(p)));
+                    }
+                }
             }
         }
         draft.tree = merged.tree;
@@ -208,6 +214,39 @@ impl Engine {
             change_request: updated,
         })
     }
+}
+
+/// The pages that differ between `base` and `side`: added, removed, changed,
+/// moved, or with reordered children. A page whose node hash and parent are
+/// the same in both has an identical subtree, which is skipped, so the walk
+/// costs what the change costs, not what the tree holds.
+fn changed_pages(base: &Snapshot, side: &Snapshot) -> BTreeSet<String> {
+    let mut changed = BTreeSet::new();
+    let mut parents: Vec<Option<String>> = vec![None];
+    while let Some(parent) = parents.pop() {
+        let mut seen = BTreeSet::new();
+        for id in side
+            .tree
+            .children_of(parent.as_deref())
+            .iter()
+            .chain(base.tree.children_of(parent.as_deref()))
+        {
+            if !seen.insert(id.clone()) {
+                continue;
+            }
+            let (b, s) = (base.tree.pages.get(id), side.tree.pages.get(id));
+            let same_node = b.is_some() && s.is_some() && base.node_hashes.get(id) == side.node_hashes.get(id);
+            let same_place = b.map(|p| &p.parent) == s.map(|p| &p.parent);
+            if same_node && same_place {
+                continue;
+            }
+            changed.insert(id.clone());
+            if !same_node {
+                parents.push(Some(id.clone()));
+            }
+        }
+    }
+    changed
 }
 
 fn conflicts(pages: Vec<Conflict>) -> EngineError {

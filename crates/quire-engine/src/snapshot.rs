@@ -2,6 +2,8 @@
 //! as new objects.
 
 use std::collections::{HashMap, HashSet, VecDeque};
+
+use imbl::HashMap as SharedMap;
 use std::sync::Arc;
 
 use quire_content::objects::{self, FileObject, NodeObject, RootObject};
@@ -18,9 +20,9 @@ use crate::{Engine, EngineError, EngineResult};
 pub struct Snapshot {
     pub revision: RevisionRow,
     pub tree: FlatTree,
-    pub node_hashes: HashMap<String, String>,
+    pub node_hashes: SharedMap<String, String>,
     /// `(createdAt, updatedAt)` in Unix milliseconds, per page.
-    pub stamps: HashMap<String, (i64, i64)>,
+    pub stamps: SharedMap<String, (i64, i64)>,
     /// Files with their object hashes, in order.
     pub files: Vec<(String, FileObject)>,
 }
@@ -96,8 +98,8 @@ impl Engine {
         let mut snapshot = Snapshot {
             revision,
             tree: FlatTree::default(),
-            node_hashes: HashMap::new(),
-            stamps: HashMap::new(),
+            node_hashes: SharedMap::new(),
+            stamps: SharedMap::new(),
             files: Vec::new(),
         };
         // Breadth first, one batch of object reads per level.
@@ -186,8 +188,8 @@ impl Engine {
 /// writes only their nodes and their ancestors'.
 pub(crate) struct Draft {
     pub(crate) tree: FlatTree,
-    node_hashes: HashMap<String, String>,
-    pub(crate) stamps: HashMap<String, (i64, i64)>,
+    node_hashes: SharedMap<String, String>,
+    pub(crate) stamps: SharedMap<String, (i64, i64)>,
     pub(crate) files: Vec<(String, FileObject)>,
     dirty: HashSet<String>,
     objects: Vec<(String, String)>,
@@ -286,8 +288,6 @@ impl Draft {
         };
         let (root_hash, root_body) = objects::encode(objects::ROOT, &root);
         self.objects.push((root_hash.clone(), root_body));
-        self.node_hashes.retain(|id, _| self.tree.pages.contains_key(id));
-        self.stamps.retain(|id, _| self.tree.pages.contains_key(id));
         content::put_objects(conn, &self.objects).await?;
         let revision = RevisionRow {
             root: root_hash,

@@ -11,26 +11,119 @@ use serde_json::{Value, json};
 use crate::state::AppState;
 use crate::views;
 
-/// Which body a page carries.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum PageBody {
-    None,
-    Markdown,
-    Document,
-}
-
 /// Where a snapshot is read from, for the URLs in its shapes.
 pub struct ContentContext<'a> {
     pub state: &'a AppState,
     pub space_id: &'a str,
 }
 
-impl ContentContext<'_> {
-    fn page_app_url(&self, snapshot: &Snapshot, id: &str) -> String {
-        self.state
-            .app_url(&format!("/s/{}/{}", self.space_id, snapshot.path_of(id)))
-    }
+#[derive(Debug, Serialize)]
+pub struct AppUrl {
+    pub app: String,
+}
 
+/// Page layout options: Quire has no per-page layout yet, so every page
+/// answers the defaults.
+#[derive(Debug, Clone, Copy, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Layout {
+    width: &'static str,
+    cover: bool,
+    cover_size: &'static str,
+    cover_mask: &'static str,
+    title: bool,
+    description: bool,
+    table_of_contents: bool,
+    outline: bool,
+    pagination: bool,
+    metadata: bool,
+    tags: bool,
+    actions: bool,
+    anchors: bool,
+}
+
+const DEFAULT_LAYOUT: Layout = Layout {
+    width: "default",
+    cover: true,
+    cover_size: "hero",
+    cover_mask: "none",
+    title: true,
+    description: true,
+    table_of_contents: true,
+    outline: true,
+    pagination: true,
+    metadata: true,
+    tags: true,
+    actions: true,
+    anchors: true,
+};
+
+/// A page of a revision, with its subpages and, when asked for, its body.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Page {
+    pub id: String,
+    pub title: String,
+    pub kind: &'static str,
+    #[serde(rename = "type")]
+    pub page_type: &'static str,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub urls: Option<AppUrl>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub slug: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub pages: Option<Vec<Page>>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub layout: Option<Layout>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub tags: Option<[(); 0]>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub target: Option<Value>,
+    pub hidden: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub created_at: Option<Timestamp>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub updated_at: Option<Timestamp>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub description: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub emoji: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub document_id: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub markdown: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub document: Option<Value>,
+}
+
+/// `{pages}`: the page tree of a revision.
+#[derive(Debug, Serialize)]
+pub struct Pages {
+    pub pages: Vec<Page>,
+}
+
+/// A revision with its page tree and files.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Revision {
+    pub object: &'static str,
+    pub id: String,
+    pub parents: Vec<String>,
+    pub pages: Vec<Page>,
+    pub files: Vec<Value>,
+    pub reusable_contents: [(); 0],
+    pub tags: [(); 0],
+    pub created_at: Timestamp,
+    #[serde(rename = "type")]
+    pub revision_type: String,
+    pub urls: AppUrl,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub merged_from: Option<Value>,
+}
+
+impl ContentContext<'_> {
     pub fn file_download_url(&self, snapshot: &Snapshot, file_id: &str) -> String {
         self.state.api_url(&format!(
             "/spaces/{}/revisions/{}/files/{file_id}/download",
@@ -38,73 +131,84 @@ impl ContentContext<'_> {
         ))
     }
 
-    /// A page without its body; `children` controls whether subpages nest.
-    pub fn page(&self, snapshot: &Snapshot, id: &str) -> Value {
+    /// A page and its subpages (without bodies); `parent_path` is the slug
+    /// path of its parent ("" at the top level).
+    fn page_at(&self, snapshot: &Snapshot, id: &str, parent_path: &str) -> Page {
         let page = &snapshot.tree.pages[id];
         let meta = &page.meta;
-        let pages: Vec<Value> = snapshot
-            .tree
-            .children_of(Some(id))
-            .iter()
-            .map(|c| self.page(snapshot, c))
-            .collect();
-        let (created, updated) = snapshot.stamps.get(id).copied().unwrap_or_default();
-        let mut value = match &meta.kind {
-            PageKind::Document => json!({
-                "id": id,
-                "title": meta.title,
-                "kind": "sheet",
-                "type": "document",
-                "urls": { "app": self.page_app_url(snapshot, id) },
-                "slug": meta.slug,
-                "path": snapshot.path_of(id),
-                "pages": pages,
-                "layout": default_layout(),
-                "tags": [],
-                "hidden": meta.hidden,
-                "createdAt": Timestamp(created),
-                "updatedAt": Timestamp(updated),
-            }),
-            PageKind::Group => json!({
-                "id": id,
-                "title": meta.title,
-                "kind": "group",
-                "type": "group",
-                "slug": meta.slug,
-                "path": snapshot.path_of(id),
-                "pages": pages,
-                "hidden": meta.hidden,
-                "createdAt": Timestamp(created),
-                "updatedAt": Timestamp(updated),
-            }),
-            PageKind::Link { target } => json!({
-                "id": id,
-                "title": meta.title,
-                "kind": "link",
-                "type": "link",
-                "target": { "kind": "url", "url": target },
-                "hidden": meta.hidden,
-            }),
+        let path = if parent_path.is_empty() {
+            meta.slug.clone()
+        } else {
+            format!("{parent_path}/{}", meta.slug)
         };
-        if let Some(description) = &meta.description {
-            value["description"] = description.clone().into();
+        let (created, updated) = snapshot.stamps.get(id).copied().unwrap_or_default();
+        let mut view = Page {
+            id: id.to_owned(),
+            title: meta.title.clone(),
+            kind: "sheet",
+            page_type: "document",
+            urls: None,
+            slug: Some(meta.slug.clone()),
+            path: None,
+            pages: None,
+            layout: None,
+            tags: None,
+            target: None,
+            hidden: meta.hidden,
+            created_at: Some(Timestamp(created)),
+            updated_at: Some(Timestamp(updated)),
+            description: meta.description.clone(),
+            emoji: meta.emoji.clone(),
+            document_id: meta.document.clone(),
+            markdown: None,
+            document: None,
+        };
+        match &meta.kind {
+            PageKind::Document | PageKind::Group => {
+                let children = snapshot
+                    .tree
+                    .children_of(Some(id))
+                    .iter()
+                    .map(|c| self.page_at(snapshot, c, &path))
+                    .collect();
+                if meta.kind == PageKind::Group {
+                    (view.kind, view.page_type) = ("group", "group");
+                } else {
+                    view.urls = Some(AppUrl {
+                        app: self.state.app_url(&format!("/s/{}/{path}", self.space_id)),
+                    });
+                    view.layout = Some(DEFAULT_LAYOUT);
+                    view.tags = Some([]);
+                }
+                view.pages = Some(children);
+                view.path = Some(path);
+            }
+            PageKind::Link { target } => {
+                (view.kind, view.page_type) = ("link", "link");
+                view.slug = None;
+                view.target = Some(json!({ "kind": "url", "url": target }));
+            }
         }
-        if let Some(emoji) = &meta.emoji {
-            value["emoji"] = emoji.clone().into();
-        }
-        if let Some(document) = &meta.document {
-            value["documentId"] = document.clone().into();
-        }
-        value
+        view
+    }
+
+    /// One page with its subpages (without bodies).
+    pub fn page(&self, snapshot: &Snapshot, id: &str) -> Page {
+        let parent_path = snapshot.tree.pages[id]
+            .parent
+            .as_deref()
+            .map(|p| snapshot.path_of(p))
+            .unwrap_or_default();
+        self.page_at(snapshot, id, &parent_path)
     }
 
     /// The top-level pages of a snapshot, each with its subpages.
-    pub fn pages(&self, snapshot: &Snapshot) -> Vec<Value> {
+    pub fn pages(&self, snapshot: &Snapshot) -> Vec<Page> {
         snapshot
             .tree
             .children_of(None)
             .iter()
-            .map(|id| self.page(snapshot, id))
+            .map(|id| self.page_at(snapshot, id, ""))
             .collect()
     }
 
@@ -126,43 +230,25 @@ impl ContentContext<'_> {
         value
     }
 
-    /// A revision with its page tree and files.
-    pub fn revision(&self, snapshot: &Snapshot, merged_from: Option<Value>) -> Value {
-        let mut value = json!({
-            "object": "revision",
-            "id": snapshot.revision.id,
-            "parents": snapshot.revision.parents,
-            "pages": self.pages(snapshot),
-            "files": self.files(snapshot),
-            "reusableContents": [],
-            "tags": [],
-            "createdAt": snapshot.revision.created_at,
-            "type": snapshot.revision.kind,
-            "urls": { "app": self.state.app_url(&format!("/s/{}/revisions/{}", self.space_id, snapshot.revision.id)) },
-        });
-        if let Some(cr) = merged_from {
-            value["mergedFrom"] = cr;
+    pub fn revision(&self, snapshot: &Snapshot, merged_from: Option<Value>) -> Revision {
+        Revision {
+            object: "revision",
+            id: snapshot.revision.id.clone(),
+            parents: snapshot.revision.parents.clone(),
+            pages: self.pages(snapshot),
+            files: self.files(snapshot),
+            reusable_contents: [],
+            tags: [],
+            created_at: snapshot.revision.created_at,
+            revision_type: snapshot.revision.kind.clone(),
+            urls: AppUrl {
+                app: self
+                    .state
+                    .app_url(&format!("/s/{}/revisions/{}", self.space_id, snapshot.revision.id)),
+            },
+            merged_from,
         }
-        value
     }
-}
-
-fn default_layout() -> Value {
-    json!({
-        "width": "default",
-        "cover": true,
-        "coverSize": "hero",
-        "coverMask": "none",
-        "title": true,
-        "description": true,
-        "tableOfContents": true,
-        "outline": true,
-        "pagination": true,
-        "metadata": true,
-        "tags": true,
-        "actions": true,
-        "anchors": true,
-    })
 }
 
 #[derive(Debug, Serialize)]

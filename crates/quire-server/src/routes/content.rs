@@ -24,7 +24,7 @@ use serde_json::{Value, json};
 
 use super::change_requests::{load as load_cr, render as render_cr, space_with_role};
 use crate::auth::Caller;
-use crate::content_views::ContentContext;
+use crate::content_views::{ContentContext, Page as ContentPage, Pages, Revision};
 use crate::error::{ApiError, ApiResult};
 use crate::extract::{JsonBody, Path, Query};
 use crate::pagination::{List, ListOrder, PageParams};
@@ -138,7 +138,7 @@ pub(crate) async fn read_revision(
     State(state): State<AppState>,
     caller: Caller,
     at: ContentPath,
-) -> ApiResult<Json<Value>> {
+) -> ApiResult<Json<Revision>> {
     let (space, snapshot) = open(&state, &caller, &at).await?;
     let merged_from = match &snapshot.revision.merged_from {
         Some(cr) => {
@@ -156,13 +156,15 @@ pub(crate) async fn read_revision(
     Ok(Json(ctx.revision(&snapshot, merged_from)))
 }
 
-async fn read_pages(State(state): State<AppState>, caller: Caller, at: ContentPath) -> ApiResult<Json<Value>> {
+async fn read_pages(State(state): State<AppState>, caller: Caller, at: ContentPath) -> ApiResult<Json<Pages>> {
     let (space, snapshot) = open(&state, &caller, &at).await?;
     let ctx = ContentContext {
         state: &state,
         space_id: &space.id,
     };
-    Ok(Json(json!({ "pages": ctx.pages(&snapshot) })))
+    Ok(Json(Pages {
+        pages: ctx.pages(&snapshot),
+    }))
 }
 
 #[derive(Debug, Clone, Copy, Default, Deserialize)]
@@ -190,7 +192,7 @@ async fn page_view(
     snapshot: &Snapshot,
     page_id: &str,
     format: Format,
-) -> ApiResult<Value> {
+) -> ApiResult<ContentPage> {
     if !snapshot.tree.pages.contains_key(page_id) {
         return Err(ApiError::not_found("page"));
     }
@@ -202,8 +204,8 @@ async fn page_view(
     if let Some(hash) = &snapshot.tree.pages[page_id].meta.document {
         let text = state.engine.document(hash).await?;
         match format {
-            Format::Markdown => view["markdown"] = text.to_string().into(),
-            Format::Document => view["document"] = quire_content::document::markdown_to_document(&text),
+            Format::Markdown => view.markdown = Some(text.to_string()),
+            Format::Document => view.document = Some(quire_content::document::markdown_to_document(&text)),
         }
     }
     Ok(view)
@@ -214,7 +216,7 @@ async fn read_page(
     caller: Caller,
     at: ContentPath,
     Query(query): Query<PageQuery>,
-) -> ApiResult<Json<Value>> {
+) -> ApiResult<Json<ContentPage>> {
     let (space, snapshot) = open(&state, &caller, &at).await?;
     Ok(Json(
         page_view(&state, &space, &snapshot, at.page()?, query.format).await?,
@@ -226,7 +228,7 @@ async fn read_page_by_path(
     caller: Caller,
     at: ContentPath,
     Query(query): Query<PageQuery>,
-) -> ApiResult<Json<Value>> {
+) -> ApiResult<Json<ContentPage>> {
     let (space, snapshot) = open(&state, &caller, &at).await?;
     let path = at.path.as_deref().unwrap_or_default();
     let id = snapshot.page_by_path(path).ok_or_else(|| ApiError::not_found("page"))?;
