@@ -2,82 +2,81 @@
 //!
 //! Starts a real server in this process on 127.0.0.1 over a fresh database
 //! (SQLite in a temporary directory, or a new PostgreSQL database created on
-//! `--database-url` and dropped at the end), seeds one organization with many
-//! members straight through the store, then hammers a few read endpoints with
-//! keep-alive connections for a fixed time each and prints throughput and
-//! latency percentiles, ending with a markdown table.
+//! `--database-url` and dropped at the end), seeds it straight through the
+//! store (or the content engine), then measures a scenario group and prints
+//! markdown tables:
 //!
-//!     cargo run --release -p quire-bench -- --seconds 10 --connections 32
+//! - `members` (the default): an organization with many members; member
+//!   pages and the organization, under concurrent load ([`members`]);
+//! - `spaces`: a guest reading a space through a team grant on a nested
+//!   collection, in a large and a small organization ([`spaces`]);
+//! - `content`: edits, merges and page lists of spaces with thousands of
+//!   pages, one request at a time ([`content`]).
+//!
+//! ```text
+//! cargo run --release -p quire-bench -- [members|spaces|content] --seconds 10 --connections 32
+//! ```
+//!
+//! This file holds the command line, the shared server setup and the load
+//! loop; each scenario group lives in its own module.
+
+mod content;
+mod members;
+mod spaces;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use anyhow::{Context, bail, ensure};
-use clap::Parser;
-use quire_core::{Clock, Role, SystemClock, Timestamp};
+use anyhow::{Context, ensure};
+use clap::{Parser, ValueEnum};
+use quire_core::{Clock, SystemClock};
 use quire_server::{AppState, accounts};
-use quire_store::users::UserRow;
-use quire_store::{Backend, Db, members, users};
+use quire_store::Db;
+use quire_store::blobs::BlobStore;
 use serde_json::Value;
 use tokio::sync::oneshot;
+use tokio::task::JoinHandle;
+
+/// The scenario groups.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, ValueEnum)]
+enum Group {
+    /// Member pages and the organization of a 10,000-member organization.
+    Members,
+    /// A guest reading a space through a team grant three collections up.
+    Spaces,
+    /// Edits, merges and page lists of 1,000- and 10,000-page spaces.
+    Content,
+}
 
 #[derive(Parser, Debug)]
 #[command(name = "quire-bench", about = "Load benchmark for the Quire API")]
-struct Args {
-    /// How long each scenario runs, in seconds.
+pub struct Args {
+    /// Which scenario group to run.
+    #[arg(value_enum, default_value_t = Group::Members)]
+    group: Group,
+    /// How long each load scenario runs, in seconds (members, spaces).
     #[arg(long, default_value_t = 10)]
-    seconds: u64,
-    /// Concurrent keep-alive connections.
+    pub seconds: u64,
+    /// Concurrent keep-alive connections (members, spaces).
     #[arg(long, default_value_t = 32)]
-    connections: usize,
-    /// Members seeded into the organization (besides its admin).
+    pub connections: usize,
+    /// Members seeded into the organization, besides its admin (members).
     #[arg(long, default_value_t = 10_000)]
-    members: usize,
-    /// Page size of the member-list scenarios.
+    pub members: usize,
+    /// Page size of the member-list scenarios (members).
     #[arg(long, default_value_t = 100)]
-    limit: usize,
-    /// Which page the deep-page scenario asks for (1 is the first page).
+    pub limit: usize,
+    /// Which page the deep-page scenario asks for, 1 being the first (members).
     #[arg(long, default_value_t = 90)]
-    deep_page: usize,
+    pub deep_page: usize,
+    /// Pages of the large space; a space a tenth of its size is measured
+    /// too (content).
+    #[arg(long, default_value_t = 10_000)]
+    pub pages: usize,
     /// A PostgreSQL server URL (postgres://...): a fresh database is created
     /// on it and dropped at the end. Without it, SQLite in a temporary directory.
     #[arg(long)]
-    database_url: Option<String>,
-}
-
-/// Where the benchmark database lives, so it can be removed at the end.
-enum Storage {
-    Sqlite(#[allow(dead_code)] tempfile::TempDir),
-    Postgres { admin_url: String, database: String },
-}
-
-/// What one scenario measured.
-struct Outcome {
-    name: String,
-    requests: usize,
-    errors: usize,
-    elapsed: Duration,
-    /// Latencies of the successful requests, in microseconds, sorted.
-    latencies: Vec<u32>,
-}
-
-impl Outcome {
-    fn rps(&self) -> f64 {
-        self.requests as f64 / self.elapsed.as_secs_f64()
-    }
-
-    /// The `q` quantile (0..=1) in milliseconds.
-    fn quantile_ms(&self, q: f64) -> f64 {
-        if self.latencies.is_empty() {
-            return f64::NAN;
-        }
-        let rank = ((self.latencies.len() as f64 * q).ceil() as usize).clamp(1, self.latencies.len());
-        f64::from(self.latencies[rank - 1]) / 1000.0
-    }
-
-    fn max_ms(&self) -> f64 {
-        self.latencies.last().map_or(f64::NAN, |&us| f64::from(us) / 1000.0)
-    }
+    pub database_url: Option<String>,
 }
 
 fn main() -> anyhow::Result<()> {
@@ -86,51 +85,128 @@ fn main() -> anyhow::Result<()> {
     ensure!(args.seconds > 0, "--seconds must be at least 1");
     ensure!(args.limit > 0, "--limit must be at least 1");
     ensure!(args.deep_page > 0, "--deep-page must be at least 1");
+    ensure!(args.pages >= 10, "--pages must be at least 10");
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .context("start the tokio runtime")?;
-    runtime.block_on(run(args))
+    runtime.block_on(async {
+        match args.group {
+            Group::Members => members::run(&args).await,
+            Group::Spaces => spaces::run(&args).await,
+            Group::Content => content::run(&args).await,
+        }
+    })
 }
 
-async fn run(args: Args) -> anyhow::Result<()> {
-    let (url, storage) = open_storage(args.database_url.as_deref()).await?;
-    let db = Db::open(&url)
-        .await
-        .with_context(|| format!("open {}", quire_store::db::redact(&url)))?;
-    let backend = format!("{:?}", db.backend());
+/// Where the benchmark database lives, so it can be removed at the end.
+enum Storage {
+    Sqlite(#[allow(dead_code)] tempfile::TempDir),
+    Postgres { admin_url: String, database: String },
+}
 
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
-        .await
-        .context("bind 127.0.0.1:0")?;
-    let base_url = format!("http://{}", listener.local_addr()?);
-    let (shutdown, stop) = oneshot::channel::<()>();
-    let server = tokio::spawn(quire_server::serve(
-        listener,
-        AppState::new(
-            db.clone(),
-            quire_store::blobs::BlobStore::Local(
-                std::env::temp_dir().join(format!("quire-bench-blobs-{}", std::process::id())),
-            ),
-            &base_url,
-        ),
-        async {
+/// A server running in this process over a fresh database.
+pub struct Server {
+    pub db: Db,
+    /// The state the server runs with (its engine and caches).
+    pub state: AppState,
+    pub base_url: String,
+    /// `Sqlite` or `Postgres`.
+    pub backend: String,
+    storage: Storage,
+    shutdown: oneshot::Sender<()>,
+    task: JoinHandle<std::io::Result<()>>,
+}
+
+impl Server {
+    /// Creates the database, migrates it and starts serving on 127.0.0.1.
+    pub async fn start(database_url: Option<&str>) -> anyhow::Result<Server> {
+        let (url, storage) = open_storage(database_url).await?;
+        let db = match Db::open(&url).await {
+            Ok(db) => db,
+            Err(e) => {
+                drop_storage(storage).await;
+                return Err(e).with_context(|| format!("open {}", quire_store::db::redact(&url)));
+            }
+        };
+        let backend = format!("{:?}", db.backend());
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+            .await
+            .context("bind 127.0.0.1:0")?;
+        let base_url = format!("http://{}", listener.local_addr()?);
+        let state = AppState::new(db.clone(), blob_store(), &base_url);
+        let (shutdown, stop) = oneshot::channel::<()>();
+        let task = tokio::spawn(quire_server::serve(listener, state.clone(), async {
             let _ = stop.await;
-        },
-    ));
-
-    let result = bench(&args, &db, &base_url, &backend).await;
-
-    let _ = shutdown.send(());
-    match tokio::time::timeout(Duration::from_secs(10), server).await {
-        Ok(Ok(Ok(()))) => {}
-        Ok(Ok(Err(e))) => eprintln!("server stopped with an error: {e}"),
-        Ok(Err(e)) => eprintln!("server task failed: {e}"),
-        Err(_) => eprintln!("server did not stop within 10 s"),
+        }));
+        Ok(Server {
+            db,
+            state,
+            base_url,
+            backend,
+            storage,
+            shutdown,
+            task,
+        })
     }
-    db.close().await;
-    drop_storage(storage).await;
-    result
+
+    /// A second engine over the same database and blobs, with its own
+    /// caches: seeding through it leaves the server's caches cold.
+    pub fn separate_state(&self) -> AppState {
+        AppState::new(self.db.clone(), blob_store(), &self.base_url)
+    }
+
+    /// Stops the server, closes the pool and drops the database.
+    pub async fn stop(self) {
+        let _ = self.shutdown.send(());
+        match tokio::time::timeout(Duration::from_secs(10), self.task).await {
+            Ok(Ok(Ok(()))) => {}
+            Ok(Ok(Err(e))) => eprintln!("server stopped with an error: {e}"),
+            Ok(Err(e)) => eprintln!("server task failed: {e}"),
+            Err(_) => eprintln!("server did not stop within 10 s"),
+        }
+        self.db.close().await;
+        drop_storage(self.storage).await;
+    }
+
+    /// Creates the admin user, an API token for them and, over HTTP, an
+    /// organization they administer: `(admin user id, token, org id)`.
+    pub async fn admin_and_org(&self, title: &str) -> anyhow::Result<(String, String, String)> {
+        let now = SystemClock.now();
+        let admin = accounts::ensure_user(&self.db, "bench-admin@example.com", "Bench Admin", now)
+            .await
+            .map_err(|e| anyhow::anyhow!("create the admin user: {e}"))?;
+        let token = accounts::create_token(&self.db, &admin.id, now)
+            .await
+            .map_err(|e| anyhow::anyhow!("create the admin token: {e}"))?;
+        let org: Value = http_client(&token)?
+            .post(format!("{}/v1/orgs", self.base_url))
+            .json(&serde_json::json!({ "title": title }))
+            .send()
+            .await?
+            .error_for_status()?
+            .json()
+            .await?;
+        let org_id = org["id"].as_str().context("the new organization has no id")?.to_owned();
+        Ok((admin.id, token, org_id))
+    }
+
+    /// Gives PostgreSQL's planner the statistics autovacuum would have
+    /// gathered by now, so we measure the steady state, not its guesses
+    /// about fresh tables.
+    pub async fn analyze(&self) -> anyhow::Result<()> {
+        if self.db.backend() == quire_store::Backend::Postgres {
+            self.db
+                .execute_raw("ANALYZE")
+                .await
+                .context("analyze the seeded tables")?;
+        }
+        Ok(())
+    }
+}
+
+fn blob_store() -> BlobStore {
+    BlobStore::Local(std::env::temp_dir().join(format!("quire-bench-blobs-{}", std::process::id())))
 }
 
 async fn open_storage(database_url: Option<&str>) -> anyhow::Result<(String, Storage)> {
@@ -184,100 +260,9 @@ async fn drop_storage(storage: Storage) {
     }
 }
 
-async fn bench(args: &Args, db: &Db, base_url: &str, backend: &str) -> anyhow::Result<()> {
-    let now = SystemClock.now();
-    let admin = accounts::ensure_user(db, "bench-admin@example.com", "Bench Admin", now)
-        .await
-        .map_err(|e| anyhow::anyhow!("create the admin user: {e}"))?;
-    let token = accounts::create_token(db, &admin.id, now)
-        .await
-        .map_err(|e| anyhow::anyhow!("create the admin token: {e}"))?;
-    let client = http_client(&token)?;
-
-    let org: Value = client
-        .post(format!("{base_url}/v1/orgs"))
-        .json(&serde_json::json!({ "title": "Bench Org" }))
-        .send()
-        .await?
-        .error_for_status()?
-        .json()
-        .await?;
-    let org_id = org["id"].as_str().context("the new organization has no id")?.to_owned();
-
-    let started = Instant::now();
-    seed_members(db, &org_id, args.members, now).await?;
-    if db.backend() == Backend::Postgres {
-        // Measure the steady state, with the statistics autovacuum would have
-        // gathered by now, not the planner's guesses about fresh tables.
-        db.execute_raw("ANALYZE").await.context("analyze the seeded tables")?;
-    }
-    println!(
-        "seeded {} members into {org_id} on {backend} in {:.1} s",
-        args.members,
-        started.elapsed().as_secs_f64()
-    );
-
-    let members_url = format!("{base_url}/v1/orgs/{org_id}/members?limit={}", args.limit);
-    let deep_url = deep_page_url(&client, &members_url, args.deep_page, args.limit).await?;
-
-    let scenarios = [
-        (
-            format!("GET /v1/orgs/{{id}}/members?limit={} (page 1)", args.limit),
-            members_url,
-        ),
-        (
-            format!(
-                "GET /v1/orgs/{{id}}/members?limit={} (page {})",
-                args.limit, args.deep_page
-            ),
-            deep_url,
-        ),
-        ("GET /v1/orgs/{id}".to_owned(), format!("{base_url}/v1/orgs/{org_id}")),
-    ];
-    let mut outcomes = Vec::new();
-    for (name, url) in scenarios {
-        let outcome = measure(&name, &url, &token, args).await?;
-        println!(
-            "{name}: {} requests, {} errors, {:.0} req/s, p50 {:.2} ms, p99 {:.2} ms, max {:.2} ms",
-            outcome.requests,
-            outcome.errors,
-            outcome.rps(),
-            outcome.quantile_ms(0.50),
-            outcome.quantile_ms(0.99),
-            outcome.max_ms()
-        );
-        outcomes.push(outcome);
-    }
-
-    println!();
-    println!(
-        "{backend}, {} members, {} connections, {} s per scenario:",
-        args.members + 1,
-        args.connections,
-        args.seconds
-    );
-    println!();
-    println!("| scenario | req/s | p50 ms | p99 ms | max ms |");
-    println!("|---|---:|---:|---:|---:|");
-    for o in &outcomes {
-        println!(
-            "| `{}` | {:.0} | {:.2} | {:.2} | {:.2} |",
-            o.name,
-            o.rps(),
-            o.quantile_ms(0.50),
-            o.quantile_ms(0.99),
-            o.max_ms()
-        );
-    }
-
-    let errors: usize = outcomes.iter().map(|o| o.errors).sum();
-    if errors > 0 {
-        bail!("{errors} requests failed (not 200): the numbers above are not valid");
-    }
-    Ok(())
-}
-
-fn http_client(token: &str) -> anyhow::Result<reqwest::Client> {
+/// An HTTP client that sends `token` as a bearer token and keeps one
+/// connection alive.
+pub fn http_client(token: &str) -> anyhow::Result<reqwest::Client> {
     let mut headers = reqwest::header::HeaderMap::new();
     let mut auth = reqwest::header::HeaderValue::from_str(&format!("Bearer {token}"))?;
     auth.set_sensitive(true);
@@ -286,72 +271,109 @@ fn http_client(token: &str) -> anyhow::Result<reqwest::Client> {
         .default_headers(headers)
         .no_proxy()
         .pool_max_idle_per_host(1)
-        .timeout(Duration::from_secs(30))
+        .timeout(Duration::from_secs(60))
         .build()?)
 }
 
-/// Inserts `count` users and their memberships, a transaction per batch.
-/// Join times are one second apart and roles cycle, like a real directory.
-async fn seed_members(db: &Db, org_id: &str, count: usize, now: Timestamp) -> anyhow::Result<()> {
-    const BATCH: usize = 1000;
-    const ROLES: [Option<Role>; 6] = [
-        Some(Role::Read),
-        Some(Role::Read),
-        Some(Role::Edit),
-        Some(Role::Comment),
-        Some(Role::Review),
-        None,
-    ];
-    let first_join = now.0 - 1000 * count as i64;
-    let mut start = 0;
-    while start < count {
-        let end = (start + BATCH).min(count);
-        let mut tx = db.write().await?;
-        for i in start..end {
-            let user = UserRow {
-                id: quire_core::id::new_id(),
-                email: format!("member{i:05}@example.com"),
-                display_name: format!("Member {i:05}"),
-                photo_url: None,
-                created_at: now,
-            };
-            users::insert(&mut tx, &user).await?;
-            let joined = Timestamp(first_join + 1000 * i as i64);
-            members::insert(&mut tx, org_id, &user.id, ROLES[i % ROLES.len()], false, joined).await?;
-        }
-        tx.commit().await?;
-        start = end;
+/// Latencies in microseconds, sorted.
+#[derive(Debug, Clone, Default)]
+pub struct Latencies(Vec<u32>);
+
+impl Latencies {
+    pub fn new(mut micros: Vec<u32>) -> Latencies {
+        micros.sort_unstable();
+        Latencies(micros)
     }
+
+    pub fn count(&self) -> usize {
+        self.0.len()
+    }
+
+    /// The `q` quantile (0..=1) in milliseconds (nearest rank).
+    pub fn quantile_ms(&self, q: f64) -> f64 {
+        if self.0.is_empty() {
+            return f64::NAN;
+        }
+        let rank = ((self.0.len() as f64 * q).ceil() as usize).clamp(1, self.0.len());
+        f64::from(self.0[rank - 1]) / 1000.0
+    }
+
+    pub fn max_ms(&self) -> f64 {
+        self.0.last().map_or(f64::NAN, |&us| f64::from(us) / 1000.0)
+    }
+}
+
+/// Microseconds since `since`, saturating.
+pub fn micros_since(since: Instant) -> u32 {
+    u32::try_from(since.elapsed().as_micros()).unwrap_or(u32::MAX)
+}
+
+/// What one load scenario measured.
+pub struct Outcome {
+    pub name: String,
+    pub errors: usize,
+    pub elapsed: Duration,
+    /// Latencies of the successful requests.
+    pub latencies: Latencies,
+}
+
+impl Outcome {
+    pub fn rps(&self) -> f64 {
+        self.latencies.count() as f64 / self.elapsed.as_secs_f64()
+    }
+
+    /// One line for the progress log.
+    pub fn summary(&self) -> String {
+        format!(
+            "{}: {} requests, {} errors, {:.0} req/s, p50 {:.2} ms, p99 {:.2} ms, max {:.2} ms",
+            self.name,
+            self.latencies.count(),
+            self.errors,
+            self.rps(),
+            self.latencies.quantile_ms(0.50),
+            self.latencies.quantile_ms(0.99),
+            self.latencies.max_ms()
+        )
+    }
+}
+
+/// Prints a markdown table of load outcomes under `heading`.
+pub fn print_load_table(heading: &str, outcomes: &[Outcome]) {
+    println!();
+    println!("{heading}");
+    println!();
+    println!("| scenario | req/s | p50 ms | p99 ms | max ms |");
+    println!("|---|---:|---:|---:|---:|");
+    for o in outcomes {
+        println!(
+            "| `{}` | {:.0} | {:.2} | {:.2} | {:.2} |",
+            o.name,
+            o.rps(),
+            o.latencies.quantile_ms(0.50),
+            o.latencies.quantile_ms(0.99),
+            o.latencies.max_ms()
+        );
+    }
+}
+
+/// Fails when any load scenario had a non-200 answer.
+pub fn ensure_no_errors(outcomes: &[Outcome]) -> anyhow::Result<()> {
+    let errors: usize = outcomes.iter().map(|o| o.errors).sum();
+    ensure!(
+        errors == 0,
+        "{errors} requests failed (not 200): the numbers above are not valid"
+    );
     Ok(())
 }
 
-/// Follows `next.page` from the first page to page `page` and returns its URL.
-async fn deep_page_url(client: &reqwest::Client, first: &str, page: usize, limit: usize) -> anyhow::Result<String> {
-    let mut url = first.to_owned();
-    for n in 1..=page {
-        let body: Value = client.get(&url).send().await?.error_for_status()?.json().await?;
-        let items = body["items"].as_array().map_or(0, Vec::len);
-        ensure!(items == limit, "page {n} has {items} members, expected {limit}");
-        if n == page {
-            break;
-        }
-        let cursor = body
-            .pointer("/next/page")
-            .and_then(Value::as_str)
-            .with_context(|| format!("page {n} has no next page: seed more members or ask for a shallower page"))?;
-        url = format!("{first}&page={cursor}");
-    }
-    Ok(url)
-}
-
-/// Sends GET `url` from `args.connections` keep-alive connections, back to
-/// back, for `args.seconds`, and collects the latencies.
-async fn measure(name: &str, url: &str, token: &str, args: &Args) -> anyhow::Result<Outcome> {
+/// Sends GET `url` from `connections` keep-alive connections, back to
+/// back, for `seconds`, and collects the latencies.
+pub async fn measure(name: &str, url: &str, token: &str, connections: usize, seconds: u64) -> anyhow::Result<Outcome> {
     let url: Arc<str> = url.into();
-    let duration = Duration::from_secs(args.seconds);
+    let duration = Duration::from_secs(seconds);
     // Open every connection (and warm the server) before the clock starts.
-    let mut clients = Vec::with_capacity(args.connections);
-    for _ in 0..args.connections {
+    let mut clients = Vec::with_capacity(connections);
+    for _ in 0..connections {
         clients.push(http_client(token)?);
     }
     let warm = clients.iter().map(|c| {
@@ -360,7 +382,9 @@ async fn measure(name: &str, url: &str, token: &str, args: &Args) -> anyhow::Res
         tokio::spawn(async move { c.get(&*url).send().await?.error_for_status()?.bytes().await })
     });
     for task in warm.collect::<Vec<_>>() {
-        task.await?.with_context(|| format!("warm-up request to {url}"))?;
+        task.await
+            .context("a warm-up task panicked")?
+            .with_context(|| format!("warm-up request to {url}"))?;
     }
 
     let started = Instant::now();
@@ -397,8 +421,7 @@ async fn measure(name: &str, url: &str, token: &str, args: &Args) -> anyhow::Res
                         }
                     };
                     if ok {
-                        let us = sent.elapsed().as_micros();
-                        latencies.push(u32::try_from(us).unwrap_or(u32::MAX));
+                        latencies.push(micros_since(sent));
                     } else {
                         errors += 1;
                     }
@@ -411,7 +434,7 @@ async fn measure(name: &str, url: &str, token: &str, args: &Args) -> anyhow::Res
     let mut latencies = Vec::new();
     let mut errors = 0;
     for task in tasks {
-        let (l, e, first_error) = task.await?;
+        let (l, e, first_error) = task.await.context("a load task panicked")?;
         if let Some(message) = first_error {
             eprintln!("{name}: a request failed: {message}");
         }
@@ -419,12 +442,10 @@ async fn measure(name: &str, url: &str, token: &str, args: &Args) -> anyhow::Res
         errors += e;
     }
     let elapsed = started.elapsed();
-    latencies.sort_unstable();
     Ok(Outcome {
         name: name.to_owned(),
-        requests: latencies.len(),
         errors,
         elapsed,
-        latencies,
+        latencies: Latencies::new(latencies),
     })
 }
