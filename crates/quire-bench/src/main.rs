@@ -112,6 +112,7 @@ async fn run(args: Args) -> anyhow::Result<()> {
             quire_store::blobs::BlobStore::Local(
                 std::env::temp_dir().join(format!("quire-bench-blobs-{}", std::process::id())),
             ),
+            quire_server::Fetcher::new(quire_server::FetchConfig::default()).context("fetch client")?,
             &base_url,
         ),
         async {
