@@ -81,7 +81,7 @@ async fn bench(args: &Args, server: &Server) -> anyhow::Result<()> {
         client: http_client(&token)?,
         base: format!("{}/v1", server.base_url),
     };
-    let seeder = server.separate_state();
+    let seeder = server.separate_state()?;
 
     let mut seeded = Vec::new();
     for pages in [args.pages / 10, args.pages] {
@@ -488,7 +488,7 @@ async fn phases(server: &Server, small: &SeededSpace, large: &SeededSpace, user_
     };
 
     // The page list: a cold snapshot load, then building and serializing the JSON.
-    let cold = server.separate_state();
+    let cold = server.separate_state()?;
     let space = load_space(large.id.clone()).await?;
     let sent = Instant::now();
     let snapshot = cold

@@ -134,7 +134,7 @@ impl Server {
             .await
             .context("bind 127.0.0.1:0")?;
         let base_url = format!("http://{}", listener.local_addr()?);
-        let state = AppState::new(db.clone(), blob_store(), &base_url);
+        let state = AppState::new(db.clone(), blob_store(), fetcher()?, &base_url);
         let (shutdown, stop) = oneshot::channel::<()>();
         let task = tokio::spawn(quire_server::serve(listener, state.clone(), async {
             let _ = stop.await;
@@ -152,8 +152,8 @@ impl Server {
 
     /// A second engine over the same database and blobs, with its own
     /// caches: seeding through it leaves the server's caches cold.
-    pub fn separate_state(&self) -> AppState {
-        AppState::new(self.db.clone(), blob_store(), &self.base_url)
+    pub fn separate_state(&self) -> anyhow::Result<AppState> {
+        Ok(AppState::new(self.db.clone(), blob_store(), fetcher()?, &self.base_url))
     }
 
     /// Stops the server, closes the pool and drops the database.
@@ -203,6 +203,11 @@ impl Server {
         }
         Ok(())
     }
+}
+
+/// The guarded client for server-side fetches (the benchmarks make none).
+fn fetcher() -> anyhow::Result<quire_server::Fetcher> {
+    quire_server::Fetcher::new(quire_server::FetchConfig::default()).context("build the fetch client")
 }
 
 fn blob_store() -> BlobStore {

@@ -18,7 +18,7 @@ use crate::{Engine, EngineError, EngineResult};
 
 /// Largest number of changes in one batch.
 pub const MAX_CHANGES: usize = 50;
-/// Largest decoded size of one base64 file.
+/// Largest size of one file, decoded from base64 or downloaded from a URL.
 pub const MAX_FILE_BYTES: usize = 1024 * 1024;
 const MAX_SLUG: usize = 100;
 
@@ -483,8 +483,12 @@ impl Engine {
                 if files.is_empty() || files.len() > 20 {
                     return Err(invalid(index, "files must hold 1 to 20 files"));
                 }
-                for file in files {
-                    let id = self.insert_file(draft, index, &file).await?;
+                // Files given by URL download at the same time; the batch
+                // changes nothing unless every one of them arrives.
+                let loaded = futures_util::future::join_all(files.iter().map(|file| self.load_file(index, file))).await;
+                for (file, loaded) in files.iter().zip(loaded) {
+                    let (name, bytes, content_type) = loaded?;
+                    let id = self.insert_file(draft, name, bytes, content_type).await?;
                     if let Some(name) = &file.reference {
                         if refs.files.contains_key(name) || refs.pages.contains_key(name) {
                             return Err(invalid(index, format!("ref {name:?} is used twice in this batch")));
@@ -498,12 +502,16 @@ impl Engine {
         Ok(())
     }
 
-    async fn insert_file(&self, draft: &mut Draft, index: usize, file: &FileInput) -> EngineResult<String> {
+    /// A file's name, bytes and content type: decoded from `base64`, or
+    /// downloaded from `url` with the guarded fetch client (http and https
+    /// only, at most [`MAX_FILE_BYTES`]; the content type is the body's
+    /// `contentType`, else the response's `Content-Type`).
+    async fn load_file<'a>(&self, index: usize, file: &'a FileInput) -> EngineResult<(&'a str, Vec<u8>, String)> {
         let name = file.name.trim();
         if name.is_empty() || name.chars().count() > 256 || name.contains('/') {
             return Err(invalid(index, "a file name must be 1 to 256 characters, without '/'"));
         }
-        let bytes = match (&file.base64, &file.url) {
+        let (bytes, content_type) = match (&file.base64, &file.url) {
             (Some(data), None) => {
                 let bytes = base64::engine::general_purpose::STANDARD
                     .decode(data.trim())
@@ -514,19 +522,26 @@ impl Engine {
                         format!("file {name:?} is larger than {MAX_FILE_BYTES} bytes"),
                     ));
                 }
-                if file.content_type.is_none() {
+                let Some(content_type) = file.content_type.clone() else {
                     return Err(invalid(
                         index,
                         format!("file {name:?}: contentType is required with base64"),
                     ));
-                }
-                bytes
+                };
+                (bytes, content_type)
             }
-            (None, Some(_)) => {
-                return Err(invalid(
-                    index,
-                    "files by url are not supported by this server yet: send base64",
-                ));
+            (None, Some(url)) => {
+                let fetched = self
+                    .fetcher
+                    .get(url, MAX_FILE_BYTES)
+                    .await
+                    .map_err(|e| invalid(index, format!("file {name:?}: fetching {url}: {e}")))?;
+                let content_type = file
+                    .content_type
+                    .clone()
+                    .or(fetched.content_type)
+                    .unwrap_or_else(|| "application/octet-stream".into());
+                (fetched.bytes, content_type)
             }
             _ => {
                 return Err(invalid(
@@ -535,10 +550,16 @@ impl Engine {
                 ));
             }
         };
-        let content_type = file
-            .content_type
-            .clone()
-            .unwrap_or_else(|| "application/octet-stream".into());
+        Ok((name, bytes, content_type))
+    }
+
+    async fn insert_file(
+        &self,
+        draft: &mut Draft,
+        name: &str,
+        bytes: Vec<u8>,
+        content_type: String,
+    ) -> EngineResult<String> {
         let (width, height) = image_dimensions(&bytes).unzip();
         let blob = self.blobs.put(&bytes).await?;
         let id = quire_core::id::new_id();

@@ -11,6 +11,7 @@
 
 mod batch;
 mod cache;
+pub mod fetch;
 pub mod links;
 mod merging;
 mod snapshot;
@@ -22,7 +23,8 @@ use quire_core::{Clock, Timestamp};
 use quire_store::Db;
 use quire_store::blobs::BlobStore;
 
-pub use batch::{AppliedChange, Change, DocumentInput, FileInput, PageFields};
+pub use batch::{AppliedChange, Change, DocumentInput, FileInput, MAX_FILE_BYTES, PageFields};
+pub use fetch::{FetchConfig, FetchError, Fetcher};
 pub use merging::MergeResult;
 pub use snapshot::Snapshot;
 
@@ -66,15 +68,18 @@ pub type EngineResult<T> = Result<T, EngineError>;
 pub struct Engine {
     pub db: Db,
     pub blobs: BlobStore,
+    /// The guarded client for every server-side HTTP fetch.
+    pub fetcher: Fetcher,
     clock: Arc<dyn Clock>,
     cache: cache::Caches,
 }
 
 impl Engine {
-    pub fn new(db: Db, blobs: BlobStore, clock: Arc<dyn Clock>) -> Engine {
+    pub fn new(db: Db, blobs: BlobStore, fetcher: Fetcher, clock: Arc<dyn Clock>) -> Engine {
         Engine {
             db,
             blobs,
+            fetcher,
             clock,
             cache: cache::Caches::default(),
         }

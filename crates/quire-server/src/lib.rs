@@ -20,4 +20,5 @@ pub mod validate;
 pub mod views;
 
 pub use app::{router, serve};
+pub use quire_engine::fetch::{FetchConfig, Fetcher};
 pub use state::AppState;

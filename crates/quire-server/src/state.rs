@@ -1,10 +1,10 @@
-//! What every handler can reach: the database, the content engine, the
-//! clock and the public URL.
+//! What every handler can reach: the database, the content engine (with
+//! the blob store and the guarded fetch client), the clock and the public URL.
 
 use std::sync::Arc;
 
 use quire_core::{Clock, SystemClock, Timestamp};
-use quire_engine::Engine;
+use quire_engine::{Engine, Fetcher};
 use quire_store::Db;
 use quire_store::blobs::BlobStore;
 
@@ -21,12 +21,12 @@ pub struct AppState {
 }
 
 impl AppState {
-    pub fn new(db: Db, blobs: BlobStore, public_url: &str) -> AppState {
-        AppState::with_clock(db, blobs, public_url, Arc::new(SystemClock))
+    pub fn new(db: Db, blobs: BlobStore, fetcher: Fetcher, public_url: &str) -> AppState {
+        AppState::with_clock(db, blobs, fetcher, public_url, Arc::new(SystemClock))
     }
 
-    pub fn with_clock(db: Db, blobs: BlobStore, public_url: &str, clock: Arc<dyn Clock>) -> AppState {
-        let engine = Arc::new(Engine::new(db.clone(), blobs, clock.clone()));
+    pub fn with_clock(db: Db, blobs: BlobStore, fetcher: Fetcher, public_url: &str, clock: Arc<dyn Clock>) -> AppState {
+        let engine = Arc::new(Engine::new(db.clone(), blobs, fetcher, clock.clone()));
         AppState {
             db,
             engine,

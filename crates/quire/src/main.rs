@@ -52,6 +52,10 @@ struct StorageArgs {
     /// PostgreSQL URL (postgres://...); when absent, SQLite in the data directory is used.
     #[arg(long, env = "QUIRE_DATABASE_URL")]
     database_url: Option<String>,
+    /// Where file bytes go: s3://bucket/prefix (settings from the AWS_*
+    /// environment variables) or a directory; default <data dir>/blobs.
+    #[arg(long, env = "QUIRE_BLOB_URL")]
+    blob_url: Option<String>,
 }
 
 #[derive(Args)]
@@ -63,14 +67,26 @@ struct ServeArgs {
     /// defaults to http://<listen address>.
     #[arg(long, env = "QUIRE_PUBLIC_URL")]
     public_url: Option<String>,
+    /// Let server-side fetches (files by URL, ...) reach loopback, private
+    /// and link-local addresses; refused by default.
+    #[arg(
+        long,
+        env = "QUIRE_ALLOW_PRIVATE_FETCH",
+        action = clap::ArgAction::SetTrue,
+        value_parser = clap::builder::BoolishValueParser::new()
+    )]
+    allow_private_fetch: bool,
     #[command(flatten)]
     storage: StorageArgs,
 }
 
 impl StorageArgs {
-    /// Where file bytes go: `<data dir>/blobs`.
-    fn blob_store(&self) -> quire_store::blobs::BlobStore {
-        quire_store::blobs::BlobStore::Local(self.data_dir.join("blobs"))
+    /// Where file bytes go: `--blob-url`, else `<data dir>/blobs`.
+    fn blob_store(&self) -> anyhow::Result<quire_store::blobs::BlobStore> {
+        match &self.blob_url {
+            Some(url) => quire_store::blobs::BlobStore::from_url(url).with_context(|| format!("blob storage {url}")),
+            None => Ok(quire_store::blobs::BlobStore::Local(self.data_dir.join("blobs"))),
+        }
     }
 
     /// Opens (creating and migrating when needed) the configured database.
@@ -123,14 +139,26 @@ async fn main() -> anyhow::Result<()> {
 }
 
 async fn serve(args: ServeArgs) -> anyhow::Result<()> {
+    let blobs = args.storage.blob_store()?;
+    let fetcher = quire_server::Fetcher::new(quire_server::FetchConfig {
+        allow_private_networks: args.allow_private_fetch,
+        ..quire_server::FetchConfig::default()
+    })
+    .context("starting the HTTP client for server-side fetches")?;
     let db = args.storage.open().await?;
     let listener = tokio::net::TcpListener::bind(args.listen)
         .await
         .with_context(|| format!("binding {}", args.listen))?;
     let address = listener.local_addr()?;
     let public_url = args.public_url.unwrap_or_else(|| format!("http://{address}"));
-    tracing::info!(%address, %public_url, backend = ?db.backend(), "quire is listening");
-    let state = AppState::new(db.clone(), args.storage.blob_store(), &public_url);
+    tracing::info!(
+        %address,
+        %public_url,
+        backend = ?db.backend(),
+        allow_private_fetch = args.allow_private_fetch,
+        "quire is listening"
+    );
+    let state = AppState::new(db.clone(), blobs, fetcher, &public_url);
     let (stop, stopped) = tokio::sync::watch::channel(false);
     let worker = tokio::spawn(quire_server::jobs::work(state.clone(), wait_for(stopped.clone())));
     let server = quire_server::serve(listener, state, async move {

@@ -6,6 +6,7 @@ mod change_requests;
 mod collections;
 mod content;
 mod errors;
+mod files;
 mod invites;
 mod lifecycle;
 mod members;

@@ -15,10 +15,12 @@ use serde_json::Value;
 use tokio::sync::oneshot;
 
 /// Runs each scenario once per backend: `name::sqlite` and `name::postgres`.
+/// A scenario may start its server differently with `#[app(option, ...)]`,
+/// naming [`TestAppBuilder`] methods (`#[app(deny_private_fetch)]`).
 macro_rules! both_backends {
-    ($($(#[$meta:meta])* async fn $name:ident($app:ident: TestApp) $body:block)*) => {
+    ($($(#[doc = $doc:expr])* $(#[app($($option:ident),*)])? async fn $name:ident($app:ident: TestApp) $body:block)*) => {
         $(
-            $(#[$meta])*
+            $(#[doc = $doc])*
             mod $name {
                 #[allow(unused_imports)]
                 use super::*;
@@ -27,12 +29,20 @@ macro_rules! both_backends {
 
                 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
                 async fn sqlite() {
-                    scenario(crate::support::TestApp::start(crate::support::Backend::Sqlite).await).await
+                    let app = crate::support::TestApp::builder(crate::support::Backend::Sqlite)
+                        $($(.$option())*)?
+                        .start()
+                        .await;
+                    scenario(app).await
                 }
 
                 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
                 async fn postgres() {
-                    scenario(crate::support::TestApp::start(crate::support::Backend::Postgres).await).await
+                    let app = crate::support::TestApp::builder(crate::support::Backend::Postgres)
+                        $($(.$option())*)?
+                        .start()
+                        .await;
+                    scenario(app).await
                 }
             }
         )*
@@ -75,9 +85,40 @@ pub struct TestUser {
     pub token: String,
 }
 
+/// How a [`TestApp`] starts; [`TestApp::start`] takes the defaults.
+pub struct TestAppBuilder {
+    backend: Backend,
+    allow_private_fetch: bool,
+}
+
+impl TestAppBuilder {
+    /// Server-side fetches refuse loopback and private addresses, as in
+    /// production (test servers allow them by default, since everything a
+    /// test serves is on 127.0.0.1).
+    pub fn deny_private_fetch(mut self) -> Self {
+        self.allow_private_fetch = false;
+        self
+    }
+
+    pub async fn start(self) -> TestApp {
+        TestApp::start_with(self).await
+    }
+}
+
 impl TestApp {
+    pub fn builder(backend: Backend) -> TestAppBuilder {
+        TestAppBuilder {
+            backend,
+            allow_private_fetch: true,
+        }
+    }
+
     pub async fn start(backend: Backend) -> TestApp {
-        let (url, storage) = match backend {
+        TestApp::builder(backend).start().await
+    }
+
+    async fn start_with(options: TestAppBuilder) -> TestApp {
+        let (url, storage) = match options.backend {
             Backend::Sqlite => {
                 let dir = tempfile::tempdir().expect("temporary directory");
                 (Db::sqlite_url_for_dir(dir.path()), Storage::Sqlite(dir))
@@ -106,7 +147,14 @@ impl TestApp {
         let clock = ManualClock::default();
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind port 0");
         let base_url = format!("http://{}", listener.local_addr().expect("local address"));
-        let state = AppState::with_clock(db.clone(), blobs, &base_url, Arc::new(clock.clone()));
+        let fetcher = quire_server::Fetcher::new(quire_server::FetchConfig {
+            allow_private_networks: options.allow_private_fetch,
+            connect_timeout: std::time::Duration::from_secs(5),
+            timeout: std::time::Duration::from_secs(10),
+            ..quire_server::FetchConfig::default()
+        })
+        .expect("fetch client");
+        let state = AppState::with_clock(db.clone(), blobs, fetcher, &base_url, Arc::new(clock.clone()));
         let (shutdown, stop) = oneshot::channel::<()>();
         let served = state.clone();
         let server = tokio::spawn(async move {
