@@ -11,7 +11,7 @@
 //! reordered, with the other side's new pages placed after the same
 //! neighbour they follow there.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
 use crate::tree::{FlatPage, FlatTree, PageMeta};
 
@@ -138,12 +138,21 @@ pub fn merge_pages(
         return Err(conflicts);
     }
 
+    // Candidates grouped under their merged parent, so ordering each parent
+    // looks only at its own children.
+    let mut placed: BTreeMap<Option<String>, Vec<String>> = BTreeMap::new();
+    for id in candidates {
+        if let Some(page) = tree.pages.get(id) {
+            placed.entry(page.parent.clone()).or_default().push(id.clone());
+        }
+    }
     for parent in parents {
         if parent.as_ref().is_some_and(|p| !tree.pages.contains_key(p)) {
             tree.children.remove(&parent);
             continue;
         }
-        let order = order_children(base, ours, theirs, &tree, candidates, parent.as_deref());
+        let added = placed.get(&parent).map(Vec::as_slice).unwrap_or(&[]);
+        let order = order_children(base, ours, theirs, &tree, added, parent.as_deref());
         if order.is_empty() {
             tree.children.remove(&parent);
         } else {
@@ -226,7 +235,7 @@ fn order_children(
     ours: &FlatTree,
     theirs: &FlatTree,
     tree: &FlatTree,
-    candidates: &BTreeSet<String>,
+    placed: &[String],
     parent: Option<&str>,
 ) -> Vec<String> {
     let is_member = |id: &String| tree.pages.get(id).is_some_and(|p| p.parent.as_deref() == parent);
@@ -238,7 +247,7 @@ fn order_children(
     ] {
         members.extend(list.iter().filter(|id| is_member(id)).cloned());
     }
-    members.extend(candidates.iter().filter(|id| is_member(id)).cloned());
+    members.extend(placed.iter().cloned());
     let in_members = |list: &[String]| {
         list.iter()
             .filter(|id| members.contains(*id))

@@ -15,14 +15,19 @@ use crate::sql::Sql;
 /// migration that created the content tables).
 pub const EMPTY_ROOT: &str = "0ea2014bc5b3c7f2185765061d6e5fa932c16e5240f771de5801af449cb1fe9f";
 
-/// Stores objects that are not stored yet.
+/// Stores objects that are not stored yet, in as few statements as
+/// possible (one per 200 objects: an edit is one round trip).
 pub async fn put_objects(conn: &mut AnyConnection, objects: &[(String, String)]) -> StoreResult<()> {
-    for (hash, body) in objects {
-        sqlx::query("INSERT INTO content_objects (hash, body) VALUES ($1, $2) ON CONFLICT (hash) DO NOTHING")
-            .bind(hash)
-            .bind(body)
-            .execute(&mut *conn)
-            .await?;
+    for chunk in objects.chunks(200) {
+        let mut sql = Sql::new("INSERT INTO content_objects (hash, body) VALUES ");
+        for (i, (hash, body)) in chunk.iter().enumerate() {
+            if i > 0 {
+                sql.push(", ");
+            }
+            sql.push("(").bind(hash.clone()).push(", ").bind(body.clone()).push(")");
+        }
+        sql.push(" ON CONFLICT (hash) DO NOTHING");
+        sql.execute(&mut *conn).await?;
     }
     Ok(())
 }

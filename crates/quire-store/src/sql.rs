@@ -48,6 +48,10 @@ impl Sql {
             .await?)
     }
 
+    pub async fn execute(self, conn: &mut AnyConnection) -> StoreResult<u64> {
+        Ok(sqlx::query_with(AssertSqlSafe(self.text), self.args).execute(conn).await?.rows_affected())
+    }
+
     pub async fn fetch_one(self, conn: &mut AnyConnection) -> StoreResult<AnyRow> {
         Ok(sqlx::query_with(AssertSqlSafe(self.text), self.args)
             .fetch_one(conn)
