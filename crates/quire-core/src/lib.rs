@@ -4,6 +4,7 @@
 pub mod content;
 pub mod id;
 pub mod role;
+pub mod serde_util;
 pub mod time;
 
 pub use content::{DefaultLevel, EditMode, Visibility};

@@ -8,6 +8,7 @@ use quire_content::markdown;
 use quire_content::objects::FileObject;
 use quire_content::tree::{PageKind, PageMeta};
 use quire_core::EditMode;
+use quire_core::serde_util::nullable;
 use quire_store::change_requests::{self, ChangeRequestRow};
 use quire_store::content::RevisionRow;
 use quire_store::spaces::SpaceRow;
@@ -52,14 +53,6 @@ pub struct FileInput {
     pub content_type: Option<String>,
     pub base64: Option<String>,
     pub url: Option<String>,
-}
-
-fn nullable<'de, D, T>(deserializer: D) -> Result<Option<Option<T>>, D::Error>
-where
-    D: serde::Deserializer<'de>,
-    T: Deserialize<'de>,
-{
-    Option::<T>::deserialize(deserializer).map(Some)
 }
 
 /// One change of a batch, as the official API names them.

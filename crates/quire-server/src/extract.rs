@@ -78,13 +78,4 @@ where
     }
 }
 
-/// Deserializes a field that distinguishes "absent" (`None`) from "null"
-/// (`Some(None)`), as PATCH bodies need: `#[serde(default, deserialize_with = "nullable")]`.
-pub fn nullable<'de, D, T>(deserializer: D) -> Result<Option<Option<T>>, D::Error>
-where
-    D: serde::Deserializer<'de>,
-    T: serde::Deserialize<'de>,
-{
-    use serde::Deserialize;
-    Option::<T>::deserialize(deserializer).map(Some)
-}
+pub use quire_core::serde_util::nullable;

@@ -146,7 +146,8 @@ pub struct Member {
     pub sites: i64,
 }
 
-pub fn member(state: &AppState, row: &MemberRow) -> Member {
+/// `spaces` is the number of spaces the member can reach.
+pub fn member(state: &AppState, row: &MemberRow, spaces: i64) -> Member {
     Member {
         object: "member",
         id: row.user.id.clone(),
@@ -156,7 +157,7 @@ pub fn member(state: &AppState, row: &MemberRow) -> Member {
         joined_at: row.joined_at,
         last_seen_at: row.last_seen_at,
         sso: row.sso,
-        spaces: 0,
+        spaces,
         teams: row.teams,
         sites: 0,
     }

@@ -199,3 +199,13 @@ pub async fn ids_under(conn: &mut AnyConnection, collection_ids: &[String]) -> S
     }
     Ok(ids)
 }
+
+/// How many live spaces a list with `filter` holds (no rows are read).
+pub async fn count(conn: &mut AnyConnection, org_id: &str, filter: &SpaceFilter) -> StoreResult<i64> {
+    let page = PageRequest {
+        after: None,
+        limit: 0,
+        descending: false,
+    };
+    Ok(list(conn, org_id, filter, &page).await?.total)
+}

@@ -49,7 +49,10 @@ impl Sql {
     }
 
     pub async fn execute(self, conn: &mut AnyConnection) -> StoreResult<u64> {
-        Ok(sqlx::query_with(AssertSqlSafe(self.text), self.args).execute(conn).await?.rows_affected())
+        Ok(sqlx::query_with(AssertSqlSafe(self.text), self.args)
+            .execute(conn)
+            .await?
+            .rows_affected())
     }
 
     pub async fn fetch_one(self, conn: &mut AnyConnection) -> StoreResult<AnyRow> {

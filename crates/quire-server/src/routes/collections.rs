@@ -17,7 +17,7 @@ use quire_store::{Conn, grants};
 use serde::Deserialize;
 
 use super::spaces::{SPACES_ORDER, render_list as render_spaces};
-use super::tree::{self, Position};
+use super::tree::{self, MoveBody};
 use crate::auth::Caller;
 use crate::authz::OrgAccess;
 use crate::error::{ApiError, ApiResult};
@@ -241,23 +241,13 @@ async fn list_collection_spaces(
     Ok(Json(List::new(items, page.total, page.next.as_ref(), SPACES_ORDER)))
 }
 
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct MoveBody {
-    #[serde(default, deserialize_with = "nullable")]
-    parent: Option<Option<String>>,
-    position: Option<Position>,
-}
-
 async fn move_collection(
     State(state): State<AppState>,
     caller: Caller,
     Path(collection_id): Path<String>,
     JsonBody(body): JsonBody<MoveBody>,
 ) -> ApiResult<Json<views::Collection>> {
-    if body.parent.is_none() && body.position.is_none() {
-        return Err(ApiError::bad_request("give a new parent, a position, or both"));
-    }
+    body.check()?;
     let mut tx = state.db.write().await?;
     let (mut collection, access) = visible_collection(&mut tx, &caller, &collection_id).await?;
     access.require(Role::Admin, "move this collection")?;

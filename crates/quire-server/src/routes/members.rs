@@ -129,7 +129,54 @@ async fn list_members(
         .await?
         .require_directory()?;
     let page = members::list(&mut conn, &org_id, sort, &filter, &request).await?;
-    Ok(Json(List::from_page(page, order, |m| views::member(&state, &m))))
+    let spaces = space_counts(&mut conn, &org_id, &page.items).await?;
+    let mut spaces = spaces.into_iter();
+    Ok(Json(List::from_page(page, order, |m| {
+        views::member(&state, &m, spaces.next().unwrap_or_default())
+    })))
+}
+
+/// How many spaces each member can reach: every live space of the
+/// organization for members with a role, what was shared with them for
+/// guests.
+pub(crate) async fn space_counts(conn: &mut Conn, org_id: &str, members: &[members::MemberRow]) -> ApiResult<Vec<i64>> {
+    let mut all = None;
+    let mut counts = Vec::with_capacity(members.len());
+    for member in members {
+        let count = match member.role {
+            Some(_) => match all {
+                Some(n) => n,
+                None => {
+                    let n = spaces::count(conn, org_id, &SpaceFilter::default()).await?;
+                    all = Some(n);
+                    n
+                }
+            },
+            None => {
+                let granted = SpaceFilter {
+                    parent: None,
+                    granted_to: Some(member.user.id.clone()),
+                };
+                spaces::count(conn, org_id, &granted).await?
+            }
+        };
+        counts.push(count);
+    }
+    Ok(counts)
+}
+
+/// Shapes one member with their space count.
+pub(crate) async fn render_member(
+    state: &AppState,
+    conn: &mut Conn,
+    member: &members::MemberRow,
+) -> ApiResult<views::Member> {
+    let spaces = space_counts(conn, &member.organization_id, std::slice::from_ref(member)).await?;
+    Ok(views::member(
+        state,
+        member,
+        spaces.first().copied().unwrap_or_default(),
+    ))
 }
 
 /// Loads the member `user_id` of the organization; 404 when not a member.
@@ -158,7 +205,7 @@ async fn get_member(
     let access = OrgAccess::load(&mut conn, &org_id, &caller).await?;
     require_can_see(&access, &user_id)?;
     let member = load_member(&mut conn, &org_id, &user_id).await?;
-    Ok(Json(views::member(&state, &member)))
+    Ok(Json(render_member(&state, &mut conn, &member).await?))
 }
 
 #[derive(Debug, Deserialize)]
@@ -193,8 +240,9 @@ async fn update_member(
         members::set_role(&mut tx, &org_id, &user_id, role).await?;
     }
     let member = load_member(&mut tx, &org_id, &user_id).await?;
+    let view = render_member(&state, &mut tx, &member).await?;
     tx.commit().await?;
-    Ok(Json(views::member(&state, &member)))
+    Ok(Json(view))
 }
 
 async fn remove_member(
@@ -230,8 +278,9 @@ async fn set_sso(
     load_member(&mut tx, &org_id, &user_id).await?;
     members::set_sso(&mut tx, &org_id, &user_id).await?;
     let member = load_member(&mut tx, &org_id, &user_id).await?;
+    let view = render_member(&state, &mut tx, &member).await?;
     tx.commit().await?;
-    Ok(Json(views::member(&state, &member)))
+    Ok(Json(view))
 }
 
 #[derive(Debug, Deserialize)]

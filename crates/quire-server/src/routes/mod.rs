@@ -9,7 +9,7 @@ mod collections;
 mod content;
 mod grants;
 mod invites;
-mod members;
+pub(crate) mod members;
 mod orgs;
 pub(crate) mod spaces;
 mod teams;

@@ -11,7 +11,7 @@ use quire_store::tree::{NodeKind, Sibling};
 use quire_store::{Conn, change_requests, content, grants};
 use serde::Deserialize;
 
-use super::tree::{self, Position};
+use super::tree::{self, MoveBody, Position};
 use crate::auth::Caller;
 use crate::authz::OrgAccess;
 use crate::error::{ApiError, ApiResult};
@@ -390,23 +390,13 @@ fn space_node(id: &str) -> Sibling {
     }
 }
 
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-struct MoveBody {
-    #[serde(default, deserialize_with = "nullable")]
-    parent: Option<Option<String>>,
-    position: Option<Position>,
-}
-
 async fn move_space(
     State(state): State<AppState>,
     caller: Caller,
     Path(space_id): Path<String>,
     JsonBody(body): JsonBody<MoveBody>,
 ) -> ApiResult<Json<views::Space>> {
-    if body.parent.is_none() && body.position.is_none() {
-        return Err(ApiError::bad_request("give a new parent, a position, or both"));
-    }
+    body.check()?;
     let mut tx = state.db.write().await?;
     let (mut space, access) = visible_space(&mut tx, &caller, &space_id, None).await?;
     access.require(Role::Admin, "move this space")?;

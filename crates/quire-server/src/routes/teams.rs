@@ -204,9 +204,13 @@ async fn list_team_members(
         .require_directory()?;
     load_team(&mut conn, &org_id, &team_id).await?;
     let page = members::list_in_team(&mut conn, &team_id, &request).await?;
+    let rows: Vec<members::MemberRow> = page.items.iter().map(|(m, _)| m.clone()).collect();
+    let mut spaces = super::members::space_counts(&mut conn, &org_id, &rows)
+        .await?
+        .into_iter();
     Ok(Json(List::from_page(page, TEAM_MEMBERS_ORDER, |(member, role)| {
         views::TeamMemberItem {
-            organization: views::member(&state, &member),
+            organization: views::member(&state, &member, spaces.next().unwrap_or_default()),
             team: views::TeamMembership { role },
             permissions: views::ViewPermission { view: true },
         }

@@ -10,6 +10,7 @@ use serde::Deserialize;
 use crate::auth::Caller;
 use crate::authz::OrgAccess;
 use crate::error::{ApiError, ApiResult};
+use crate::extract::nullable;
 use crate::permissions::ContentAccess;
 
 /// A reference to a sibling in a `position`.
@@ -41,6 +42,25 @@ impl Pointer {
 pub struct Position {
     pub before: Option<Pointer>,
     pub after: Option<Pointer>,
+}
+
+/// The body of the move operations of spaces and collections: a new parent
+/// (`null` for the organization root), a place among the siblings, or both.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MoveBody {
+    #[serde(default, deserialize_with = "nullable")]
+    pub parent: Option<Option<String>>,
+    pub position: Option<Position>,
+}
+
+impl MoveBody {
+    pub fn check(&self) -> ApiResult<()> {
+        if self.parent.is_none() && self.position.is_none() {
+            return Err(ApiError::bad_request("give a new parent, a position, or both"));
+        }
+        Ok(())
+    }
 }
 
 /// Puts `node` under `parent` at `position` (last when `None`) and renumbers

@@ -205,6 +205,12 @@ both_backends! {
         assert_eq!(theirs.items()[0]["space"]["id"], b.as_str());
         assert_eq!(theirs.items()[0]["permission"], "edit");
         app.get(&guest, &format!("/v1/orgs/{org}/members/{}/spaces", ada.id)).await.assert_status(403);
+        // The `spaces` counter of members says the same.
+        assert_eq!(app.get(&ada, &format!("/v1/orgs/{org}/members/{}", ada.id)).await.body["spaces"], 2);
+        assert_eq!(app.get(&ada, &format!("/v1/orgs/{org}/members/{}", guest.id)).await.body["spaces"], 1);
+        let listed = app.get(&ada, &format!("/v1/orgs/{org}/members?sort=name&order=asc")).await;
+        let counts: Vec<&serde_json::Value> = listed.items().iter().map(|m| &m["spaces"]).collect();
+        assert_eq!(counts, vec![&json!(2), &json!(1)], "Ada, then Guest");
     }
 
     async fn public_and_share_link_spaces_are_readable_without_a_role(app: TestApp) {
