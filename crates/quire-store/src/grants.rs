@@ -261,3 +261,20 @@ pub async fn list_teams(
         total: page.total,
     })
 }
+
+/// The users who hold at least one grant in the organization, directly or
+/// through a team. (One fixed statement, so it stays prepared.)
+pub async fn users_with_grants(
+    conn: &mut AnyConnection,
+    org_id: &str,
+) -> StoreResult<std::collections::HashSet<String>> {
+    let rows: Vec<String> = sqlx::query_scalar(
+        "SELECT g.principal_id FROM content_grants g WHERE g.organization_id = $1 AND g.principal_kind = 'user' \
+         UNION SELECT tm.user_id FROM team_members tm JOIN content_grants g \
+         ON g.principal_kind = 'team' AND g.principal_id = tm.team_id WHERE g.organization_id = $1",
+    )
+    .bind(org_id)
+    .fetch_all(conn)
+    .await?;
+    Ok(rows.into_iter().collect())
+}

@@ -200,8 +200,16 @@ pub async fn ids_under(conn: &mut AnyConnection, collection_ids: &[String]) -> S
     Ok(ids)
 }
 
-/// How many live spaces a list with `filter` holds (no rows are read).
+/// How many live spaces a list with `filter` holds.
 pub async fn count(conn: &mut AnyConnection, org_id: &str, filter: &SpaceFilter) -> StoreResult<i64> {
+    if filter.parent.is_none() && filter.granted_to.is_none() {
+        return Ok(
+            sqlx::query_scalar("SELECT COUNT(*) FROM spaces WHERE organization_id = $1 AND deleted_at IS NULL")
+                .bind(org_id)
+                .fetch_one(conn)
+                .await?,
+        );
+    }
     let page = PageRequest {
         after: None,
         limit: 0,

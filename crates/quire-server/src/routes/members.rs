@@ -141,6 +141,13 @@ async fn list_members(
 /// guests.
 pub(crate) async fn space_counts(conn: &mut Conn, org_id: &str, members: &[members::MemberRow]) -> ApiResult<Vec<i64>> {
     let mut all = None;
+    // Most guests hold no grant: one query finds those that do, and only
+    // they need counting.
+    let sharing = if members.iter().any(|m| m.role.is_none()) {
+        grants::users_with_grants(conn, org_id).await?
+    } else {
+        Default::default()
+    };
     let mut counts = Vec::with_capacity(members.len());
     for member in members {
         let count = match member.role {
@@ -152,13 +159,14 @@ pub(crate) async fn space_counts(conn: &mut Conn, org_id: &str, members: &[membe
                     n
                 }
             },
-            None => {
+            None if sharing.contains(&member.user.id) => {
                 let granted = SpaceFilter {
                     parent: None,
                     granted_to: Some(member.user.id.clone()),
                 };
                 spaces::count(conn, org_id, &granted).await?
             }
+            None => 0,
         };
         counts.push(count);
     }
