@@ -124,6 +124,14 @@ pub struct Level {
     pub default_level: DefaultLevel,
 }
 
+fn level_from_row(row: &AnyRow) -> StoreResult<Level> {
+    Ok(Level {
+        id: row.try_get("id")?,
+        parent_id: row.try_get("parent_id")?,
+        default_level: default_level_column(row, "default_level")?,
+    })
+}
+
 /// `id` and its ancestors, nearest first. The depth is capped so a corrupt
 /// cycle cannot loop forever.
 pub async fn chain(conn: &mut AnyConnection, id: &str) -> StoreResult<Vec<Level>> {
@@ -138,15 +146,7 @@ pub async fn chain(conn: &mut AnyConnection, id: &str) -> StoreResult<Vec<Level>
     .bind(id)
     .fetch_all(conn)
     .await?;
-    rows.iter()
-        .map(|row| {
-            Ok(Level {
-                id: row.try_get("id")?,
-                parent_id: row.try_get("parent_id")?,
-                default_level: default_level_column(row, "default_level")?,
-            })
-        })
-        .collect()
+    rows.iter().map(level_from_row).collect()
 }
 
 /// Every collection of the organization as a tree level (for computing many
@@ -156,15 +156,7 @@ pub async fn levels_in_org(conn: &mut AnyConnection, org_id: &str) -> StoreResul
         .bind(org_id)
         .fetch_all(conn)
         .await?;
-    rows.iter()
-        .map(|row| {
-            Ok(Level {
-                id: row.try_get("id")?,
-                parent_id: row.try_get("parent_id")?,
-                default_level: default_level_column(row, "default_level")?,
-            })
-        })
-        .collect()
+    rows.iter().map(level_from_row).collect()
 }
 
 /// `id` and every collection below it.
