@@ -181,7 +181,7 @@ impl Engine {
         changes: Vec<Change>,
         user_id: &str,
     ) -> EngineResult<(ChangeRequestRow, Vec<AppliedChange>)> {
-        if !matches!(cr.status.as_str(), "open" | "draft") {
+        if !cr.is_active() {
             return Err(EngineError::conflict(format!(
                 "this change request is {}; its content cannot change",
                 cr.status
@@ -237,14 +237,26 @@ impl Engine {
     }
 
     fn edits_revision(&self, space: &SpaceRow, parent: &str, user_id: &str) -> RevisionRow {
+        self.new_revision(space, vec![parent.to_owned()], user_id, "edits", None)
+    }
+
+    /// A revision row for `save` to fill in (`save` sets its root).
+    pub(crate) fn new_revision(
+        &self,
+        space: &SpaceRow,
+        parents: Vec<String>,
+        user_id: &str,
+        kind: &str,
+        merged_from: Option<String>,
+    ) -> RevisionRow {
         RevisionRow {
             id: quire_core::id::new_id(),
             space_id: space.id.clone(),
-            parents: vec![parent.to_owned()],
+            parents,
             root: String::new(),
             author_id: Some(user_id.to_owned()),
-            kind: "edits".into(),
-            merged_from: None,
+            kind: kind.to_owned(),
+            merged_from,
             created_at: self.now(),
         }
     }

@@ -6,7 +6,7 @@ use std::collections::{BTreeSet, HashMap};
 
 use quire_content::merge::{self, Conflict};
 use quire_store::change_requests::{self, ChangeRequestRow};
-use quire_store::content::{self, RevisionRow};
+use quire_store::content;
 use quire_store::spaces::SpaceRow;
 
 use crate::snapshot::{Draft, Snapshot};
@@ -105,7 +105,7 @@ impl Engine {
         cr: &ChangeRequestRow,
         user_id: &str,
     ) -> EngineResult<MergeResult> {
-        if !matches!(cr.status.as_str(), "open" | "draft") {
+        if !cr.is_active() {
             return Err(EngineError::conflict(format!(
                 "this change request is {} and cannot be merged",
                 cr.status
@@ -119,16 +119,8 @@ impl Engine {
 
         let now = self.now();
         let mut tx = self.db.write().await?;
-        let revision = RevisionRow {
-            id: quire_core::id::new_id(),
-            space_id: space.id.clone(),
-            parents: vec![main_id.clone(), cr.revision_id.clone()],
-            root: String::new(),
-            author_id: Some(user_id.to_owned()),
-            kind: "merge".into(),
-            merged_from: Some(cr.id.clone()),
-            created_at: now,
-        };
+        let parents = vec![main_id.clone(), cr.revision_id.clone()];
+        let revision = self.new_revision(space, parents, user_id, "merge", Some(cr.id.clone()));
         let snapshot = draft.save(&mut tx, revision).await?;
         if !content::advance_space(&mut tx, &space.id, &main_id, &snapshot.revision.id, now).await? {
             return Err(EngineError::conflict(
@@ -164,7 +156,7 @@ impl Engine {
         cr: &ChangeRequestRow,
         user_id: &str,
     ) -> EngineResult<MergeResult> {
-        if !matches!(cr.status.as_str(), "open" | "draft") {
+        if !cr.is_active() {
             return Err(EngineError::conflict(format!(
                 "this change request is {} and cannot be updated",
                 cr.status
@@ -184,16 +176,8 @@ impl Engine {
 
         let now = self.now();
         let mut tx = self.db.write().await?;
-        let revision = RevisionRow {
-            id: quire_core::id::new_id(),
-            space_id: space.id.clone(),
-            parents: vec![cr.revision_id.clone(), main_id.clone()],
-            root: String::new(),
-            author_id: Some(user_id.to_owned()),
-            kind: "update".into(),
-            merged_from: None,
-            created_at: now,
-        };
+        let parents = vec![cr.revision_id.clone(), main_id.clone()];
+        let revision = self.new_revision(space, parents, user_id, "update", None);
         let snapshot = draft.save(&mut tx, revision).await?;
         let updated = ChangeRequestRow {
             revision_id: snapshot.revision.id.clone(),

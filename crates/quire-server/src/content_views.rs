@@ -292,7 +292,7 @@ pub fn change_request(
     merged_by: Option<&UserRow>,
     space_revision: &str,
 ) -> ChangeRequest {
-    let open = matches!(cr.status.as_str(), "open" | "draft");
+    let open = cr.is_active();
     ChangeRequest {
         object: "change-request",
         urls: ChangeRequestUrls {

@@ -30,6 +30,14 @@ pub struct ChangeRequestRow {
     pub merged_at: Option<Timestamp>,
 }
 
+impl ChangeRequestRow {
+    /// Draft and open change requests still take edits, updates and merges;
+    /// archived and merged ones do not.
+    pub fn is_active(&self) -> bool {
+        matches!(self.status.as_str(), "open" | "draft")
+    }
+}
+
 macro_rules! cr_select {
     () => {
         "SELECT id, space_id, number, subject, status, created_by, created_at, updated_at, revision_id, \
