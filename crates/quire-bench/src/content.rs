@@ -25,7 +25,7 @@ use std::time::Instant;
 use anyhow::{Context, ensure};
 use quire_engine::{AppliedChange, Change, DocumentInput, PageFields};
 use quire_server::AppState;
-use quire_server::content_views::ContentContext;
+use quire_server::views::content::ContentContext;
 use quire_store::spaces;
 use serde_json::{Value, json};
 
@@ -301,9 +301,9 @@ fn page_markdown(page: &str, version: usize) -> String {
 /// request, batches of inserts (children may name a parent inserted in the
 /// same batch by its `ref`), one merge.
 async fn seed_space(seeder: &AppState, space_id: &str, total: usize, user_id: &str) -> anyhow::Result<SeededSpace> {
-    let engine = &seeder.engine;
+    let engine = &seeder.app.engine;
     let space = {
-        let mut conn = seeder.db.read().await?;
+        let mut conn = seeder.app.db.read().await?;
         spaces::get_any(&mut conn, space_id)
             .await
             .context("load the space to seed")?
@@ -311,7 +311,8 @@ async fn seed_space(seeder: &AppState, space_id: &str, total: usize, user_id: &s
     let (parents, deepest) = tree_shape(total);
     let mut ids: Vec<String> = vec![String::new(); total];
     let mut cr = engine
-        .create_change_request(&space, "seed", user_id)
+        .change_requests
+        .open(&space, "seed", user_id)
         .await
         .context("open the seeding change request")?;
     let mut last_report = Instant::now();
@@ -332,7 +333,8 @@ async fn seed_space(seeder: &AppState, space_id: &str, total: usize, user_id: &s
             })
             .collect();
         let (next, applied) = engine
-            .apply_changes(&space, &cr, changes, user_id)
+            .edits
+            .apply(&space, &cr, changes, user_id)
             .await
             .with_context(|| format!("seed pages {first}..{end}"))?;
         for change in applied {
@@ -355,7 +357,8 @@ async fn seed_space(seeder: &AppState, space_id: &str, total: usize, user_id: &s
     }
     ensure!(ids.iter().all(|id| !id.is_empty()), "some seeded pages have no id");
     engine
-        .merge_change_request(&space, &cr, user_id)
+        .merges
+        .merge(&space, &cr, user_id)
         .await
         .context("merge the seeding change request")?;
     Ok(SeededSpace {
@@ -492,12 +495,14 @@ async fn phases(server: &Server, small: &SeededSpace, large: &SeededSpace, user_
     let space = load_space(large.id.clone()).await?;
     let sent = Instant::now();
     let snapshot = cold
+        .app
         .engine
+        .revisions
         .snapshot(&space.id, &space.revision_id)
         .await
         .context("load the snapshot")?;
     rows.push((
-        format!("Engine::snapshot, cold ({} pages)", large.pages),
+        format!("Revisions::snapshot, cold ({} pages)", large.pages),
         f64::from(micros_since(sent)) / 1000.0,
     ));
     let ctx = ContentContext {
@@ -537,12 +542,13 @@ async fn phases(server: &Server, small: &SeededSpace, large: &SeededSpace, user_
     ));
 
     // One-page edits and a 10-page merge through the server's (warm) engine.
-    let engine = &server.state.engine;
+    let engine = &server.state.app.engine;
     let mut rng = XorShift(0xfeed_5678_9abc_def1);
     for seeded in [small, large] {
         let space = load_space(seeded.id.clone()).await?;
         let mut cr = engine
-            .create_change_request(&space, "phases", user_id)
+            .change_requests
+            .open(&space, "phases", user_id)
             .await
             .context("open a change request")?;
         let mut micros = Vec::with_capacity(RUNS);
@@ -551,7 +557,8 @@ async fn phases(server: &Server, small: &SeededSpace, large: &SeededSpace, user_
             let change = update_change(&page, page_markdown(&page, 3000 + n));
             let sent = Instant::now();
             cr = engine
-                .apply_changes(&space, &cr, vec![change], user_id)
+                .edits
+                .apply(&space, &cr, vec![change], user_id)
                 .await
                 .context("apply a one-page edit")?
                 .0;
@@ -561,7 +568,7 @@ async fn phases(server: &Server, small: &SeededSpace, large: &SeededSpace, user_
             }
         }
         rows.push((
-            format!("Engine::apply_changes, 1 update_page ({} pages)", seeded.pages),
+            format!("Edits::apply, 1 update_page ({} pages)", seeded.pages),
             median_ms(micros),
         ));
     }
@@ -569,7 +576,8 @@ async fn phases(server: &Server, small: &SeededSpace, large: &SeededSpace, user_
     for n in 0..RUNS / 2 {
         let space = load_space(large.id.clone()).await?;
         let cr = engine
-            .create_change_request(&space, "phases merge", user_id)
+            .change_requests
+            .open(&space, "phases merge", user_id)
             .await
             .context("open a change request")?;
         let changes = (0..PAGES_PER_MERGE)
@@ -579,18 +587,20 @@ async fn phases(server: &Server, small: &SeededSpace, large: &SeededSpace, user_
             })
             .collect();
         let (cr, _) = engine
-            .apply_changes(&space, &cr, changes, user_id)
+            .edits
+            .apply(&space, &cr, changes, user_id)
             .await
             .context("apply a 10-page edit")?;
         let sent = Instant::now();
         engine
-            .merge_change_request(&space, &cr, user_id)
+            .merges
+            .merge(&space, &cr, user_id)
             .await
             .context("merge a 10-page change request")?;
         micros.push(micros_since(sent));
     }
     rows.push((
-        format!("Engine::merge_change_request, 10 pages ({} pages)", large.pages),
+        format!("Merges::merge, 10 pages ({} pages)", large.pages),
         median_ms(micros),
     ));
 

@@ -29,8 +29,9 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, ensure};
 use clap::{Parser, ValueEnum};
-use quire_core::{Clock, SystemClock};
-use quire_server::{AppState, accounts};
+use quire_app::{App, accounts};
+use quire_engine::{FetchConfig, Fetcher};
+use quire_server::AppState;
 use quire_store::Db;
 use quire_store::blobs::BlobStore;
 use serde_json::Value;
@@ -134,7 +135,7 @@ impl Server {
             .await
             .context("bind 127.0.0.1:0")?;
         let base_url = format!("http://{}", listener.local_addr()?);
-        let state = AppState::new(db.clone(), blob_store(), fetcher()?, &base_url);
+        let state = AppState::new(App::new(db.clone(), blob_store(), fetcher()?), &base_url);
         let (shutdown, stop) = oneshot::channel::<()>();
         let task = tokio::spawn(quire_server::serve(listener, state.clone(), async {
             let _ = stop.await;
@@ -153,7 +154,10 @@ impl Server {
     /// A second engine over the same database and blobs, with its own
     /// caches: seeding through it leaves the server's caches cold.
     pub fn separate_state(&self) -> anyhow::Result<AppState> {
-        Ok(AppState::new(self.db.clone(), blob_store(), fetcher()?, &self.base_url))
+        Ok(AppState::new(
+            App::new(self.db.clone(), blob_store(), fetcher()?),
+            &self.base_url,
+        ))
     }
 
     /// Stops the server, closes the pool and drops the database.
@@ -172,13 +176,12 @@ impl Server {
     /// Creates the admin user, an API token for them and, over HTTP, an
     /// organization they administer: `(admin user id, token, org id)`.
     pub async fn admin_and_org(&self, title: &str) -> anyhow::Result<(String, String, String)> {
-        let now = SystemClock.now();
-        let admin = accounts::ensure_user(&self.db, "bench-admin@example.com", "Bench Admin", now)
+        let admin = accounts::ensure_user(&self.state.app, "bench-admin@example.com", "Bench Admin")
             .await
-            .map_err(|e| anyhow::anyhow!("create the admin user: {e}"))?;
-        let token = accounts::create_token(&self.db, &admin.id, now)
+            .context("create the admin user")?;
+        let token = accounts::create_token(&self.state.app, &admin.id)
             .await
-            .map_err(|e| anyhow::anyhow!("create the admin token: {e}"))?;
+            .context("create the admin token")?;
         let org: Value = http_client(&token)?
             .post(format!("{}/v1/orgs", self.base_url))
             .json(&serde_json::json!({ "title": title }))
@@ -206,8 +209,8 @@ impl Server {
 }
 
 /// The guarded client for server-side fetches (the benchmarks make none).
-fn fetcher() -> anyhow::Result<quire_server::Fetcher> {
-    quire_server::Fetcher::new(quire_server::FetchConfig::default()).context("build the fetch client")
+fn fetcher() -> anyhow::Result<Fetcher> {
+    Fetcher::new(FetchConfig::default()).context("build the fetch client")
 }
 
 fn blob_store() -> BlobStore {

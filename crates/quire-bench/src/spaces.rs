@@ -18,13 +18,13 @@
 use std::time::Instant;
 
 use anyhow::{Context, ensure};
+use quire_app::accounts;
 use quire_core::{Clock, DefaultLevel, EditMode, Role, SystemClock, Timestamp, Visibility};
-use quire_server::accounts;
 use quire_store::collections::{self, CollectionRow};
 use quire_store::grants::{self, Principal, Resource};
 use quire_store::spaces::{self, SpaceRow};
 use quire_store::users::UserRow;
-use quire_store::{Db, content, members, teams, users};
+use quire_store::{content, members, teams, users};
 use serde_json::Value;
 
 use crate::{Args, Outcome, Server, ensure_no_errors, http_client, measure, print_load_table};
@@ -61,7 +61,7 @@ pub async fn run(args: &Args) -> anyhow::Result<()> {
 async fn bench(args: &Args, server: &Server, space_count: usize, collection_count: usize) -> anyhow::Result<Outcome> {
     let (admin_id, _, org_id) = server.admin_and_org("Bench Org").await?;
     let started = Instant::now();
-    let org = seed(&server.db, &org_id, &admin_id, space_count, collection_count).await?;
+    let org = seed(&server.state.app, &org_id, &admin_id, space_count, collection_count).await?;
     server.analyze().await?;
     println!(
         "seeded {space_count} spaces, {collection_count} collections and {TEAMS} teams into {org_id} on {} in {:.1} s",
@@ -123,7 +123,7 @@ fn collection(org_id: &str, index: usize, parent: Option<&str>, now: Timestamp) 
 /// Seeds collections, spaces (each with its initial revision), teams with
 /// grants, and the guest, in batched write transactions.
 async fn seed(
-    db: &Db,
+    app: &quire_app::App,
     org_id: &str,
     admin_id: &str,
     space_count: usize,
@@ -133,6 +133,7 @@ async fn seed(
         collection_count >= GROUP && collection_count.is_multiple_of(GROUP),
         "collections come in groups of {GROUP}"
     );
+    let db = &app.db;
     let now = SystemClock.now();
 
     // Collections, group by group: index 0 is top level, 1..=3 under it,
@@ -267,9 +268,9 @@ async fn seed(
     }
     tx.commit().await.context("commit the teams and grants")?;
 
-    let guest_token = accounts::create_token(db, &guest.id, now)
+    let guest_token = accounts::create_token(app, &guest.id)
         .await
-        .map_err(|e| anyhow::anyhow!("create the guest's token: {e}"))?;
+        .context("create the guest's token")?;
     Ok(Seeded {
         guest_token,
         target,

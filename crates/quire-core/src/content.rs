@@ -124,3 +124,48 @@ impl<'de> Deserialize<'de> for DefaultLevel {
         })
     }
 }
+
+/// Where a change request is in its life: drafts and open ones take edits,
+/// updates and merges; archived and merged ones do not.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ChangeRequestStatus {
+    Draft,
+    #[default]
+    Open,
+    Archived,
+    Merged,
+}
+
+impl ChangeRequestStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ChangeRequestStatus::Draft => "draft",
+            ChangeRequestStatus::Open => "open",
+            ChangeRequestStatus::Archived => "archived",
+            ChangeRequestStatus::Merged => "merged",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<ChangeRequestStatus> {
+        [
+            ChangeRequestStatus::Draft,
+            ChangeRequestStatus::Open,
+            ChangeRequestStatus::Archived,
+            ChangeRequestStatus::Merged,
+        ]
+        .into_iter()
+        .find(|s| s.as_str() == text)
+    }
+
+    /// Draft and open change requests still take edits, updates and merges.
+    pub fn is_active(self) -> bool {
+        matches!(self, ChangeRequestStatus::Draft | ChangeRequestStatus::Open)
+    }
+}
+
+impl std::fmt::Display for ChangeRequestStatus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}

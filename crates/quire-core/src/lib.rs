@@ -7,6 +7,6 @@ pub mod role;
 pub mod serde_util;
 pub mod time;
 
-pub use content::{DefaultLevel, EditMode, Visibility};
+pub use content::{ChangeRequestStatus, DefaultLevel, EditMode, Visibility};
 pub use role::{Role, TeamRole};
 pub use time::{Clock, ManualClock, SystemClock, Timestamp};

@@ -23,7 +23,7 @@ struct Entries<K, V> {
 }
 
 impl<K: Eq + Hash + Clone, V: Clone> Bounded<K, V> {
-    fn new(capacity: usize) -> Self {
+    pub(crate) fn new(capacity: usize) -> Self {
         Bounded {
             inner: Mutex::new(Entries {
                 map: HashMap::new(),
@@ -60,8 +60,6 @@ pub(crate) struct Caches {
     pub(crate) files: Bounded<String, Arc<FileObject>>,
     pub(crate) documents: Bounded<String, Arc<str>>,
     pub(crate) snapshots: Bounded<String, Arc<Snapshot>>,
-    /// Links found in a document, by document hash.
-    pub(crate) links: Bounded<String, Arc<Vec<(String, quire_content::markdown::Relation)>>>,
 }
 
 impl Default for Caches {
@@ -71,7 +69,6 @@ impl Default for Caches {
             files: Bounded::new(50_000),
             documents: Bounded::new(20_000),
             snapshots: Bounded::new(64),
-            links: Bounded::new(50_000),
         }
     }
 }

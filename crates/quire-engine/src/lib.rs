@@ -3,29 +3,48 @@
 //!
 //! A revision is a tree of immutable objects ([`quire_content::objects`]).
 //! Reading a revision gives a [`Snapshot`]: the flat tree plus the hash of
-//! every page node. An edit clones the snapshot, changes it, and writes back
-//! only the objects on the path from each changed page to the root; the new
-//! revision then replaces the change request's head with a compare-and-set,
-//! so concurrent writers never lose an update. Snapshots and objects are
-//! immutable, so they are cached in memory by id and hash.
+//! every page node. An edit copies the snapshot into a draft, changes it, and
+//! writes back only the objects on the path from each changed page to the
+//! root; the new revision then replaces the space's or change request's head
+//! with a compare-and-set, so concurrent writers never lose an update.
+//!
+//! One service per concern, each in its own module:
+//! - [`Revisions`]: load snapshots and documents (cached: they never change)
+//!   and commit new revisions — the only place a revision is written;
+//! - [`Edits`]: apply a batch of changes to a change request or a space;
+//! - [`Merges`]: merge a change request into its space, update it from it;
+//! - [`ChangeRequests`]: open change requests;
+//! - [`Files`]: file bytes in the blob store, fetched by URL when asked;
+//! - [`Links`]: the links of a revision and whether their targets exist.
 
-mod batch;
 mod cache;
+pub mod change_requests;
+pub mod changes;
+pub mod edits;
 pub mod fetch;
+pub mod files;
 pub mod links;
-mod merging;
+pub mod merges;
+pub mod revisions;
 mod snapshot;
 pub mod templates;
 
 use std::sync::Arc;
 
-use quire_core::{Clock, Timestamp};
+use quire_core::Clock;
 use quire_store::Db;
 use quire_store::blobs::BlobStore;
 
-pub use batch::{AppliedChange, Change, DocumentInput, FileInput, MAX_FILE_BYTES, PageFields};
+pub use change_requests::ChangeRequests;
+pub use changes::{
+    AppliedChange, Change, DocumentInput, FileInput, MAX_FILE_BYTES, MAX_PAGE_MARKDOWN_BYTES, PageFields,
+};
+pub use edits::Edits;
 pub use fetch::{FetchConfig, FetchError, Fetcher};
-pub use merging::MergeResult;
+pub use files::Files;
+pub use links::Links;
+pub use merges::{MergeResult, Merges};
+pub use revisions::Revisions;
 pub use snapshot::Snapshot;
 
 /// Why a content operation failed.
@@ -34,15 +53,17 @@ pub enum EngineError {
     /// The request is invalid (a batch change names a missing page, ...).
     #[error("{0}")]
     Invalid(String),
-    #[error("{0} not found")]
-    NotFound(&'static str),
+    /// What is missing, named (`revision "abc" not found`).
+    #[error("{0}")]
+    NotFound(String),
     /// The change cannot apply in the current state (a locked space, a
-    /// merged change request, a merge conflict).
-    #[error("{message}")]
-    Conflict {
-        message: String,
-        pages: Vec<quire_content::merge::Conflict>,
-    },
+    /// merged change request, a merge conflict naming its pages, a head that
+    /// moved meanwhile).
+    #[error("{0}")]
+    Conflict(String),
+    /// Input over a documented size limit.
+    #[error("{0}")]
+    TooLarge(String),
     #[error(transparent)]
     Store(#[from] quire_store::StoreError),
     #[error(transparent)]
@@ -55,37 +76,37 @@ impl EngineError {
     }
 
     pub fn conflict(message: impl Into<String>) -> EngineError {
-        EngineError::Conflict {
-            message: message.into(),
-            pages: Vec::new(),
-        }
+        EngineError::Conflict(message.into())
+    }
+
+    pub fn not_found(what: &str, id: &str) -> EngineError {
+        EngineError::NotFound(format!("{what} {id:?} not found"))
     }
 }
 
 pub type EngineResult<T> = Result<T, EngineError>;
 
-/// The engine, shared by all requests of a server.
+/// The engine's services, shared by all requests of a server.
 pub struct Engine {
-    pub db: Db,
-    pub blobs: BlobStore,
-    /// The guarded client for every server-side HTTP fetch.
-    pub fetcher: Fetcher,
-    clock: Arc<dyn Clock>,
-    cache: cache::Caches,
+    pub revisions: Arc<Revisions>,
+    pub files: Arc<Files>,
+    pub edits: Edits,
+    pub merges: Merges,
+    pub change_requests: ChangeRequests,
+    pub links: Links,
 }
 
 impl Engine {
     pub fn new(db: Db, blobs: BlobStore, fetcher: Fetcher, clock: Arc<dyn Clock>) -> Engine {
+        let revisions = Arc::new(Revisions::new(db.clone(), clock.clone()));
+        let files = Arc::new(Files::new(blobs, fetcher));
         Engine {
-            db,
-            blobs,
-            fetcher,
-            clock,
-            cache: cache::Caches::default(),
+            edits: Edits::new(revisions.clone(), files.clone(), clock.clone()),
+            merges: Merges::new(revisions.clone(), clock.clone()),
+            change_requests: ChangeRequests::new(db, clock),
+            links: Links::new(revisions.clone()),
+            revisions,
+            files,
         }
-    }
-
-    fn now(&self) -> Timestamp {
-        self.clock.now()
     }
 }

@@ -7,8 +7,16 @@ use std::sync::Arc;
 
 use quire_content::markdown::{self, Relation};
 
+use crate::EngineResult;
+use crate::cache::Bounded;
+use crate::revisions::Revisions;
 use crate::snapshot::Snapshot;
-use crate::{Engine, EngineResult};
+
+/// Finds and resolves links; a document's links are cached by its hash.
+pub struct Links {
+    revisions: Arc<Revisions>,
+    cache: Bounded<String, Arc<Vec<(String, Relation)>>>,
+}
 
 /// What a link points at, resolved against one revision.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -32,21 +40,28 @@ pub struct Link {
     pub target: Target,
 }
 
-impl Engine {
+impl Links {
+    pub(crate) fn new(revisions: Arc<Revisions>) -> Links {
+        Links {
+            revisions,
+            cache: Bounded::new(50_000),
+        }
+    }
+
     /// The links of a document (cached by its hash).
     async fn document_links(&self, hash: &str) -> EngineResult<Arc<Vec<(String, Relation)>>> {
-        if let Some(found) = self.cache.links.get(&hash.to_owned()) {
+        if let Some(found) = self.cache.get(&hash.to_owned()) {
             return Ok(found);
         }
-        let text = self.document(hash).await?;
+        let text = self.revisions.document(hash).await?;
         let found = Arc::new(markdown::links(&text));
-        self.cache.links.put(hash.to_owned(), found.clone());
+        self.cache.put(hash.to_owned(), found.clone());
         Ok(found)
     }
 
     /// Every link of every page of the snapshot, resolved. `app_url` is the
     /// base URL of this server: links under it count as in-app.
-    pub async fn links(&self, snapshot: &Snapshot, app_url: &str) -> EngineResult<Vec<Link>> {
+    pub async fn of_revision(&self, snapshot: &Snapshot, app_url: &str) -> EngineResult<Vec<Link>> {
         let mut out = Vec::new();
         for (page, _) in snapshot.tree.walk() {
             let Some(document) = snapshot.tree.pages[&page].meta.document.clone() else {

@@ -1,6 +1,6 @@
 //! Built-in space templates: ready-made page trees a space starts from.
 
-use crate::batch::{Change, DocumentInput, PageFields};
+use crate::changes::{Change, DocumentInput, PageFields};
 
 /// The templates this server offers, by id.
 pub const TEMPLATES: [&str; 2] = ["api-reference", "product-guide"];

@@ -1,13 +1,10 @@
-//! Authentication: API tokens and the [`Caller`] extractor.
-//!
-//! Tokens are 40 random alphanumerics behind a `quire_` prefix. Only their
-//! SHA-256 is stored (a token is high-entropy, so a fast hash is enough); the
-//! token itself is shown once, when created, and never logged.
+//! Authentication: the [`Auth`] extractor turns `Authorization: Bearer
+//! <token>` into the [`Caller`] every operation runs for.
 //!
 //! Every `/v1` request authenticates, so each node keeps recently seen token
 //! hashes for [`TOKEN_CACHE_TTL`]. Tokens cannot be revoked or users deleted
 //! yet; when they can, that operation must clear this cache (and other nodes
-//! see the change within the TTL).
+//! see the change within the TTL). Tokens are never logged.
 
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -16,24 +13,12 @@ use std::time::{Duration, Instant};
 use axum::extract::FromRequestParts;
 use axum::http::header::AUTHORIZATION;
 use axum::http::request::Parts;
-use quire_store::users::{self, UserRow};
-use sha2::{Digest, Sha256};
+use quire_app::Caller;
+use quire_app::accounts;
+use quire_store::users::UserRow;
 
 use crate::error::ApiError;
 use crate::state::AppState;
-
-const TOKEN_PREFIX: &str = "quire_";
-
-/// A fresh API token, as shown to its owner.
-pub fn new_token() -> String {
-    format!("{TOKEN_PREFIX}{}", quire_core::id::random_alphanumeric(40))
-}
-
-/// The form a token is stored and looked up in.
-pub fn hash_token(token: &str) -> String {
-    let digest = Sha256::digest(token.as_bytes());
-    digest.iter().map(|b| format!("{b:02x}")).collect()
-}
 
 /// How long a node trusts a token it has looked up.
 pub const TOKEN_CACHE_TTL: Duration = Duration::from_secs(30);
@@ -66,19 +51,10 @@ impl TokenCache {
     }
 }
 
-/// The authenticated user making the request.
-#[derive(Debug, Clone)]
-pub struct Caller {
-    pub user: UserRow,
-}
+/// The authenticated caller of a request; 401 without a valid token.
+pub struct Auth(pub Caller);
 
-impl Caller {
-    pub fn id(&self) -> &str {
-        &self.user.id
-    }
-}
-
-impl FromRequestParts<AppState> for Caller {
+impl FromRequestParts<AppState> for Auth {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
@@ -88,15 +64,14 @@ impl FromRequestParts<AppState> for Caller {
         if !scheme.eq_ignore_ascii_case("bearer") || token.trim().is_empty() {
             return Err(ApiError::Unauthorized);
         }
-        let hash = hash_token(token.trim());
+        let hash = accounts::hash_token(token.trim());
         if let Some(user) = state.tokens.get(&hash) {
-            return Ok(Caller { user });
+            return Ok(Auth(Caller { user }));
         }
-        let mut conn = state.db.read().await?;
-        let user = users::by_token_hash(&mut conn, &hash)
+        let user = accounts::user_for_token_hash(&state.app, &hash)
             .await?
             .ok_or(ApiError::Unauthorized)?;
         state.tokens.put(hash, user.clone());
-        Ok(Caller { user })
+        Ok(Auth(Caller { user }))
     }
 }

@@ -2,19 +2,19 @@
 //!
 //! Policy:
 //! - Every failure answers `{"error": {"code": <status>, "message": "..."}}`,
-//!   the official API's error shape, whatever produced it (handler, extractor,
-//!   unknown route, body limit).
-//! - 4xx messages say what was wrong with the request so a user can fix it.
+//!   the official API's error shape, whatever produced it (an area of the
+//!   application, an extractor, an unknown route, the body limit, a request
+//!   hyper refuses before routing: see `http::ErrorBodies`).
+//! - Application errors map to statuses in one place ([`From<AppError>`]):
+//!   invalid 400, forbidden 403, not found 404, conflict 409, too large 413.
+//!   Their messages are written for the person who sent the request.
 //! - 5xx details (database errors, bugs) go to the log with the request id,
 //!   never into the body, which only says "internal error".
-//! - A resource the caller may not see is reported exactly like one that does
-//!   not exist (404), so ids cannot be probed.
-//! - Store outcomes map in one place: `NotFound` -> 404, `Conflict` -> 409.
 
 use axum::Json;
 use axum::http::StatusCode;
 use axum::response::{IntoResponse, Response};
-use quire_store::StoreError;
+use quire_app::AppError;
 
 #[derive(Debug, thiserror::Error)]
 pub enum ApiError {
@@ -30,8 +30,8 @@ pub enum ApiError {
     MethodNotAllowed,
     #[error("{0}")]
     Conflict(String),
-    #[error("request body is too large")]
-    PayloadTooLarge,
+    #[error("{0}")]
+    PayloadTooLarge(String),
     #[error("{0}")]
     UnsupportedMediaType(String),
     #[error(transparent)]
@@ -45,18 +45,6 @@ impl ApiError {
         ApiError::BadRequest(message.into())
     }
 
-    pub fn forbidden(message: impl Into<String>) -> ApiError {
-        ApiError::Forbidden(message.into())
-    }
-
-    pub fn not_found(what: &str) -> ApiError {
-        ApiError::NotFound(format!("{what} not found"))
-    }
-
-    pub fn conflict(message: impl Into<String>) -> ApiError {
-        ApiError::Conflict(message.into())
-    }
-
     pub fn status(&self) -> StatusCode {
         match self {
             ApiError::BadRequest(_) => StatusCode::BAD_REQUEST,
@@ -65,29 +53,34 @@ impl ApiError {
             ApiError::NotFound(_) => StatusCode::NOT_FOUND,
             ApiError::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
             ApiError::Conflict(_) => StatusCode::CONFLICT,
-            ApiError::PayloadTooLarge => StatusCode::PAYLOAD_TOO_LARGE,
+            ApiError::PayloadTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
             ApiError::UnsupportedMediaType(_) => StatusCode::UNSUPPORTED_MEDIA_TYPE,
             ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
 }
 
-impl From<StoreError> for ApiError {
-    fn from(err: StoreError) -> Self {
+impl From<AppError> for ApiError {
+    fn from(err: AppError) -> Self {
         match err {
-            StoreError::NotFound => ApiError::NotFound("not found".into()),
-            StoreError::Conflict(_) => {
-                ApiError::Conflict("a resource with the same unique value already exists".into())
-            }
-            other => ApiError::Internal(other.into()),
+            AppError::Invalid(message) => ApiError::BadRequest(message),
+            AppError::Forbidden(message) => ApiError::Forbidden(message),
+            AppError::NotFound(message) => ApiError::NotFound(message),
+            AppError::Conflict(message) => ApiError::Conflict(message),
+            AppError::TooLarge(message) => ApiError::PayloadTooLarge(message),
+            AppError::Internal(err) => ApiError::Internal(err),
         }
     }
 }
 
 /// The body of every error response.
 pub fn error_body(status: StatusCode, message: &str) -> Response {
-    let body = serde_json::json!({ "error": { "code": status.as_u16(), "message": message } });
-    (status, Json(body)).into_response()
+    (status, Json(error_json(status, message))).into_response()
+}
+
+/// `{"error": {"code", "message"}}`.
+pub fn error_json(status: StatusCode, message: &str) -> serde_json::Value {
+    serde_json::json!({ "error": { "code": status.as_u16(), "message": message } })
 }
 
 impl IntoResponse for ApiError {
@@ -101,18 +94,5 @@ impl IntoResponse for ApiError {
             other => other.to_string(),
         };
         error_body(status, &message)
-    }
-}
-
-impl From<quire_engine::EngineError> for ApiError {
-    fn from(err: quire_engine::EngineError) -> Self {
-        use quire_engine::EngineError;
-        match err {
-            EngineError::Invalid(message) => ApiError::BadRequest(message),
-            EngineError::NotFound(what) => ApiError::not_found(what),
-            EngineError::Conflict { message, .. } => ApiError::Conflict(message),
-            EngineError::Store(err) => err.into(),
-            EngineError::Blob(err) => ApiError::Internal(err.into()),
-        }
     }
 }

@@ -1,24 +1,22 @@
-//! Quire's HTTP server: the `/v1` management API.
+//! Quire's HTTP server: the `/v1` management API over `quire_app`.
 //!
-//! Layers only call downward: `routes` (thin handlers: parse, authorize, call
-//! the store, shape JSON) use `extract`, `auth`, `authz`, `pagination` and
-//! `views`; everything persistent goes through `quire_store`.
+//! - [`http`]: the router, the cross-cutting layers (request ids, tracing,
+//!   body limit, panics) and the server loop; `connection` gives errors hyper
+//!   answers before routing the official body;
+//! - [`api`]: one module per API area, each owning its routes;
+//! - [`auth`], [`extract`], [`pagination`]: what handlers extract from a
+//!   request; [`views`]: the JSON shapes of responses;
+//! - [`error`]: the one error type and its mapping to statuses.
 
-pub mod accounts;
-pub mod app;
+mod api;
 pub mod auth;
-pub mod authz;
-pub mod content_views;
+mod connection;
 pub mod error;
 pub mod extract;
-pub mod jobs;
+pub mod http;
 pub mod pagination;
-pub mod permissions;
-mod routes;
 pub mod state;
-pub mod validate;
 pub mod views;
 
-pub use app::{router, serve};
-pub use quire_engine::fetch::{FetchConfig, Fetcher};
+pub use http::{router, serve};
 pub use state::AppState;

@@ -46,11 +46,44 @@ pub struct ListOrder {
 
 impl ListOrder {
     pub const fn ascending_by(sort: &'static str) -> ListOrder {
+        ListOrder::by_int(sort, false)
+    }
+
+    /// An order by an integer column (times, positions).
+    pub const fn by_int(sort: &'static str, descending: bool) -> ListOrder {
         ListOrder {
             sort,
             text_key: false,
-            descending: false,
+            descending,
         }
+    }
+
+    /// An order by a text column (names).
+    pub const fn by_text(sort: &'static str, descending: bool) -> ListOrder {
+        ListOrder {
+            sort,
+            text_key: true,
+            descending,
+        }
+    }
+}
+
+/// Spaces and collections list in the order of the organization's tree.
+pub const TREE_ORDER: ListOrder = ListOrder::ascending_by("position");
+
+/// The `order` query parameter of lists that take one (descending unless
+/// asked otherwise).
+#[derive(Debug, Clone, Copy, Default, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Order {
+    Asc,
+    #[default]
+    Desc,
+}
+
+impl Order {
+    pub fn is_descending(self) -> bool {
+        matches!(self, Order::Desc)
     }
 }
 

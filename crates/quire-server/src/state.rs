@@ -1,43 +1,27 @@
-//! What every handler can reach: the database, the content engine (with
-//! the blob store and the guarded fetch client), the clock and the public URL.
+//! What every handler can reach: the application and where this server is
+//! reached from outside (for the `urls` fields of responses).
 
 use std::sync::Arc;
 
-use quire_core::{Clock, SystemClock, Timestamp};
-use quire_engine::{Engine, Fetcher};
-use quire_store::Db;
-use quire_store::blobs::BlobStore;
+use quire_app::App;
 
 #[derive(Clone)]
 pub struct AppState {
-    pub db: Db,
-    pub engine: Arc<Engine>,
+    pub app: App,
     /// Recently authenticated tokens (see `auth`).
     pub tokens: Arc<crate::auth::TokenCache>,
-    pub clock: Arc<dyn Clock>,
     /// Absolute base URL this server is reached at, without a trailing slash;
     /// `urls` fields in responses are built from it.
     pub public_url: Arc<str>,
 }
 
 impl AppState {
-    pub fn new(db: Db, blobs: BlobStore, fetcher: Fetcher, public_url: &str) -> AppState {
-        AppState::with_clock(db, blobs, fetcher, public_url, Arc::new(SystemClock))
-    }
-
-    pub fn with_clock(db: Db, blobs: BlobStore, fetcher: Fetcher, public_url: &str, clock: Arc<dyn Clock>) -> AppState {
-        let engine = Arc::new(Engine::new(db.clone(), blobs, fetcher, clock.clone()));
+    pub fn new(app: App, public_url: &str) -> AppState {
         AppState {
-            db,
-            engine,
+            app,
             tokens: Arc::default(),
-            clock,
             public_url: public_url.trim_end_matches('/').into(),
         }
-    }
-
-    pub fn now(&self) -> Timestamp {
-        self.clock.now()
     }
 
     /// `<public url>/v1<path>`: the API location of a resource.

@@ -1,6 +1,6 @@
 //! Change requests: proposed edits with their own head revision.
 
-use quire_core::Timestamp;
+use quire_core::{ChangeRequestStatus, Timestamp};
 use sqlx::any::AnyRow;
 use sqlx::{AnyConnection, Row};
 
@@ -14,8 +14,7 @@ pub struct ChangeRequestRow {
     pub space_id: String,
     pub number: i64,
     pub subject: String,
-    /// `draft`, `open`, `archived` or `merged`.
-    pub status: String,
+    pub status: ChangeRequestStatus,
     pub created_by: String,
     pub created_at: Timestamp,
     pub updated_at: Timestamp,
@@ -34,7 +33,7 @@ impl ChangeRequestRow {
     /// Draft and open change requests still take edits, updates and merges;
     /// archived and merged ones do not.
     pub fn is_active(&self) -> bool {
-        matches!(self.status.as_str(), "open" | "draft")
+        self.status.is_active()
     }
 }
 
@@ -51,7 +50,10 @@ fn from_row(row: &AnyRow) -> StoreResult<ChangeRequestRow> {
         space_id: row.try_get("space_id")?,
         number: row.try_get("number")?,
         subject: row.try_get("subject")?,
-        status: row.try_get("status")?,
+        status: {
+            let text: String = row.try_get("status")?;
+            ChangeRequestStatus::parse(&text).ok_or(crate::StoreError::Corrupt(text))?
+        },
         created_by: row.try_get("created_by")?,
         created_at: Timestamp(row.try_get("created_at")?),
         updated_at: Timestamp(row.try_get("updated_at")?),
@@ -88,7 +90,7 @@ pub async fn insert(conn: &mut AnyConnection, cr: &ChangeRequestRow) -> StoreRes
     .bind(&cr.space_id)
     .bind(cr.number)
     .bind(&cr.subject)
-    .bind(&cr.status)
+    .bind(cr.status.as_str())
     .bind(&cr.created_by)
     .bind(cr.created_at.0)
     .bind(cr.updated_at.0)
@@ -139,7 +141,7 @@ pub async fn update_if_head(conn: &mut AnyConnection, cr: &ChangeRequestRow, exp
     .bind(&cr.id)
     .bind(expected_head)
     .bind(&cr.subject)
-    .bind(&cr.status)
+    .bind(cr.status.as_str())
     .bind(cr.updated_at.0)
     .bind(&cr.revision_id)
     .bind(&cr.revision_merged_ancestor)
@@ -153,7 +155,7 @@ pub async fn update_if_head(conn: &mut AnyConnection, cr: &ChangeRequestRow, exp
 
 #[derive(Debug, Clone, Default)]
 pub struct ChangeRequestFilter {
-    pub status: Option<String>,
+    pub status: Option<ChangeRequestStatus>,
     pub creator: Option<String>,
 }
 
@@ -168,7 +170,7 @@ pub async fn list(
     let push_filter = |sql: &mut Sql| {
         sql.push(" WHERE space_id = ").bind(space_id.to_owned());
         if let Some(status) = &filter.status {
-            sql.push(" AND status = ").bind(status.clone());
+            sql.push(" AND status = ").bind(status.as_str().to_owned());
         }
         if let Some(creator) = &filter.creator {
             sql.push(" AND created_by = ").bind(creator.clone());

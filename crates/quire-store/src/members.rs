@@ -79,7 +79,7 @@ fn from_row(row: &AnyRow) -> StoreResult<MemberRow> {
         organization_id: row.try_get("organization_id")?,
         user: UserRow::from_row(row)?,
         role: role_column(row, "role")?,
-        disabled: flag_column(&row, "disabled")?,
+        disabled: flag_column(row, "disabled")?,
         sso: flag_column(row, "sso")?,
         joined_at: Timestamp(row.try_get("joined_at")?),
         last_seen_at: row.try_get::<Option<i64>, _>("last_seen_at")?.map(Timestamp),
@@ -112,6 +112,27 @@ pub async fn membership(conn: &mut AnyConnection, org_id: &str, user_id: &str) -
         })
     })
     .transpose()
+}
+
+/// The viewer's active memberships in the organizations `user_id` also
+/// belongs to: what decides how much of that user the viewer may see.
+pub async fn shared_with(conn: &mut AnyConnection, viewer_id: &str, user_id: &str) -> StoreResult<Vec<Membership>> {
+    let rows = sqlx::query(
+        "SELECT v.role, v.disabled FROM members v JOIN members u ON u.organization_id = v.organization_id \
+         WHERE v.user_id = $1 AND u.user_id = $2 AND v.disabled = 0",
+    )
+    .bind(viewer_id)
+    .bind(user_id)
+    .fetch_all(conn)
+    .await?;
+    rows.iter()
+        .map(|row| {
+            Ok(Membership {
+                role: role_column(row, "role")?,
+                disabled: flag_column(row, "disabled")?,
+            })
+        })
+        .collect()
 }
 
 fn push_filter(sql: &mut Sql, org_id: &str, sort: MemberSort, filter: &MemberFilter) {

@@ -78,6 +78,41 @@ impl PageRequest {
     }
 }
 
+impl<T> Page<T> {
+    /// Shapes every item with `f`, keeping the page's position and total.
+    pub fn map<U>(self, f: impl FnMut(T) -> U) -> Page<U> {
+        Page {
+            items: self.items.into_iter().map(f).collect(),
+            next: self.next,
+            total: self.total,
+        }
+    }
+
+    /// One page of a list computed in memory, in its order: the cursor is
+    /// the position of the last item (lists derived from a revision, whose
+    /// order never changes).
+    pub fn of_list(items: Vec<T>, request: &PageRequest) -> Page<T> {
+        let start = request
+            .after
+            .as_ref()
+            .and_then(|a| a.id.parse::<usize>().ok())
+            .map_or(0, |i| i + 1);
+        let total = items.len() as i64;
+        let rows: Vec<(usize, T)> = items
+            .into_iter()
+            .enumerate()
+            .skip(start)
+            .take(request.limit as usize + 1)
+            .collect();
+        request
+            .finish(rows, total, |(i, _)| Keyset {
+                key: SortKey::Int(*i as i64),
+                id: i.to_string(),
+            })
+            .map(|(_, item)| item)
+    }
+}
+
 fn bind_key(sql: &mut Sql, key: &SortKey) {
     match key {
         SortKey::Int(v) => sql.bind(*v),

@@ -3,10 +3,13 @@
 use std::net::SocketAddr;
 use std::path::PathBuf;
 
+use std::io::IsTerminal;
+
 use anyhow::Context;
 use clap::{Args, Parser, Subcommand};
-use quire_core::{Clock, SystemClock};
-use quire_server::{AppState, accounts};
+use quire_app::{App, accounts};
+use quire_engine::{FetchConfig, Fetcher};
+use quire_server::AppState;
 use quire_store::Db;
 use tracing_subscriber::EnvFilter;
 
@@ -89,6 +92,19 @@ impl StorageArgs {
         }
     }
 
+    /// The application over the configured storage; server-side fetches
+    /// reach private networks only when `allow_private_fetch`.
+    async fn app(&self, allow_private_fetch: bool) -> anyhow::Result<App> {
+        let blobs = self.blob_store()?;
+        let fetcher = Fetcher::new(FetchConfig {
+            allow_private_networks: allow_private_fetch,
+            ..FetchConfig::default()
+        })
+        .context("starting the HTTP client for server-side fetches")?;
+        let db = self.open().await?;
+        Ok(App::new(db, blobs, fetcher))
+    }
+
     /// Opens (creating and migrating when needed) the configured database.
     async fn open(&self) -> anyhow::Result<Db> {
         let url = match &self.database_url {
@@ -106,12 +122,29 @@ impl StorageArgs {
     }
 }
 
+/// Logs go to stderr: one JSON object per line with `QUIRE_LOG_FORMAT=json`,
+/// else text, coloured only when stderr is a terminal.
+fn init_logging() -> anyhow::Result<()> {
+    let filter = EnvFilter::try_from_env("QUIRE_LOG").unwrap_or_else(|_| EnvFilter::new("info,sqlx=warn"));
+    let builder = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr);
+    match std::env::var("QUIRE_LOG_FORMAT").as_deref() {
+        Ok("json") => builder
+            .json()
+            .flatten_event(true)
+            .with_current_span(true)
+            .with_span_list(false)
+            .init(),
+        Ok("text") | Err(_) => builder.with_ansi(std::io::stderr().is_terminal()).init(),
+        Ok(other) => anyhow::bail!("QUIRE_LOG_FORMAT must be `text` or `json`, not {other:?}"),
+    }
+    Ok(())
+}
+
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
-    tracing_subscriber::fmt()
-        .with_env_filter(EnvFilter::try_from_env("QUIRE_LOG").unwrap_or_else(|_| EnvFilter::new("info,sqlx=warn")))
-        .with_writer(std::io::stderr)
-        .init();
+    init_logging()?;
 
     match Cli::parse().command {
         Command::Serve(args) => serve(args).await,
@@ -123,15 +156,10 @@ async fn main() -> anyhow::Result<()> {
         Command::Token {
             command: TokenCommand::Create { email, name, storage },
         } => {
-            let db = storage.open().await?;
-            let now = SystemClock.now();
-            let user = accounts::ensure_user(&db, &email, &name, now)
-                .await
-                .map_err(|e| anyhow::anyhow!("{e}"))?;
-            let token = accounts::create_token(&db, &user.id, now)
-                .await
-                .map_err(|e| anyhow::anyhow!("{e}"))?;
-            db.close().await;
+            let app = storage.app(false).await?;
+            let user = accounts::ensure_user(&app, &email, &name).await?;
+            let token = accounts::create_token(&app, &user.id).await?;
+            app.db.close().await;
             println!("{token}");
             Ok(())
         }
@@ -139,13 +167,7 @@ async fn main() -> anyhow::Result<()> {
 }
 
 async fn serve(args: ServeArgs) -> anyhow::Result<()> {
-    let blobs = args.storage.blob_store()?;
-    let fetcher = quire_server::Fetcher::new(quire_server::FetchConfig {
-        allow_private_networks: args.allow_private_fetch,
-        ..quire_server::FetchConfig::default()
-    })
-    .context("starting the HTTP client for server-side fetches")?;
-    let db = args.storage.open().await?;
+    let app = args.storage.app(args.allow_private_fetch).await?;
     let listener = tokio::net::TcpListener::bind(args.listen)
         .await
         .with_context(|| format!("binding {}", args.listen))?;
@@ -154,20 +176,20 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     tracing::info!(
         %address,
         %public_url,
-        backend = ?db.backend(),
+        backend = ?app.db.backend(),
         allow_private_fetch = args.allow_private_fetch,
         "quire is listening"
     );
-    let state = AppState::new(db.clone(), blobs, fetcher, &public_url);
+    let state = AppState::new(app.clone(), &public_url);
     let (stop, stopped) = tokio::sync::watch::channel(false);
-    let worker = tokio::spawn(quire_server::jobs::work(state.clone(), wait_for(stopped.clone())));
+    let worker = tokio::spawn(quire_app::jobs::work(app.clone(), wait_for(stopped.clone())));
     let server = quire_server::serve(listener, state, async move {
         shutdown_signal().await;
         let _ = stop.send(true);
     });
     server.await?;
     let _ = worker.await;
-    db.close().await;
+    app.db.close().await;
     Ok(())
 }
 

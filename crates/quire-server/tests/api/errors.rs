@@ -25,7 +25,7 @@ both_backends! {
 
     async fn oversized_bodies_are_413(app: TestApp) {
         let ada = app.user("Ada").await;
-        let huge = format!("{{\"title\": \"{}\"}}", "x".repeat(quire_server::app::MAX_BODY_BYTES + 1));
+        let huge = format!("{{\"title\": \"{}\"}}", "x".repeat(quire_server::http::MAX_BODY_BYTES + 1));
         let res = app.request(Method::POST, "/v1/orgs").as_user(&ada).raw_body(huge).send().await;
         res.assert_status(413);
     }

@@ -62,7 +62,7 @@ both_backends! {
         app.clock.advance_days(8);
 
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-        let worker = tokio::spawn(quire_server::jobs::work(app.state.clone(), async {
+        let worker = tokio::spawn(quire_app::jobs::work(app.state.app.clone(), async {
             let _ = stopped.await;
         }));
         // Poll (bounded) until the worker has removed the space.

@@ -7,6 +7,7 @@ mod collections;
 mod content;
 mod errors;
 mod files;
+mod hostile;
 mod invites;
 mod lifecycle;
 mod members;

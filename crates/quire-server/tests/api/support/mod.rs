@@ -7,8 +7,10 @@ pub mod contract;
 
 use std::sync::Arc;
 
+use quire_app::{App, accounts};
 use quire_core::ManualClock;
-use quire_server::{AppState, accounts};
+use quire_engine::{FetchConfig, Fetcher};
+use quire_server::AppState;
 use quire_store::Db;
 use reqwest::Method;
 use serde_json::Value;
@@ -147,14 +149,15 @@ impl TestApp {
         let clock = ManualClock::default();
         let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind port 0");
         let base_url = format!("http://{}", listener.local_addr().expect("local address"));
-        let fetcher = quire_server::Fetcher::new(quire_server::FetchConfig {
+        let fetcher = Fetcher::new(FetchConfig {
             allow_private_networks: options.allow_private_fetch,
             connect_timeout: std::time::Duration::from_secs(5),
             timeout: std::time::Duration::from_secs(10),
-            ..quire_server::FetchConfig::default()
+            ..FetchConfig::default()
         })
         .expect("fetch client");
-        let state = AppState::with_clock(db.clone(), blobs, fetcher, &base_url, Arc::new(clock.clone()));
+        let app = App::with_clock(db.clone(), blobs, fetcher, Arc::new(clock.clone()));
+        let state = AppState::new(app, &base_url);
         let (shutdown, stop) = oneshot::channel::<()>();
         let served = state.clone();
         let server = tokio::spawn(async move {
@@ -180,11 +183,10 @@ impl TestApp {
     /// A user with an API token, created the way `quire token create` does.
     pub async fn user(&self, name: &str) -> TestUser {
         let email = format!("{}@example.com", name.to_lowercase().replace(' ', "."));
-        let now = self.clock_now();
-        let user = accounts::ensure_user(&self.db, &email, name, now)
+        let user = accounts::ensure_user(&self.state.app, &email, name)
             .await
             .expect("create user");
-        let token = accounts::create_token(&self.db, &user.id, now)
+        let token = accounts::create_token(&self.state.app, &user.id)
             .await
             .expect("create token");
         TestUser {
@@ -197,14 +199,10 @@ impl TestApp {
     /// Runs the background jobs that are due now (the server under test runs
     /// no worker of its own, so tests decide when jobs run).
     pub async fn run_due_jobs(&self) -> usize {
-        quire_server::jobs::run_due(&self.state, "test-worker")
+        let registry = quire_app::jobs::Registry::standard();
+        quire_app::jobs::run_due(&self.state.app, &registry, "test-worker")
             .await
             .expect("jobs run")
-    }
-
-    fn clock_now(&self) -> quire_core::Timestamp {
-        use quire_core::Clock;
-        self.clock.now()
     }
 
     /// Starts a request to `path` (which starts with `/v1`).
@@ -216,6 +214,7 @@ impl TestApp {
             token: None,
             body: None,
             raw: None,
+            content_type: Some("application/json".into()),
         }
     }
 
@@ -383,6 +382,8 @@ pub struct TestRequest<'a> {
     token: Option<String>,
     body: Option<Value>,
     raw: Option<Vec<u8>>,
+    /// `None`: no `Content-Type` header at all.
+    content_type: Option<String>,
 }
 
 impl TestRequest<'_> {
@@ -407,6 +408,18 @@ impl TestRequest<'_> {
         self
     }
 
+    /// Sends the body with this `Content-Type` (JSON by default).
+    pub fn content_type(mut self, value: &str) -> Self {
+        self.content_type = Some(value.to_owned());
+        self
+    }
+
+    /// Sends no `Content-Type` header.
+    pub fn no_content_type(mut self) -> Self {
+        self.content_type = None;
+        self
+    }
+
     /// Sends the request and checks the response against the contract.
     pub async fn send(self) -> TestResponse {
         let url = format!("{}{}", self.app.base_url, self.path);
@@ -414,11 +427,14 @@ impl TestRequest<'_> {
         if let Some(token) = &self.token {
             req = req.bearer_auth(token);
         }
+        if let Some(content_type) = &self.content_type {
+            req = req.header("content-type", content_type);
+        }
         if let Some(body) = &self.body {
-            req = req.header("content-type", "application/json").body(body.to_string());
+            req = req.body(body.to_string());
         }
         if let Some(raw) = self.raw {
-            req = req.header("content-type", "application/json").body(raw);
+            req = req.body(raw);
         }
         let res = req
             .send()

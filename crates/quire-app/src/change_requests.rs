@@ -1,0 +1,216 @@
+//! Change requests: open, list, read, update subject and status, write
+//! content, update from the space and merge into it. The content work itself
+//! is the engine's; this module decides who may do it.
+
+use quire_core::{ChangeRequestStatus, Role};
+use quire_engine::{AppliedChange, Change};
+use quire_store::change_requests::{self, ChangeRequestFilter, ChangeRequestRow};
+use quire_store::page::PageRequest;
+use quire_store::spaces::SpaceRow;
+use quire_store::users::{self, UserRow};
+use quire_store::{Conn, Page};
+use serde::Deserialize;
+
+use crate::error::{AppError, AppResult};
+use crate::{App, Caller, access};
+
+const MAX_SUBJECT: usize = 100;
+
+/// A change request with the users its views name.
+#[derive(Debug, Clone)]
+pub struct ChangeRequestInfo {
+    pub change_request: ChangeRequestRow,
+    pub created_by: UserRow,
+    pub merged_by: Option<UserRow>,
+    /// The space moved on since the change request was last updated.
+    pub outdated: bool,
+}
+
+/// Shapes a change request; `space_revision` is the space's current revision.
+pub(crate) async fn info(conn: &mut Conn, cr: ChangeRequestRow, space_revision: &str) -> AppResult<ChangeRequestInfo> {
+    let created_by = users::get(conn, &cr.created_by).await?;
+    let merged_by = match &cr.merged_by {
+        Some(id) => Some(users::get(conn, id).await?),
+        None => None,
+    };
+    Ok(ChangeRequestInfo {
+        outdated: cr.is_active() && cr.revision_merged_ancestor != space_revision,
+        change_request: cr,
+        created_by,
+        merged_by,
+    })
+}
+
+fn subject(text: &str) -> AppResult<String> {
+    if text.chars().count() > MAX_SUBJECT {
+        return Err(AppError::invalid(format!(
+            "subject must be at most {MAX_SUBJECT} characters"
+        )));
+    }
+    Ok(text.trim().to_owned())
+}
+
+/// Opens a change request on the space's current content.
+pub async fn open(app: &App, caller: &Caller, space_id: &str, subject_text: &str) -> AppResult<ChangeRequestInfo> {
+    let subject = subject(subject_text)?;
+    let mut conn = app.db.read().await?;
+    let (space, _) =
+        access::space_with_role(&mut conn, caller, space_id, Role::Edit, "open change requests here").await?;
+    drop(conn);
+    let cr = app.engine.change_requests.open(&space, &subject, caller.id()).await?;
+    let mut conn = app.db.read().await?;
+    info(&mut conn, cr, &space.revision_id).await
+}
+
+/// Which change requests a list shows, and in which order.
+#[derive(Debug, Clone, Default)]
+pub struct ListFilter {
+    pub status: ChangeRequestStatus,
+    pub creator: Option<String>,
+    /// Newest created first; else most recently updated first.
+    pub by_creation: bool,
+}
+
+pub async fn list(
+    app: &App,
+    caller: &Caller,
+    space_id: &str,
+    filter: ListFilter,
+    request: &PageRequest,
+) -> AppResult<Page<ChangeRequestInfo>> {
+    let mut conn = app.db.read().await?;
+    let (space, _) = access::space_with_role(&mut conn, caller, space_id, Role::Read, "see change requests").await?;
+    let store_filter = ChangeRequestFilter {
+        status: Some(filter.status),
+        creator: filter.creator,
+    };
+    let page = change_requests::list(&mut conn, &space.id, &store_filter, filter.by_creation, request).await?;
+    let mut items = Vec::with_capacity(page.items.len());
+    for cr in page.items {
+        items.push(info(&mut conn, cr, &space.revision_id).await?);
+    }
+    Ok(Page {
+        items,
+        next: page.next,
+        total: page.total,
+    })
+}
+
+pub async fn get(app: &App, caller: &Caller, space_id: &str, change_request: &str) -> AppResult<ChangeRequestInfo> {
+    let mut conn = app.db.read().await?;
+    let (space, cr) = access::change_request(
+        &mut conn,
+        caller,
+        space_id,
+        change_request,
+        Role::Read,
+        "see change requests",
+    )
+    .await?;
+    info(&mut conn, cr, &space.revision_id).await
+}
+
+/// The input of a change request update: a new subject and/or status.
+#[derive(Debug, Default, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ChangeRequestUpdate {
+    pub subject: Option<String>,
+    pub status: Option<ChangeRequestStatus>,
+}
+
+pub async fn update(
+    app: &App,
+    caller: &Caller,
+    space_id: &str,
+    change_request: &str,
+    update: ChangeRequestUpdate,
+) -> AppResult<ChangeRequestInfo> {
+    let mut tx = app.db.write().await?;
+    let (space, current) = access::change_request(
+        &mut tx,
+        caller,
+        space_id,
+        change_request,
+        Role::Edit,
+        "change change requests",
+    )
+    .await?;
+    if current.status == ChangeRequestStatus::Merged {
+        return Err(AppError::conflict("a merged change request cannot change"));
+    }
+    let mut updated = current.clone();
+    if let Some(text) = &update.subject {
+        updated.subject = subject(text)?;
+    }
+    if let Some(status) = update.status {
+        if status == ChangeRequestStatus::Merged {
+            return Err(AppError::invalid("status merged is set by merging, not by an update"));
+        }
+        updated.status = status;
+    }
+    updated.updated_at = app.now();
+    if !change_requests::update_if_head(&mut tx, &updated, &current.revision_id).await? {
+        return Err(AppError::conflict(
+            "the change request changed meanwhile: read it again and retry",
+        ));
+    }
+    let info = info(&mut tx, updated, &space.revision_id).await?;
+    tx.commit().await?;
+    Ok(info)
+}
+
+/// The space and change request for an operation needing `role`, read on a
+/// connection of its own (released before the engine's transaction).
+async fn load(
+    app: &App,
+    caller: &Caller,
+    space_id: &str,
+    change_request: &str,
+    role: Role,
+    action: &str,
+) -> AppResult<(SpaceRow, ChangeRequestRow)> {
+    let mut conn = app.db.read().await?;
+    access::change_request(&mut conn, caller, space_id, change_request, role, action).await
+}
+
+/// Merges the change request into its space; returns the new revision.
+pub async fn merge(app: &App, caller: &Caller, space_id: &str, change_request: &str) -> AppResult<String> {
+    let (space, cr) = load(
+        app,
+        caller,
+        space_id,
+        change_request,
+        Role::Review,
+        "merge change requests",
+    )
+    .await?;
+    Ok(app.engine.merges.merge(&space, &cr, caller.id()).await?.revision)
+}
+
+/// Brings the change request up to date with its space; returns its head.
+pub async fn update_from_space(app: &App, caller: &Caller, space_id: &str, change_request: &str) -> AppResult<String> {
+    let (space, cr) = load(
+        app,
+        caller,
+        space_id,
+        change_request,
+        Role::Edit,
+        "update change requests",
+    )
+    .await?;
+    Ok(app.engine.merges.update(&space, &cr, caller.id()).await?.revision)
+}
+
+/// Applies a batch of changes to the change request's content.
+pub async fn write_content(
+    app: &App,
+    caller: &Caller,
+    space_id: &str,
+    change_request: &str,
+    changes: Vec<Change>,
+) -> AppResult<(ChangeRequestInfo, Vec<AppliedChange>)> {
+    let (space, cr) = load(app, caller, space_id, change_request, Role::Edit, "edit content").await?;
+    let (updated, applied) = app.engine.edits.apply(&space, &cr, changes, caller.id()).await?;
+    let mut conn = app.db.read().await?;
+    Ok((info(&mut conn, updated, &space.revision_id).await?, applied))
+}

@@ -1,0 +1,77 @@
+//! Quire's application layer: what the API, the CLI, background jobs and
+//! (later) importers all call.
+//!
+//! - [`access`] answers "what may this caller do with this organization,
+//!   collection, space or change request", and nothing else does.
+//! - One module per area (`orgs`, `members`, `teams`, `invites`, `spaces`,
+//!   `collections`, `permissions`, `change_requests`, `content`, `accounts`)
+//!   owns that area's rules and its transactions. Functions take the [`App`],
+//!   the [`Caller`] and typed input, and return rows with everything a view
+//!   needs; they never see HTTP.
+//! - [`jobs`] runs durable background work; each area registers its own job
+//!   types.
+//! - Every failure is an [`AppError`]; the HTTP layer maps it to a status in
+//!   one place.
+
+pub mod access;
+pub mod accounts;
+pub mod change_requests;
+pub mod collections;
+pub mod content;
+pub mod error;
+pub mod input;
+pub mod invites;
+pub mod jobs;
+pub mod members;
+pub mod orgs;
+pub mod permissions;
+pub mod spaces;
+pub mod teams;
+mod tree;
+
+use std::sync::Arc;
+
+use quire_core::{Clock, SystemClock, Timestamp};
+use quire_engine::{Engine, Fetcher};
+use quire_store::Db;
+use quire_store::blobs::BlobStore;
+use quire_store::users::UserRow;
+
+pub use error::{AppError, AppResult};
+pub use tree::{MoveInput, Pointer, Position};
+
+/// Everything the application needs: the database, the content engine (with
+/// the blob store and the guarded fetch client) and the clock. Cheap to clone.
+#[derive(Clone)]
+pub struct App {
+    pub db: Db,
+    pub engine: Arc<Engine>,
+    pub clock: Arc<dyn Clock>,
+}
+
+impl App {
+    pub fn new(db: Db, blobs: BlobStore, fetcher: Fetcher) -> App {
+        App::with_clock(db, blobs, fetcher, Arc::new(SystemClock))
+    }
+
+    pub fn with_clock(db: Db, blobs: BlobStore, fetcher: Fetcher, clock: Arc<dyn Clock>) -> App {
+        let engine = Arc::new(Engine::new(db.clone(), blobs, fetcher, clock.clone()));
+        App { db, engine, clock }
+    }
+
+    pub fn now(&self) -> Timestamp {
+        self.clock.now()
+    }
+}
+
+/// The authenticated user an operation runs for.
+#[derive(Debug, Clone)]
+pub struct Caller {
+    pub user: UserRow,
+}
+
+impl Caller {
+    pub fn id(&self) -> &str {
+        &self.user.id
+    }
+}

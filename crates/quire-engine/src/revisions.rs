@@ -1,0 +1,232 @@
+//! Revisions: loading them into [`Snapshot`]s (cached by id, with every
+//! object cached by hash: neither ever changes) and committing new ones.
+//! [`Revisions::commit`] is the one way a revision is written: new objects,
+//! the revision row and the compare-and-set of the heads it moves, in one
+//! transaction.
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::Arc;
+
+use imbl::HashMap as SharedMap;
+use quire_content::objects::{FileObject, NodeObject, RootObject};
+use quire_content::tree::FlatTree;
+use quire_core::Clock;
+use quire_store::change_requests::{self, ChangeRequestRow};
+use quire_store::content::{self, RevisionRow};
+use quire_store::{Conn, Db, StoreError};
+
+use crate::cache::Caches;
+use crate::snapshot::{Draft, Snapshot};
+use crate::{EngineError, EngineResult};
+
+/// The revision store of every space.
+pub struct Revisions {
+    db: Db,
+    clock: Arc<dyn Clock>,
+    pub(crate) cache: Caches,
+}
+
+impl Revisions {
+    pub(crate) fn new(db: Db, clock: Arc<dyn Clock>) -> Revisions {
+        Revisions {
+            db,
+            clock,
+            cache: Caches::default(),
+        }
+    }
+}
+
+fn corrupt(what: &str, err: impl std::fmt::Display) -> EngineError {
+    EngineError::Store(StoreError::Corrupt(format!("{what}: {err}")))
+}
+
+impl Revisions {
+    /// Loads a revision of a space (cached: revisions never change).
+    pub async fn snapshot(&self, space_id: &str, revision_id: &str) -> EngineResult<Arc<Snapshot>> {
+        if let Some(snapshot) = self.cache.snapshots.get(&revision_id.to_owned())
+            && snapshot.revision.space_id == space_id
+        {
+            return Ok(snapshot);
+        }
+        let mut conn = self.db.read().await?;
+        let revision = match content::get_revision(&mut conn, space_id, revision_id).await {
+            Ok(rev) => rev,
+            Err(StoreError::NotFound) => return Err(EngineError::not_found("revision", revision_id)),
+            Err(err) => return Err(err.into()),
+        };
+        let snapshot = Arc::new(self.load(&mut conn, revision).await?);
+        self.cache.snapshots.put(revision_id.to_owned(), snapshot.clone());
+        Ok(snapshot)
+    }
+
+    async fn load(&self, conn: &mut Conn, revision: RevisionRow) -> EngineResult<Snapshot> {
+        let root_body = content::get_objects(conn, std::slice::from_ref(&revision.root)).await?;
+        let (_, body) = root_body
+            .first()
+            .ok_or_else(|| corrupt("missing root object", &revision.root))?;
+        let root: RootObject = serde_json::from_str(body).map_err(|e| corrupt("root object", e))?;
+
+        let mut snapshot = Snapshot {
+            revision,
+            tree: FlatTree::default(),
+            node_hashes: SharedMap::new(),
+            stamps: SharedMap::new(),
+            files: Vec::new(),
+        };
+        // Breadth first, one batch of object reads per level.
+        let mut level: VecDeque<(Option<String>, String)> = root.pages.iter().map(|h| (None, h.clone())).collect();
+        while !level.is_empty() {
+            let hashes: Vec<String> = level.iter().map(|(_, h)| h.clone()).collect();
+            let nodes = self.nodes(conn, &hashes).await?;
+            let mut next = VecDeque::new();
+            for ((parent, hash), node) in level.into_iter().zip(nodes) {
+                snapshot.tree.push(&node.id, parent.as_deref(), node.meta.clone());
+                snapshot.node_hashes.insert(node.id.clone(), hash);
+                snapshot
+                    .stamps
+                    .insert(node.id.clone(), (node.created_at, node.updated_at));
+                next.extend(node.children.iter().map(|c| (Some(node.id.clone()), c.clone())));
+            }
+            level = next;
+        }
+        for hash in &root.files {
+            let file = self.file_object(conn, hash).await?;
+            snapshot.files.push((hash.clone(), (*file).clone()));
+        }
+        Ok(snapshot)
+    }
+
+    /// Node objects for `hashes`, in the same order.
+    async fn nodes(&self, conn: &mut Conn, hashes: &[String]) -> EngineResult<Vec<Arc<NodeObject>>> {
+        let missing: Vec<String> = hashes
+            .iter()
+            .filter(|h| self.cache.nodes.get(h).is_none())
+            .cloned()
+            .collect();
+        let mut fetched = HashMap::new();
+        if !missing.is_empty() {
+            for (hash, body) in content::get_objects(conn, &missing).await? {
+                let node: NodeObject = serde_json::from_str(&body).map_err(|e| corrupt("page node", e))?;
+                let node = Arc::new(node);
+                self.cache.nodes.put(hash.clone(), node.clone());
+                fetched.insert(hash, node);
+            }
+        }
+        hashes
+            .iter()
+            .map(|h| {
+                fetched
+                    .get(h)
+                    .cloned()
+                    .or_else(|| self.cache.nodes.get(h))
+                    .ok_or_else(|| corrupt("missing page node", h))
+            })
+            .collect()
+    }
+
+    async fn file_object(&self, conn: &mut Conn, hash: &str) -> EngineResult<Arc<FileObject>> {
+        if let Some(file) = self.cache.files.get(&hash.to_owned()) {
+            return Ok(file);
+        }
+        let found = content::get_objects(conn, &[hash.to_owned()]).await?;
+        let (_, body) = found.first().ok_or_else(|| corrupt("missing file object", hash))?;
+        let file: Arc<FileObject> = Arc::new(serde_json::from_str(body).map_err(|e| corrupt("file object", e))?);
+        self.cache.files.put(hash.to_owned(), file.clone());
+        Ok(file)
+    }
+
+    /// The markdown of a document object.
+    pub async fn document(&self, hash: &str) -> EngineResult<Arc<str>> {
+        if let Some(text) = self.cache.documents.get(&hash.to_owned()) {
+            return Ok(text);
+        }
+        let mut conn = self.db.read().await?;
+        let found = content::get_objects(&mut conn, &[hash.to_owned()]).await?;
+        let (_, body) = found.first().ok_or_else(|| corrupt("missing document", hash))?;
+        let text: Arc<str> = body.as_str().into();
+        self.cache.documents.put(hash.to_owned(), text.clone());
+        Ok(text)
+    }
+
+    fn remember(&self, snapshot: Snapshot) -> Arc<Snapshot> {
+        let snapshot = Arc::new(snapshot);
+        self.cache.snapshots.put(snapshot.revision.id.clone(), snapshot.clone());
+        snapshot
+    }
+
+    /// A new revision row of the space for [`Revisions::commit`] to fill in
+    /// (its root comes from the draft).
+    pub(crate) fn new_revision(
+        &self,
+        space_id: &str,
+        parents: Vec<String>,
+        user_id: &str,
+        kind: &str,
+        merged_from: Option<String>,
+    ) -> RevisionRow {
+        RevisionRow {
+            id: quire_core::id::new_id(),
+            space_id: space_id.to_owned(),
+            parents,
+            root: String::new(),
+            author_id: Some(user_id.to_owned()),
+            kind: kind.to_owned(),
+            merged_from,
+            created_at: self.clock.now(),
+        }
+    }
+
+    /// Records a new revision: writes the draft's new objects and the
+    /// revision row, then moves every head in `heads` to it with a
+    /// compare-and-set, all in one transaction. When another writer moved a
+    /// head first, nothing is written and the caller gets a conflict to
+    /// retry. This is the only place revisions are written.
+    pub(crate) async fn commit(
+        &self,
+        draft: Draft,
+        revision: RevisionRow,
+        heads: &[Head<'_>],
+    ) -> EngineResult<Arc<Snapshot>> {
+        let (objects, snapshot) = draft.finish(revision);
+        let new_id = snapshot.revision.id.clone();
+        let mut tx = self.db.write().await?;
+        content::put_objects(&mut tx, &objects).await?;
+        content::insert_revision(&mut tx, &snapshot.revision).await?;
+        for head in heads {
+            let moved = match head {
+                Head::Space { space_id, expected } => {
+                    content::advance_space(&mut tx, space_id, expected, &new_id, self.clock.now()).await?
+                }
+                Head::ChangeRequest { updated, expected } => {
+                    change_requests::update_if_head(&mut tx, updated, expected).await?
+                }
+            };
+            if !moved {
+                return Err(EngineError::Conflict(head.moved_meanwhile().to_owned()));
+            }
+        }
+        tx.commit().await?;
+        Ok(self.remember(snapshot))
+    }
+}
+
+/// A pointer that a new revision moves, with the value it must still have.
+pub(crate) enum Head<'a> {
+    /// The space's current revision becomes the new one.
+    Space { space_id: &'a str, expected: &'a str },
+    /// The change request is rewritten as `updated` (which names the new
+    /// revision where it should) if its head is still `expected`.
+    ChangeRequest {
+        updated: &'a ChangeRequestRow,
+        expected: &'a str,
+    },
+}
+
+impl Head<'_> {
+    fn moved_meanwhile(&self) -> &'static str {
+        match self {
+            Head::Space { .. } => "the space's content changed meanwhile: read it again and retry",
+            Head::ChangeRequest { .. } => "the change request changed meanwhile: read it again and retry",
+        }
+    }
+}

@@ -1,0 +1,92 @@
+//! The HTTP application: routes, cross-cutting layers and the server loop.
+
+use std::future::Future;
+use std::time::Duration;
+
+use axum::Router;
+use axum::extract::{DefaultBodyLimit, State};
+use axum::http::{HeaderName, Request, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use tower_http::catch_panic::CatchPanicLayer;
+use tower_http::request_id::{MakeRequestId, PropagateRequestIdLayer, RequestId, SetRequestIdLayer};
+use tower_http::trace::TraceLayer;
+use tracing::Span;
+
+use crate::api;
+use crate::error::{ApiError, error_body};
+use crate::state::AppState;
+
+/// Largest request body accepted (file uploads in content batches included).
+pub const MAX_BODY_BYTES: usize = 32 * 1024 * 1024;
+
+const REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
+
+#[derive(Clone, Copy, Default)]
+struct NewRequestId;
+
+impl MakeRequestId for NewRequestId {
+    fn make_request_id<B>(&mut self, _request: &Request<B>) -> Option<RequestId> {
+        quire_core::id::new_id().parse().ok().map(RequestId::new)
+    }
+}
+
+/// The whole application with its state.
+pub fn router(state: AppState) -> Router {
+    let api = api::v1()
+        .fallback(|| async { ApiError::NotFound("no such route".into()) })
+        .method_not_allowed_fallback(|| async { ApiError::MethodNotAllowed });
+    Router::new()
+        .route("/health", get(health))
+        .nest("/v1", api)
+        .fallback(|| async { ApiError::NotFound("no such route".into()) })
+        .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
+        .layer(CatchPanicLayer::custom(|_| {
+            error_body(StatusCode::INTERNAL_SERVER_ERROR, "internal error")
+        }))
+        .layer(
+            // Spans carry the method, the path (never the query string, which
+            // may hold share keys) and the request id; headers, and so tokens,
+            // are never recorded.
+            TraceLayer::new_for_http()
+                .make_span_with(|request: &Request<_>| {
+                    let id = request
+                        .extensions()
+                        .get::<RequestId>()
+                        .and_then(|id| id.header_value().to_str().ok())
+                        .unwrap_or("-");
+                    tracing::info_span!("request", id, method = %request.method(), path = request.uri().path())
+                })
+                .on_request(())
+                .on_response(|response: &Response, latency: Duration, _span: &Span| {
+                    tracing::info!(
+                        status = response.status().as_u16(),
+                        latency_ms = latency.as_secs_f64() * 1e3,
+                        "done"
+                    );
+                }),
+        )
+        .layer(PropagateRequestIdLayer::new(REQUEST_ID))
+        .layer(SetRequestIdLayer::new(REQUEST_ID, NewRequestId))
+        .with_state(state)
+}
+
+async fn health(State(state): State<AppState>) -> Response {
+    if state.app.db.ping().await {
+        (StatusCode::OK, axum::Json(serde_json::json!({ "status": "ok" }))).into_response()
+    } else {
+        error_body(StatusCode::SERVICE_UNAVAILABLE, "database unreachable")
+    }
+}
+
+/// Serves the application on an already-bound listener until `shutdown`
+/// completes, then finishes in-flight requests.
+pub async fn serve(
+    listener: tokio::net::TcpListener,
+    state: AppState,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    axum::serve(crate::connection::Listener(listener), router(state))
+        .with_graceful_shutdown(shutdown)
+        .await
+}
