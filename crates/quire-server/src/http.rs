@@ -61,7 +61,7 @@ pub fn router(state: AppState) -> Router {
                 .on_response(|response: &Response, latency: Duration, _span: &Span| {
                     tracing::info!(
                         status = response.status().as_u16(),
-                        latency_ms = latency.as_secs_f64() * 1e3,
+                        latency_ms = millis(latency),
                         "done"
                     );
                 }),
@@ -69,6 +69,11 @@ pub fn router(state: AppState) -> Router {
         .layer(PropagateRequestIdLayer::new(REQUEST_ID))
         .layer(SetRequestIdLayer::new(REQUEST_ID, NewRequestId))
         .with_state(state)
+}
+
+/// A duration as a number of milliseconds to the microsecond (`1.234`).
+fn millis(duration: Duration) -> f64 {
+    duration.as_micros() as f64 / 1000.0
 }
 
 async fn health(State(state): State<AppState>) -> Response {

@@ -54,13 +54,21 @@ fn free_port() -> u16 {
 
 /// Starts `quire serve` and waits (bounded) until `/health` answers 200.
 fn serve(storage: &[String]) -> (Server, String) {
+    serve_with(storage, &[], Stdio::null())
+}
+
+/// Starts `quire serve` with extra environment variables and its logs
+/// (stderr) going to `logs`.
+fn serve_with(storage: &[String], env: &[(&str, &str)], logs: Stdio) -> (Server, String) {
     let port = free_port();
     let listen = format!("127.0.0.1:{port}");
     let child = Command::new(BIN)
         .args(["serve", "--listen", &listen])
         .args(storage)
+        .envs(env.iter().copied())
+        .env_remove("QUIRE_LOG")
         .stdout(Stdio::null())
-        .stderr(Stdio::null())
+        .stderr(logs)
         .spawn()
         .expect("start quire serve");
     let server = Server(child);
@@ -163,4 +171,76 @@ fn cli_on_postgres() {
     if let Err(panic) = result {
         std::panic::resume_unwind(panic);
     }
+}
+
+/// The logs of a server that answered one authenticated request, read once
+/// it has stopped. Stderr is a file here, never a terminal.
+fn logs_of_one_request(format: Option<&str>) -> String {
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let storage = ["--data-dir".to_owned(), dir.path().join("data").display().to_string()];
+    let token = token_create("logs@example.com", &storage);
+    let log_path = dir.path().join("stderr.log");
+    let log_file = std::fs::File::create(&log_path).expect("create the log file");
+    let env: Vec<(&str, &str)> = format.map(|f| ("QUIRE_LOG_FORMAT", f)).into_iter().collect();
+    let (server, base) = serve_with(&storage, &env, Stdio::from(log_file));
+    let res = reqwest::blocking::Client::new()
+        .get(format!("{base}/v1/user"))
+        .bearer_auth(&token)
+        .send()
+        .expect("GET /v1/user");
+    assert_eq!(res.status(), 200);
+    drop(server);
+    let logs = std::fs::read_to_string(&log_path).expect("read the logs");
+    assert!(!logs.contains(&token), "the token must never be logged");
+    logs
+}
+
+#[test]
+fn logs_are_plain_text_when_stderr_is_not_a_terminal() {
+    let logs = logs_of_one_request(None);
+    assert!(logs.contains("quire is listening"), "{logs}");
+    assert!(!logs.contains('\u{1b}'), "ANSI escape codes in piped logs:\n{logs}");
+    let request = logs
+        .lines()
+        .find(|l| l.contains("/v1/user") && l.contains("status=200"))
+        .expect("a request line");
+    let latency = request
+        .split("latency_ms=")
+        .nth(1)
+        .expect("latency_ms")
+        .split_whitespace()
+        .next()
+        .unwrap_or_default();
+    assert!(
+        latency.parse::<f64>().is_ok_and(|ms| ms >= 0.0 && latency.len() <= 12),
+        "latency {latency:?} in {request}"
+    );
+}
+
+#[test]
+fn json_logs_are_one_object_per_line() {
+    let logs = logs_of_one_request(Some("json"));
+    let lines: Vec<serde_json::Value> = logs
+        .lines()
+        .map(|line| serde_json::from_str(line).unwrap_or_else(|e| panic!("not JSON ({e}): {line}")))
+        .collect();
+    assert!(lines.iter().any(|l| l["message"] == "quire is listening"), "{logs}");
+    let request = lines
+        .iter()
+        .find(|l| l["status"] == 200 && l["span"]["path"] == "/v1/user")
+        .unwrap_or_else(|| panic!("no request line in {logs}"));
+    assert!(request["latency_ms"].is_f64(), "{request}");
+    assert!(request["span"]["id"].is_string(), "{request}");
+}
+
+#[test]
+fn an_unknown_log_format_is_refused() {
+    let out = Command::new(BIN)
+        .args(["migrate", "--data-dir"])
+        .arg(tempfile::tempdir().expect("temporary directory").path())
+        .env("QUIRE_LOG_FORMAT", "xml")
+        .output()
+        .expect("run quire");
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("QUIRE_LOG_FORMAT"));
 }
