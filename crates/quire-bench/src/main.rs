@@ -11,10 +11,12 @@
 //! - `spaces`: a guest reading a space through a team grant on a nested
 //!   collection, in a large and a small organization ([`spaces`]);
 //! - `content`: edits, merges and page lists of spaces with thousands of
-//!   pages, one request at a time ([`content`]).
+//!   pages, one request at a time ([`content`]);
+//! - `memory`: resident memory of the real `quire` binary (run as a child
+//!   process) around large requests ([`memory`]).
 //!
 //! ```text
-//! cargo run --release -p quire-bench -- [members|spaces|content] --seconds 10 --connections 32
+//! cargo run --release -p quire-bench -- [members|spaces|content|memory] --seconds 10 --connections 32
 //! ```
 //!
 //! This file holds the command line, the shared server setup and the load
@@ -22,6 +24,7 @@
 
 mod content;
 mod members;
+mod memory;
 mod spaces;
 
 use std::sync::Arc;
@@ -47,6 +50,8 @@ enum Group {
     Spaces,
     /// Edits, merges and page lists of 1,000- and 10,000-page spaces.
     Content,
+    /// Resident memory of the `quire` binary around large requests.
+    Memory,
 }
 
 #[derive(Parser, Debug)]
@@ -96,6 +101,7 @@ fn main() -> anyhow::Result<()> {
             Group::Members => members::run(&args).await,
             Group::Spaces => spaces::run(&args).await,
             Group::Content => content::run(&args).await,
+            Group::Memory => memory::run(&args).await,
         }
     })
 }

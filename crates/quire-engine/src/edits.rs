@@ -199,7 +199,7 @@ impl Edits {
                 {
                     return Err(invalid(index, format!("ref {name:?} is used twice in this batch")));
                 }
-                let text = document_markdown(index, &document)?;
+                let text = document_markdown(index, document)?;
                 let front = markdown::split_front_matter(&text).0.unwrap_or_default();
                 let title = markdown::front_matter_value(front, "title")
                     .or(fields.title.clone())
@@ -251,7 +251,7 @@ impl Edits {
                     check_title(index, title)?;
                     meta.title = title.clone();
                 }
-                if let Some(document) = &document {
+                if let Some(document) = document {
                     let text = document_markdown(index, document)?;
                     if !matches!(meta.kind, PageKind::Document) {
                         return Err(invalid(index, "only document pages have a document"));
@@ -387,10 +387,10 @@ fn check_title(index: usize, title: &str) -> EngineResult<()> {
 }
 
 /// The markdown of a document input, at most [`MAX_PAGE_MARKDOWN_BYTES`].
-fn document_markdown(index: usize, document: &DocumentInput) -> EngineResult<String> {
+fn document_markdown(index: usize, document: DocumentInput) -> EngineResult<String> {
     let markdown = match document {
-        DocumentInput::Markdown { markdown } => markdown.clone(),
-        DocumentInput::Json { document } => quire_content::document::document_to_markdown(document)
+        DocumentInput::Markdown { markdown } => markdown,
+        DocumentInput::Json { document } => quire_content::document::document_to_markdown(&document)
             .map_err(|e| invalid(index, format!("document: {e}")))?,
         DocumentInput::Empty => String::new(),
     };
