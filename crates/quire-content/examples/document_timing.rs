@@ -1,12 +1,13 @@
 //! Times the markdown <-> JSON document conversions on a realistic ~2 KB
 //! page and on a ~200 KB page (page reads convert on every request).
 //!
-//! Run with `cargo run --release -p quire-content --example document_timing`.
+//! Run with `cargo run --release -p quire-content --example document_timing`
+//! (`-- --steps` also times each conversion of the model).
 
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
-use quire_content::document::{document_to_markdown, markdown_to_document};
+use quire_content::document::{Document, document_to_markdown, markdown_to_document};
 
 /// One section of a typical documentation page (about 2 KB).
 fn section(n: usize) -> String {
@@ -103,5 +104,15 @@ fn main() {
             to_json,
             to_markdown
         );
+        if std::env::args().any(|a| a == "--steps") {
+            let model = Document::from_markdown(&markdown);
+            println!(
+                "  from_markdown {:?}, to_json {:?}, from_json {:?}, to_markdown {:?}",
+                time(budget, || Document::from_markdown(&markdown)),
+                time(budget, || model.to_json()),
+                time(budget, || Document::from_json(&document)),
+                time(budget, || model.to_markdown()),
+            );
+        }
     }
 }
