@@ -539,3 +539,6 @@ fn name_headings(blocks: &mut [Block]) {
         }
     });
 }
+
+#[cfg(test)]
+mod tests;
