@@ -26,6 +26,8 @@ mod model;
 mod text;
 
 #[cfg(test)]
+mod proptests;
+#[cfg(test)]
 mod spec;
 #[cfg(test)]
 mod tests;
