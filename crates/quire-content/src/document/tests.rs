@@ -704,3 +704,185 @@ fn documents_satisfy_the_official_schema() {
         errors.join("\n")
     );
 }
+
+// ---------------------------------------------------------------------------
+// The model and what is new with it
+// ---------------------------------------------------------------------------
+
+use super::{Block, Document, HeadingLevel, Inline, LinkTarget, Marks};
+
+#[test]
+fn includes_are_reusable_content() {
+    let markdown = "{% include \"../.gitbook/includes/setup.md\" %}\n";
+    let block = only_block(markdown);
+    assert_eq!(
+        block,
+        json!({ "object": "block", "type": "reusable-content", "isVoid": true, "data": {
+            "ref": { "kind": "reusable-content", "reusableContent": "../.gitbook/includes/setup.md" }
+        } })
+    );
+    assert_eq!(round_trip(markdown), markdown);
+    // Where the schema allows no reusable content, the tag stays text.
+    let hint = only_block("{% hint style=\"info\" %}\n{% include \"a.md\" %}\n{% endhint %}\n");
+    assert_eq!(plain_text(child_nodes(&hint["nodes"][0])), "{% include \"a.md\" %}");
+}
+
+#[test]
+fn gitbook_figures_are_images() {
+    let image = only_block(
+        "<figure><img src=\"/files/f1\" alt=\"Shot\"><figcaption><p>The <strong>new</strong> screen</p></figcaption></figure>\n",
+    );
+    assert_eq!(node_type(&image), "images");
+    assert_eq!(
+        image["nodes"][0]["data"],
+        json!({ "ref": { "kind": "file", "file": "f1" }, "alt": "Shot" })
+    );
+    assert_eq!(caption_text(&image["nodes"][0]), "The new screen");
+    let written = document_to_markdown(&markdown_to_document(
+        "<figure><img src=\"/files/f1\" alt=\"Shot\"></figure>\n",
+    ));
+    assert_eq!(written.unwrap(), "![Shot](/files/f1)\n");
+}
+
+#[test]
+fn double_dollars_are_formulas() {
+    let p = only_block("Energy $$E = mc^2$$ and $5 or $6.\n");
+    assert_eq!(node_type(&child_nodes(&p)[1]), "inline-math");
+    assert_eq!(child_nodes(&p)[1]["data"], json!({ "formula": "E = mc^2" }));
+    assert_eq!(plain_text(child_nodes(&p)), "Energy  and $5 or $6.");
+    assert_eq!(
+        round_trip("Energy $$E = mc^2$$ and $5 or $6.\n"),
+        "Energy $$E = mc^2$$ and \\$5 or \\$6.\n"
+    );
+    // A formula alone in a list item is a display formula.
+    let list = only_block("- $$x^2$$\n");
+    assert_eq!(list["nodes"][0]["nodes"][0]["type"], "math");
+}
+
+#[test]
+fn html_tags_mark_text() {
+    let p = only_block("<strong>bold</strong>, <em>it</em> and <s>gone</s><b>!</b>\n");
+    let marked: Vec<(String, Vec<String>)> = p["nodes"][0]["leaves"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|leaf| {
+            let marks = leaf["marks"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|m| m["type"].as_str().unwrap().to_owned());
+            (leaf["text"].as_str().unwrap().to_owned(), marks.collect())
+        })
+        .collect();
+    assert_eq!(
+        marked,
+        [
+            ("bold".to_owned(), vec!["bold".to_owned()]),
+            (", ".to_owned(), vec![]),
+            ("it".to_owned(), vec!["italic".to_owned()]),
+            (" and ".to_owned(), vec![]),
+            ("gone".to_owned(), vec!["strikethrough".to_owned()]),
+            ("!".to_owned(), vec!["bold".to_owned()]),
+        ]
+    );
+}
+
+#[test]
+fn marks_that_cross_still_read_back() {
+    // Bold over "ab", italic over "bc": delimiters would pair otherwise.
+    let bold = Marks {
+        bold: true,
+        ..Marks::NONE
+    };
+    let both = Marks {
+        bold: true,
+        italic: true,
+        ..Marks::NONE
+    };
+    let italic = Marks {
+        italic: true,
+        ..Marks::NONE
+    };
+    for (a, b, c) in [("a", "b", "c"), ("a.", "b", "c"), ("0", "a", "a")] {
+        let doc = Document {
+            front_matter: None,
+            blocks: vec![Block::Paragraph(vec![
+                Inline::marked(a, bold),
+                Inline::marked(b, both),
+                Inline::marked(c, italic),
+            ])],
+        };
+        let markdown = doc.to_markdown();
+        assert_eq!(Document::from_markdown(&markdown), doc, "{markdown}");
+    }
+}
+
+#[test]
+fn the_model_reads_and_writes_front_matter() {
+    let markdown = "---\ntitle: Guide\n---\n\n# Guide\n\nText.\n";
+    let doc = Document::from_markdown(markdown);
+    assert_eq!(doc.front_matter.as_deref(), Some("title: Guide\n"));
+    assert_eq!(doc.to_markdown(), markdown);
+    // JSON has no front matter.
+    assert_eq!(Document::from_json(&doc.to_json()).unwrap().front_matter, None);
+}
+
+#[test]
+fn headings_and_plain_text_for_consumers() {
+    let doc = Document::from_markdown(
+        "# Intro\n\nSome **bold** [link](/pages/p).\n\n{% hint style=\"info\" %}\n## Inside `code`\n{% endhint %}\n\n- item\n\n  ### Deep\n\n```sh\nls\n```\n",
+    );
+    let headings: Vec<(HeadingLevel, &str, String)> =
+        doc.headings().map(|h| (h.level, h.id.as_str(), h.text())).collect();
+    assert_eq!(
+        headings,
+        [
+            (HeadingLevel::One, "intro", "Intro".to_owned()),
+            (HeadingLevel::Two, "inside-code", "Inside code".to_owned()),
+            (HeadingLevel::Three, "deep", "Deep".to_owned()),
+        ]
+    );
+    let texts: Vec<String> = doc.blocks.iter().map(Block::plain_text).collect();
+    assert_eq!(texts, ["Intro", "Some bold link.", "Inside code", "item\nDeep", "ls"]);
+    assert_eq!(doc.walk().count(), 8);
+    assert!(matches!(
+        &doc.blocks[1],
+        Block::Paragraph(content) if matches!(&content[3], Inline::Link { target: LinkTarget::Page { page }, .. } if page == "p")
+    ));
+}
+
+#[test]
+fn deep_nesting_is_capped() {
+    let doc = markdown_to_document(&format!("{}deep\n", "> ".repeat(10_000)));
+    let mut depth = 0;
+    let mut node = &doc["nodes"][0];
+    while node_type(node) == "blockquote" {
+        depth += 1;
+        node = &node["nodes"][0];
+    }
+    assert_eq!(depth, 32);
+    assert_eq!(plain_text(child_nodes(node)), "deep");
+    markdown_to_document(&format!("{}deep\n", "- ".repeat(10_000)));
+    markdown_to_document(&"{% hint style=\"info\" %}\n".repeat(1_000));
+    let mut deep = json!({ "object": "text", "leaves": [] });
+    for _ in 0..200 {
+        deep = json!({ "object": "block", "type": "blockquote", "nodes": [deep] });
+    }
+    let error = document_to_markdown(&json!({ "object": "document", "data": {}, "nodes": [deep] })).unwrap_err();
+    assert!(error.0.contains("levels"), "{error}");
+}
+
+#[test]
+fn tab_ids_follow_reading_order() {
+    let doc = markdown_to_document(
+        "{% tabs %}\n{% tab title=\"A\" %}\na\n{% endtab %}\n{% endtabs %}\n\n{% tabs %}\n{% tab title=\"B\" %}\nb\n{% endtab %}\n{% tab title=\"C\" %}\nc\n{% endtab %}\n{% endtabs %}\n",
+    );
+    let ids: Vec<&Value> = doc["nodes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|tabs| child_nodes(tabs).iter().map(|tab| &tab["meta"]["id"]))
+        .collect();
+    assert_eq!(ids, ["tab-1", "tab-2", "tab-3"]);
+}

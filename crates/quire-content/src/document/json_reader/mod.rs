@@ -36,6 +36,11 @@ impl Document {
         let Value::Object(map) = doc else {
             return Err(DocumentError("a document must be a JSON object".into()));
         };
+        if nests_deeper(doc, MAX_JSON_DEPTH) {
+            return Err(DocumentError(format!(
+                "a document nests at most {MAX_JSON_DEPTH} levels of JSON deep"
+            )));
+        }
         let document = Obj { map, path: &Path::Root };
         if document.get("object").and_then(Value::as_str) != Some("document") {
             return Err(invalid(&Path::Root.field("object"), "must be \"document\""));
@@ -63,6 +68,24 @@ impl Document {
             blocks,
         })
     }
+}
+
+/// How deep a document's JSON may nest (serde_json's own parsing limit):
+/// reading and writing recurse over it.
+const MAX_JSON_DEPTH: usize = 128;
+
+/// Whether `value` nests deeper than `limit` arrays and objects.
+fn nests_deeper(value: &Value, limit: usize) -> bool {
+    let mut stack = vec![(value, 1)];
+    while let Some((value, depth)) = stack.pop() {
+        match value {
+            Value::Array(_) | Value::Object(_) if depth > limit => return true,
+            Value::Array(items) => stack.extend(items.iter().map(|child| (child, depth + 1))),
+            Value::Object(map) => stack.extend(map.values().map(|child| (child, depth + 1))),
+            _ => {}
+        }
+    }
+    false
 }
 
 /// The blocks in `nodes` (at `path`), each allowed in `place`.

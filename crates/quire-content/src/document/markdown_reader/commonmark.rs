@@ -26,6 +26,8 @@ pub(super) fn parse_markdown(src: &str, ids: &mut Ids) -> Vec<Block> {
     let mut builder = Builder {
         ids,
         stack: vec![Frame::Root(Vec::new())],
+        containers: 0,
+        ignored: 0,
         spare: Inlines::new(),
     };
     for event in Parser::new_ext(src, options) {
@@ -199,9 +201,17 @@ enum Frame {
     },
 }
 
+/// How deep quotes and list items nest; deeper ones give their content to
+/// the innermost one kept (recursion over the model stays shallow).
+const MAX_CONTAINERS: usize = 32;
+
 struct Builder<'a> {
     ids: &'a mut Ids,
     stack: Vec<Frame>,
+    /// Quotes and list items open.
+    containers: usize,
+    /// Quotes, lists and items open past [`MAX_CONTAINERS`], left out.
+    ignored: usize,
     /// Where inline events go if no inline frame can take them (never, in
     /// practice).
     spare: Inlines,
@@ -235,6 +245,9 @@ impl Builder<'_> {
             Event::SoftBreak => self.inlines().text(" ", false),
             Event::HardBreak => self.inlines().text("\n", false),
             Event::Rule => self.push_block(Block::Divider),
+            Event::TaskListMarker(checked) if self.ignored > 0 => {
+                self.inlines().text(if checked { "[x] " } else { "[ ] " }, false);
+            }
             Event::TaskListMarker(checked) => {
                 // In a loose list the marker comes inside the paragraph.
                 let item = self.stack.iter_mut().rev().find_map(|frame| match frame {
@@ -271,6 +284,15 @@ impl Builder<'_> {
     fn start(&mut self, tag: Tag) {
         if is_block_tag(&tag) {
             self.close_implicit_paragraph();
+        }
+        if matches!(tag, Tag::BlockQuote(_) | Tag::List(_) | Tag::Item)
+            && (self.ignored > 0 || self.containers >= MAX_CONTAINERS)
+        {
+            self.ignored += 1;
+            return;
+        }
+        if matches!(tag, Tag::BlockQuote(_) | Tag::Item) {
+            self.containers += 1;
         }
         let frame = match tag {
             Tag::Paragraph => Frame::Inline(InlineKind::Paragraph { implicit: false }, Inlines::new()),
@@ -325,6 +347,14 @@ impl Builder<'_> {
     }
 
     fn end(&mut self, end: TagEnd) {
+        if self.ignored > 0 && matches!(end, TagEnd::BlockQuote(_) | TagEnd::List(_) | TagEnd::Item) {
+            self.ignored -= 1;
+            self.close_implicit_paragraph();
+            return;
+        }
+        if matches!(end, TagEnd::BlockQuote(_) | TagEnd::Item) {
+            self.containers = self.containers.saturating_sub(1);
+        }
         match end {
             TagEnd::Emphasis => {
                 let inlines = self.inlines();

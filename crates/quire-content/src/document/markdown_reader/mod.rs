@@ -29,7 +29,7 @@ impl Document {
     pub fn from_markdown(markdown: &str) -> Document {
         let (front_matter, body) = split_front_matter(markdown);
         let mut ids = Ids::default();
-        let blocks = segment_blocks(tags::segments(body), &mut ids);
+        let blocks = segment_blocks(tags::segments(body, 0), &mut ids);
         Document {
             front_matter: front_matter.map(str::to_owned),
             blocks: fit_blocks(blocks, Place::Top),

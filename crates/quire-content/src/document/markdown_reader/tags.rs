@@ -209,8 +209,13 @@ fn find_end(lines: &[&str], start: usize, name: &str) -> Option<usize> {
     None
 }
 
-/// `src` split at the GitBook blocks starting its lines.
-pub(super) fn segments(src: &str) -> Vec<Segment> {
+/// How deep hints and tabs nest; deeper tags stay text (the schema lets a
+/// tab hold a hint, nothing deeper).
+const MAX_NESTING: usize = 8;
+
+/// `src` split at the GitBook blocks starting its lines, inside `depth`
+/// hints and tabs.
+pub(super) fn segments(src: &str, depth: usize) -> Vec<Segment> {
     let lines: Vec<&str> = src.split_inclusive('\n').collect();
     let mut out = Vec::new();
     let mut chunk = String::new();
@@ -219,7 +224,7 @@ pub(super) fn segments(src: &str) -> Vec<Segment> {
     while i < lines.len() {
         // `in_fence` runs first on every line: it follows the fences.
         if !in_fence(&mut fence, lines[i])
-            && let Some((segment, next)) = special_segment(&lines, i)
+            && let Some((segment, next)) = special_segment(&lines, i, depth)
         {
             flush_markdown(&mut chunk, &mut out);
             out.push(segment);
@@ -241,7 +246,7 @@ fn flush_markdown(chunk: &mut String, out: &mut Vec<Segment>) {
 }
 
 /// A GitBook block starting at `lines[i]`, and the line after it.
-fn special_segment(lines: &[&str], i: usize) -> Option<(Segment, usize)> {
+fn special_segment(lines: &[&str], i: usize, depth: usize) -> Option<(Segment, usize)> {
     let line = lines[i];
     if line.starts_with("$$") {
         return math_segment(lines, i);
@@ -252,7 +257,8 @@ fn special_segment(lines: &[&str], i: usize) -> Option<(Segment, usize)> {
     let line = line.trim_end();
     let tag = TagLine::parse(line)?;
     let paired = match tag.name.as_str() {
-        "hint" | "tabs" | "code" => true,
+        "hint" | "tabs" => depth < MAX_NESTING,
+        "code" => true,
         "content-ref" => tag.attr("url").is_some(),
         "embed" => {
             if let Some(url) = tag.attr("url") {
@@ -270,18 +276,18 @@ fn special_segment(lines: &[&str], i: usize) -> Option<(Segment, usize)> {
     };
     if let Some(end) = paired.then(|| find_end(lines, i, &tag.name)).flatten() {
         let body = lines[i + 1..end].concat();
-        return Some((paired_segment(tag, body), end + 1));
+        return Some((paired_segment(tag, body, depth + 1), end + 1));
     }
     Some((Segment::Raw(line.to_owned()), i + 1))
 }
 
-fn paired_segment(tag: TagLine, body: String) -> Segment {
+fn paired_segment(tag: TagLine, body: String, depth: usize) -> Segment {
     match tag.name.as_str() {
         "hint" => Segment::Hint {
             style: tag.attr("style").unwrap_or("info").to_owned(),
-            body: segments(&body),
+            body: segments(&body, depth),
         },
-        "tabs" => Segment::Tabs(tab_segments(&body)),
+        "tabs" => Segment::Tabs(tab_segments(&body, depth)),
         "code" => Segment::Code(tag.attrs, body),
         _ => Segment::ContentRef(tag.attr("url").unwrap_or_default().to_owned()),
     }
@@ -306,7 +312,7 @@ fn math_segment(lines: &[&str], i: usize) -> Option<(Segment, usize)> {
 
 /// The `{% tab %}` items of a `{% tabs %}` body. Other text between them is
 /// kept as an untitled tab.
-fn tab_segments(body: &str) -> Vec<(String, Vec<Segment>)> {
+fn tab_segments(body: &str, depth: usize) -> Vec<(String, Vec<Segment>)> {
     let lines: Vec<&str> = body.split_inclusive('\n').collect();
     let mut tabs = Vec::new();
     let mut stray = String::new();
@@ -318,22 +324,22 @@ fn tab_segments(body: &str) -> Vec<(String, Vec<Segment>)> {
             .flatten()
             .filter(|tag| tag.name == "tab");
         if let Some((tag, end)) = tab.and_then(|tag| find_end(&lines, i, "tab").map(|end| (tag, end))) {
-            push_stray_tab(&mut stray, &mut tabs);
+            push_stray_tab(&mut stray, &mut tabs, depth);
             let title = tag.attr("title").unwrap_or_default().to_owned();
-            tabs.push((title, segments(&lines[i + 1..end].concat())));
+            tabs.push((title, segments(&lines[i + 1..end].concat(), depth)));
             i = end + 1;
             continue;
         }
         stray.push_str(lines[i]);
         i += 1;
     }
-    push_stray_tab(&mut stray, &mut tabs);
+    push_stray_tab(&mut stray, &mut tabs, depth);
     tabs
 }
 
-fn push_stray_tab(stray: &mut String, tabs: &mut Vec<(String, Vec<Segment>)>) {
+fn push_stray_tab(stray: &mut String, tabs: &mut Vec<(String, Vec<Segment>)>, depth: usize) {
     if !is_blank(stray) {
-        tabs.push((String::new(), segments(stray)));
+        tabs.push((String::new(), segments(stray, depth)));
     }
     stray.clear();
 }
