@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use super::super::model::{ImageSource, Inline, LinkTarget, Marks, normalize_inlines};
+use super::super::model::{Image, ImageSource, Inline, LinkTarget, Marks, normalize_inlines};
 use super::fields::{Obj, Path, Result, array, invalid};
 
 /// The colours of a `color` mark (the schema's `DocumentTextColor`).
@@ -156,7 +156,7 @@ fn read_inline(node: &Value, path: &Path, holder: Holder) -> Result<Inline> {
             data.one_of("size", &["original", "line"])?;
             let caption = data.string("caption")?.unwrap_or_default().to_owned();
             let alt = data.string("alt")?.unwrap_or_default().to_owned();
-            Inline::Image(super::super::model::Image { source, alt, caption })
+            Inline::Image(Image { source, alt, caption })
         }
         "inline-math" => {
             inline.only(&["object", "type", "key", "data", "isVoid"])?;

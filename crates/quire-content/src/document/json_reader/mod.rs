@@ -22,8 +22,8 @@ use serde_json::Value;
 use super::DocumentError;
 use super::fit::{Place, allows};
 use super::model::{
-    Block, CodeBlock, Document, Heading, HeadingLevel, Hint, HintStyle, Image, List, ListItem, ListKind, Overflow, Tab,
-    anchor_id, is_anchor_id,
+    Block, CodeBlock, Document, Heading, HeadingLevel, Hint, HintStyle, Image, Inline, List, ListItem, ListKind,
+    Overflow, Tab, anchor_id, is_anchor_id,
 };
 use super::text::plain_text;
 use fields::{Obj, Path, Result, array, check_icon, check_length, check_meta, check_text_align, invalid};
@@ -423,7 +423,7 @@ fn read_code(block: &Obj) -> Result<Block> {
             leaves.clear();
             read_text(child, &child_path, &mut leaves)?;
             text.extend(leaves.iter().map(|leaf| match leaf {
-                super::model::Inline::Text { text, .. } => text.as_str(),
+                Inline::Text { text, .. } => text.as_str(),
                 _ => "",
             }));
         }

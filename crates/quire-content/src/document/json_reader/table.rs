@@ -11,7 +11,8 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
-use super::super::model::{Block, Column, ColumnAlign, Inline, LinkTarget, Table, TableCell};
+use super::super::fit::Place;
+use super::super::model::{Block, Column, ColumnAlign, Inline, LinkTarget, Table, TableCell, normalize_inlines};
 use super::fields::{Obj, Path, Result, array, invalid};
 use super::inline::{read_image_ref, read_link_ref};
 use super::read_block;
@@ -260,7 +261,7 @@ fn read_fragments<'v>(table: &Obj<'v, '_>) -> Result<HashMap<&'v str, TableCell>
         let mut cell = TableCell::new();
         for (j, node) in nodes.iter().enumerate() {
             let node_path = nodes_path.index(j);
-            match read_block(node, &node_path, super::super::fit::Place::Top)? {
+            match read_block(node, &node_path, Place::Top)? {
                 Block::Paragraph(content) => {
                     if j > 0 {
                         cell.push(Inline::plain(" "));
@@ -271,7 +272,7 @@ fn read_fragments<'v>(table: &Obj<'v, '_>) -> Result<HashMap<&'v str, TableCell>
             }
         }
         if let Some(name) = name {
-            cells.insert(name, super::super::model::normalize_inlines(cell));
+            cells.insert(name, normalize_inlines(cell));
         }
     }
     Ok(cells)

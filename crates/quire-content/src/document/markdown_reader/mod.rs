@@ -17,7 +17,7 @@ mod tags;
 use std::collections::HashSet;
 
 use super::fit::{Place, fit_blocks};
-use super::model::{Block, Document, Hint, HintStyle, LinkTarget, Overflow, Tab, anchor_id};
+use super::model::{Block, Document, Hint, HintStyle, Inline, LinkTarget, Overflow, Tab, anchor_id};
 use crate::markdown::split_front_matter;
 use tags::Segment;
 
@@ -102,7 +102,7 @@ fn segment_blocks(segments: Vec<Segment>, ids: &mut Ids) -> Vec<Block> {
             Segment::Include(path) => blocks.push(Block::Include { path }),
             Segment::Embed(url) => blocks.push(Block::Embed { url }),
             Segment::Math(formula) => blocks.push(Block::Math { formula }),
-            Segment::Raw(line) => blocks.push(Block::Paragraph(vec![super::model::Inline::plain(line)])),
+            Segment::Raw(line) => blocks.push(Block::Paragraph(vec![Inline::plain(line)])),
         }
     }
     blocks

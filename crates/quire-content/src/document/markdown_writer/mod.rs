@@ -11,7 +11,9 @@ mod inline;
 
 use super::fit::{Place, allows, degrade};
 use super::markdown_reader::quote_attr;
-use super::model::{Block, CodeBlock, Document, Hint, Image, Inline, List, ListKind, Table, TableCell};
+use super::model::{
+    Block, CodeBlock, ColumnAlign, Document, Hint, Image, Inline, List, ListKind, Tab, Table, TableCell,
+};
 use inline::{InlineWriter, destination, longest_run};
 
 impl Document {
@@ -286,45 +288,24 @@ fn link_md(url: &str) -> String {
     format!("[{}]({})", writer.finish(), destination(url, false))
 }
 
-/// A display formula between `$$` lines. In a list item those lines are a
-/// paragraph's, read as a `$$…$$` formula alone in it: a formula whose lines
-/// could end that paragraph or lose their spaces is written on one line.
+/// A display formula between `$$` lines. Where tags are not read (a list
+/// item, a quote) those lines are a paragraph's, read as a `$$…$$` formula
+/// alone in it: a formula whose lines could end that paragraph or lose
+/// their spaces is written on one line.
 fn math_md(formula: &str, context: Context) -> String {
     let formula = formula.trim_end();
-    let as_paragraph = || {
-        formula.contains('\n')
-            && inline::inline_formula_ok(formula)
-            && formula.lines().all(|line| {
-                let digits = line.len() - line.trim_start_matches(|c: char| c.is_ascii_digit()).len();
-                let numbered = digits > 0 && line[digits..].starts_with(['.', ')']);
-                line.trim() == line
-                    && !numbered
-                    && line.chars().next().is_some_and(|c| {
-                        c.is_alphanumeric()
-                            || matches!(
-                                c,
-                                '\\' | '{'
-                                    | '}'
-                                    | '('
-                                    | ')'
-                                    | '^'
-                                    | '&'
-                                    | ','
-                                    | '.'
-                                    | ';'
-                                    | ':'
-                                    | '\''
-                                    | '"'
-                                    | '!'
-                                    | '?'
-                                    | '/'
-                                    | '['
-                                    | ']'
-                            )
-                    })
-            })
+    let line_ok = |line: &str| {
+        let digits = line.len() - line.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+        let numbered = digits > 0 && line[digits..].starts_with(['.', ')']);
+        line.trim() == line
+            && !numbered
+            && line
+                .chars()
+                .next()
+                .is_some_and(|c| c.is_alphanumeric() || "\\{}()^&,.;:'\"!?/[]".contains(c))
     };
-    if context.place != Place::ListItem || as_paragraph() {
+    let as_paragraph = || formula.contains('\n') && inline::inline_formula_ok(formula) && formula.lines().all(line_ok);
+    if context.tags || as_paragraph() {
         return format!("$$\n{formula}\n$$");
     }
     let mut writer = InlineWriter::new(false);
@@ -461,7 +442,7 @@ fn wrap_tag(open: &str, close: &str, body: &str) -> String {
 
 /// Tabs; outside the places tags are read, what they degrade to (each tab
 /// its bold title and content, see `fit`).
-fn tabs_md(tabs: &[super::model::Tab], context: Context, after: Option<char>) -> String {
+fn tabs_md(tabs: &[Tab], context: Context, after: Option<char>) -> String {
     if !context.tags {
         let blocks = degrade(Block::Tabs(tabs.to_vec()));
         return blocks_md_first(&blocks, context, after).0;
@@ -532,9 +513,9 @@ fn table_md(table: &Table) -> String {
         writer.text(&column.title);
         header.push(writer.finish().trim_start_matches([' ', '\t']).to_owned());
         rule.push(match column.align {
-            super::model::ColumnAlign::Center => ":-:",
-            super::model::ColumnAlign::Right => "--:",
-            super::model::ColumnAlign::Left => "---",
+            ColumnAlign::Center => ":-:",
+            ColumnAlign::Right => "--:",
+            ColumnAlign::Left => "---",
         });
     }
     let mut lines = vec![table_row(&header), table_row(&rule)];

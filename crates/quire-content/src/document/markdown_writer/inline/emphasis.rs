@@ -22,7 +22,9 @@ fn delimiter(mark: Mark, after_star: bool) -> &'static str {
         (Mark::Bold, true) => "__",
         (Mark::Italic, false) => "*",
         (Mark::Italic, true) => "_",
-        (Mark::Strikethrough | Mark::Code, _) => "~~",
+        (Mark::Strikethrough, _) => "~~",
+        // Code is written as code spans, never delimited.
+        (Mark::Code, _) => "`",
     }
 }
 
