@@ -26,6 +26,18 @@ impl Path<'_> {
     pub fn index(&self, i: usize) -> Path<'_> {
         Path::Index(self, i)
     }
+
+    /// Whether the path goes more than `limit` fields and indexes deep.
+    pub fn deeper_than(&self, limit: usize) -> bool {
+        let mut path = self;
+        for _ in 0..=limit {
+            match path {
+                Path::Root => return false,
+                Path::Field(parent, _) | Path::Index(parent, _) => path = parent,
+            }
+        }
+        true
+    }
 }
 
 impl fmt::Display for Path<'_> {

@@ -36,11 +36,6 @@ impl Document {
         let Value::Object(map) = doc else {
             return Err(DocumentError("a document must be a JSON object".into()));
         };
-        if nests_deeper(doc, MAX_JSON_DEPTH) {
-            return Err(DocumentError(format!(
-                "a document nests at most {MAX_JSON_DEPTH} levels of JSON deep"
-            )));
-        }
         let document = Obj { map, path: &Path::Root };
         if document.get("object").and_then(Value::as_str) != Some("document") {
             return Err(invalid(&Path::Root.field("object"), "must be \"document\""));
@@ -74,22 +69,14 @@ impl Document {
 /// reading and writing recurse over it.
 const MAX_JSON_DEPTH: usize = 128;
 
-/// Whether `value` nests deeper than `limit` arrays and objects.
-fn nests_deeper(value: &Value, limit: usize) -> bool {
-    let mut stack = vec![(value, 1)];
-    while let Some((value, depth)) = stack.pop() {
-        match value {
-            Value::Array(_) | Value::Object(_) if depth > limit => return true,
-            Value::Array(items) => stack.extend(items.iter().map(|child| (child, depth + 1))),
-            Value::Object(map) => stack.extend(map.values().map(|child| (child, depth + 1))),
-            _ => {}
-        }
-    }
-    false
-}
-
 /// The blocks in `nodes` (at `path`), each allowed in `place`.
 fn read_blocks(nodes: &[Value], path: &Path, place: Place) -> Result<Vec<Block>> {
+    if path.deeper_than(MAX_JSON_DEPTH) {
+        return Err(invalid(
+            path,
+            format!("a document nests at most {MAX_JSON_DEPTH} levels of JSON deep"),
+        ));
+    }
     nodes
         .iter()
         .enumerate()
