@@ -88,6 +88,25 @@ impl InlineWriter {
     }
 
     pub fn inlines(&mut self, content: &[Inline]) {
+        // A formula written as text reads back as text: it is text here too
+        // (so the text around it is one run, as it will be).
+        let unwritable = |inline: &Inline| matches!(inline, Inline::Math { formula } if !inline_formula_ok(&formula.replace(['\n', '\r'], " ")));
+        let as_text;
+        let content = if content.iter().any(unwritable) {
+            let converted = content
+                .iter()
+                .map(|inline| match inline {
+                    Inline::Math { formula } if unwritable(inline) => {
+                        Inline::plain(format!("$${}$$", formula.replace(['\n', '\r'], " ")))
+                    }
+                    other => other.clone(),
+                })
+                .collect();
+            as_text = normalize_inlines(converted);
+            as_text.as_slice()
+        } else {
+            content
+        };
         let mut i = 0;
         while i < content.len() {
             match &content[i] {

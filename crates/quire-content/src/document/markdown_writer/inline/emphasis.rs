@@ -285,7 +285,7 @@ fn reads_back(markdown: &str, leaves: &[(&str, Marks)], line_start: bool, follow
     let in_cell;
     let markdown = if in_table {
         // A cell is one line: breaks are written as spaces.
-        src.push_str("|x|\n|-|\n|");
+        src.push_str("| x |\n| - |\n| ");
         in_cell = markdown.replace("\\\n", " ");
         in_cell.as_str()
     } else {
@@ -299,7 +299,7 @@ fn reads_back(markdown: &str, leaves: &[(&str, Marks)], line_start: bool, follow
         src.push(')');
     }
     if in_table {
-        src.push('|');
+        src.push_str(" |");
     }
     let options = Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH | Options::ENABLE_MATH;
     let mut read: Vec<(char, Marks)> = Vec::with_capacity(wanted.len() + 2);
