@@ -1,0 +1,410 @@
+//! Model to JSON: a [`Document`] as the official API's `JSONDocument`.
+//!
+//! Every node carries `object`, `type`, `isVoid` and `data` (the schema
+//! requires some of them on some nodes; writing them always is simplest for
+//! clients). Neighbouring text is one text node of leaves; an empty
+//! paragraph holds one empty leaf. Headings carry their anchor as `data.id`
+//! and `meta.id`, tabs a `meta.id` (`tab-1`, `tab-2`… in reading order).
+//! Tables are grid tables whose text cells live in fragments. A document
+//! that does not fit the schema's containers is fitted first
+//! ([`Document::fit`]).
+
+use serde_json::{Map, Value};
+
+use super::model::{
+    Block, CodeBlock, Document, Heading, Image, ImageSource, Inline, LinkTarget, List, ListKind, Marks, Table,
+    anchor_id, is_anchor_id,
+};
+
+impl Document {
+    /// The document as an official `JSONDocument` (front matter aside).
+    pub fn to_json(&self) -> Value {
+        if !self.fits() {
+            let mut fitted = self.clone();
+            fitted.fit();
+            return fitted.to_json();
+        }
+        let mut writer = JsonWriter { tabs: 0 };
+        let nodes = writer.blocks(&self.blocks);
+        object([
+            ("object", "document".into()),
+            ("data", object([("schemaVersion", 1.into())])),
+            ("nodes", nodes),
+        ])
+    }
+}
+
+fn object<const N: usize>(entries: [(&str, Value); N]) -> Value {
+    let mut map = Map::new();
+    for (key, value) in entries {
+        map.insert(key.to_owned(), value);
+    }
+    Value::Object(map)
+}
+
+fn empty() -> Value {
+    Value::Object(Map::new())
+}
+
+fn block(kind: &str, data: Value, nodes: Value) -> Value {
+    object([
+        ("object", "block".into()),
+        ("type", kind.into()),
+        ("isVoid", false.into()),
+        ("data", data),
+        ("nodes", nodes),
+    ])
+}
+
+fn void_block(kind: &str, data: Value) -> Value {
+    object([
+        ("object", "block".into()),
+        ("type", kind.into()),
+        ("isVoid", true.into()),
+        ("data", data),
+    ])
+}
+
+struct JsonWriter {
+    /// Tabs written so far, for their ids.
+    tabs: usize,
+}
+
+impl JsonWriter {
+    fn blocks(&mut self, blocks: &[Block]) -> Value {
+        Value::Array(blocks.iter().map(|node| self.block(node)).collect())
+    }
+
+    fn block(&mut self, node: &Block) -> Value {
+        match node {
+            Block::Paragraph(content) => paragraph(content),
+            Block::Heading(heading) => heading_json(heading),
+            Block::List(list) => self.list(list),
+            Block::Quote(blocks) => block("blockquote", empty(), self.blocks(blocks)),
+            Block::Code(code) => code_json(code),
+            Block::Hint(hint) => block(
+                "hint",
+                object([("style", hint.style.as_str().into())]),
+                self.blocks(&hint.blocks),
+            ),
+            Block::Tabs(tabs) => {
+                let items = tabs
+                    .iter()
+                    .map(|tab| {
+                        self.tabs += 1;
+                        let id = format!("tab-{}", self.tabs);
+                        let mut item = block(
+                            "tabs-item",
+                            object([("title", tab.title.as_str().into())]),
+                            self.blocks(&tab.blocks),
+                        );
+                        if let Value::Object(map) = &mut item {
+                            map.insert("meta".into(), object([("id", id.into())]));
+                        }
+                        item
+                    })
+                    .collect();
+                block("tabs", empty(), Value::Array(items))
+            }
+            Block::ContentRef { target } => void_block("content-ref", object([("ref", link_ref(target))])),
+            Block::Include { path } => void_block(
+                "reusable-content",
+                object([(
+                    "ref",
+                    object([
+                        ("kind", "reusable-content".into()),
+                        ("reusableContent", path.as_str().into()),
+                    ]),
+                )]),
+            ),
+            Block::Images(images) => block(
+                "images",
+                empty(),
+                Value::Array(images.iter().map(image_block).collect()),
+            ),
+            Block::Table(table) => table_json(table),
+            Block::Divider => void_block("divider", empty()),
+            Block::Embed { url } => void_block("embed", object([("url", url.as_str().into())])),
+            Block::Math { formula } => void_block("math", object([("formula", formula.as_str().into())])),
+        }
+    }
+
+    fn list(&mut self, list: &List) -> Value {
+        let tasks = list.kind == ListKind::Tasks;
+        let items = list
+            .items
+            .iter()
+            .map(|item| {
+                let data = if tasks {
+                    object([("checked", item.checked.into())])
+                } else {
+                    empty()
+                };
+                block("list-item", data, self.blocks(&item.blocks))
+            })
+            .collect();
+        let (kind, data) = match list.kind {
+            ListKind::Tasks => ("list-tasks", empty()),
+            ListKind::Numbered { start } => ("list-ordered", object([("start", start.into())])),
+            ListKind::Bulleted => ("list-unordered", empty()),
+        };
+        block(kind, data, Value::Array(items))
+    }
+}
+
+/// A paragraph; an empty one still holds an (empty) text node.
+fn paragraph(content: &[Inline]) -> Value {
+    let mut nodes = inline_nodes(content);
+    if nodes.is_empty() {
+        nodes.push(text_node(std::iter::once(("", Marks::NONE))));
+    }
+    block("paragraph", empty(), Value::Array(nodes))
+}
+
+fn heading_json(heading: &Heading) -> Value {
+    let id = if is_anchor_id(&heading.id) {
+        heading.id.clone()
+    } else {
+        anchor_id(&heading.id)
+    };
+    let kind = match heading.level.depth() {
+        1 => "heading-1",
+        2 => "heading-2",
+        _ => "heading-3",
+    };
+    let mut node = block(
+        kind,
+        object([("id", id.as_str().into())]),
+        Value::Array(inline_nodes(&heading.content)),
+    );
+    if let Value::Object(map) = &mut node {
+        map.insert("meta".into(), object([("id", id.into())]));
+    }
+    node
+}
+
+/// Inline content as text and inline nodes: neighbouring text is one text
+/// node.
+fn inline_nodes(content: &[Inline]) -> Vec<Value> {
+    let mut nodes = Vec::new();
+    let mut i = 0;
+    while i < content.len() {
+        match &content[i] {
+            Inline::Text { .. } => {
+                let run = content[i..]
+                    .iter()
+                    .map_while(|inline| match inline {
+                        Inline::Text { text, marks } => Some((text.as_str(), *marks)),
+                        _ => None,
+                    })
+                    .collect::<Vec<_>>();
+                i += run.len();
+                nodes.push(text_node(run.into_iter()));
+                continue;
+            }
+            Inline::Link { target, content } => nodes.push(object([
+                ("object", "inline".into()),
+                ("type", "link".into()),
+                ("isVoid", false.into()),
+                ("data", object([("ref", link_ref(target))])),
+                ("nodes", Value::Array(inline_nodes(content))),
+            ])),
+            Inline::Image(image) => {
+                let mut data = Map::new();
+                data.insert("ref".into(), image_ref(&image.source));
+                if !image.alt.is_empty() {
+                    data.insert("alt".into(), image.alt.as_str().into());
+                }
+                if !image.caption.is_empty() {
+                    data.insert("caption".into(), image.caption.as_str().into());
+                }
+                nodes.push(object([
+                    ("object", "inline".into()),
+                    ("type", "inline-image".into()),
+                    ("isVoid", true.into()),
+                    ("data", Value::Object(data)),
+                ]));
+            }
+            Inline::Math { formula } => nodes.push(object([
+                ("object", "inline".into()),
+                ("type", "inline-math".into()),
+                ("isVoid", true.into()),
+                ("data", object([("formula", formula.as_str().into())])),
+            ])),
+        }
+        i += 1;
+    }
+    nodes
+}
+
+fn text_node<'a>(leaves: impl Iterator<Item = (&'a str, Marks)>) -> Value {
+    let leaves = leaves
+        .map(|(text, marks)| {
+            object([
+                ("object", "leaf".into()),
+                ("text", text.into()),
+                ("marks", marks_json(marks)),
+            ])
+        })
+        .collect();
+    object([("object", "text".into()), ("leaves", Value::Array(leaves))])
+}
+
+fn marks_json(marks: Marks) -> Value {
+    let list = [
+        (marks.bold, "bold"),
+        (marks.italic, "italic"),
+        (marks.strikethrough, "strikethrough"),
+        (marks.code, "code"),
+    ]
+    .into_iter()
+    .filter(|(on, _)| *on)
+    .map(|(_, kind)| object([("object", "mark".into()), ("type", kind.into())]))
+    .collect();
+    Value::Array(list)
+}
+
+fn link_ref(target: &LinkTarget) -> Value {
+    match target {
+        LinkTarget::Page { page } => object([("kind", "page".into()), ("page", page.as_str().into())]),
+        LinkTarget::Anchor {
+            page: Some(page),
+            anchor,
+        } => object([
+            ("kind", "anchor".into()),
+            ("anchor", anchor.as_str().into()),
+            ("page", page.as_str().into()),
+        ]),
+        LinkTarget::Anchor { page: None, anchor } => {
+            object([("kind", "anchor".into()), ("anchor", anchor.as_str().into())])
+        }
+        LinkTarget::File { file } => object([("kind", "file".into()), ("file", file.as_str().into())]),
+        LinkTarget::Url { url } => object([("kind", "url".into()), ("url", url.as_str().into())]),
+    }
+}
+
+fn image_ref(source: &ImageSource) -> Value {
+    match source {
+        ImageSource::File(file) => object([("kind", "file".into()), ("file", file.as_str().into())]),
+        ImageSource::Url(url) => object([("kind", "url".into()), ("url", url.as_str().into())]),
+    }
+}
+
+fn image_block(image: &Image) -> Value {
+    let mut data = Map::new();
+    data.insert("ref".into(), image_ref(&image.source));
+    if !image.alt.is_empty() {
+        data.insert("alt".into(), image.alt.as_str().into());
+    }
+    let caption = if image.caption.is_empty() {
+        Vec::new()
+    } else {
+        vec![Inline::plain(image.caption.as_str())]
+    };
+    object([
+        ("object", "block".into()),
+        ("type", "image".into()),
+        ("isVoid", true.into()),
+        ("data", Value::Object(data)),
+        (
+            "fragments",
+            Value::Array(vec![object([
+                ("object", "fragment".into()),
+                ("fragment", "caption".into()),
+                ("nodes", Value::Array(vec![paragraph(&caption)])),
+            ])]),
+        ),
+    ])
+}
+
+fn code_json(code: &CodeBlock) -> Value {
+    let mut data = Map::new();
+    if let Some(syntax) = code.syntax.as_deref().filter(|s| !s.is_empty()) {
+        data.insert("syntax".into(), syntax.into());
+    }
+    if let Some(title) = &code.title {
+        data.insert("title".into(), title.as_str().into());
+    }
+    if let Some(overflow) = code.overflow {
+        data.insert("overflow".into(), overflow.as_str().into());
+    }
+    if let Some(numbers) = code.line_numbers {
+        data.insert("lineNumbers".into(), numbers.into());
+    }
+    let lines = code
+        .lines
+        .iter()
+        .map(|line| {
+            block(
+                "code-line",
+                object([("highlighted", false.into())]),
+                Value::Array(vec![text_node(std::iter::once((line.as_str(), Marks::NONE)))]),
+            )
+        })
+        .collect();
+    block("code", Value::Object(data), Value::Array(lines))
+}
+
+/// A table as the schema's grid table: one text column definition per
+/// column (`c0`, `c1`…) and one record per row (`r0`…) whose values name
+/// the fragments holding the cells' paragraphs (`r0-c0`…).
+fn table_json(table: &Table) -> Value {
+    let columns: Vec<String> = (0..table.columns.len()).map(|c| format!("c{c}")).collect();
+    let mut definition = Map::new();
+    for (id, column) in columns.iter().zip(&table.columns) {
+        definition.insert(
+            id.clone(),
+            object([
+                ("id", id.as_str().into()),
+                ("title", column.title.as_str().into()),
+                ("type", "text".into()),
+                ("textAlignment", column.align.as_str().into()),
+            ]),
+        );
+    }
+    let mut records = Map::new();
+    let mut fragments = Vec::new();
+    let no_cell = Vec::new();
+    for (r, row) in table.rows.iter().enumerate() {
+        let mut values = Map::new();
+        for (c, column) in columns.iter().enumerate() {
+            let key = format!("r{r}-{column}");
+            values.insert(column.clone(), key.as_str().into());
+            let cell = row.get(c).unwrap_or(&no_cell);
+            fragments.push(object([
+                ("object", "fragment".into()),
+                ("fragment", key.into()),
+                ("nodes", Value::Array(vec![paragraph(cell)])),
+            ]));
+        }
+        records.insert(
+            format!("r{r}"),
+            object([
+                ("orderIndex", format!("a{r:06}").into()),
+                ("values", Value::Object(values)),
+            ]),
+        );
+    }
+    let columns = Value::Array(columns.into_iter().map(Value::String).collect());
+    object([
+        ("object", "block".into()),
+        ("type", "table".into()),
+        ("isVoid", true.into()),
+        (
+            "data",
+            object([
+                (
+                    "view",
+                    object([
+                        ("type", "grid".into()),
+                        ("columns", columns),
+                        ("hideHeader", false.into()),
+                    ]),
+                ),
+                ("records", Value::Object(records)),
+                ("definition", Value::Object(definition)),
+            ]),
+        ),
+        ("fragments", Value::Array(fragments)),
+    ])
+}

@@ -1,0 +1,345 @@
+//! GitBook's block tags in markdown: a line that is exactly one
+//! `{% name key="value" … %}` tag, the `{% endname %}` line closing a paired
+//! tag, `$$` formula lines, and markdown split at them into [`Segment`]s.
+//!
+//! Tags are recognised when they start a line outside fenced code; what is
+//! between a paired tag and its end is split the same way (GitBook blocks
+//! nest). A tag that is not one of ours, or whose end is missing, stays text.
+
+/// Markdown split at GitBook blocks.
+#[derive(Debug)]
+pub(super) enum Segment {
+    /// Plain markdown, read with CommonMark.
+    Markdown(String),
+    Hint {
+        style: String,
+        body: Vec<Segment>,
+    },
+    /// `{% tab %}` titles and bodies.
+    Tabs(Vec<(String, Vec<Segment>)>),
+    /// `{% code %}` attributes and the markdown they wrap.
+    Code(Vec<(String, String)>, String),
+    ContentRef(String),
+    Include(String),
+    Embed(String),
+    Math(String),
+    /// A tag we do not know: its text becomes a paragraph.
+    Raw(String),
+}
+
+/// A line that is exactly one `{% name … %}` tag.
+pub(super) struct TagLine {
+    pub name: String,
+    /// The quoted argument after the name (`{% include "path" %}`).
+    pub argument: Option<String>,
+    pub attrs: Vec<(String, String)>,
+}
+
+impl TagLine {
+    pub fn parse(line: &str) -> Option<TagLine> {
+        let inner = line.trim_end().strip_prefix("{%")?.strip_suffix("%}")?;
+        if inner.contains("%}") {
+            return None;
+        }
+        let inner = inner.trim();
+        let (name, rest) = inner.split_once(char::is_whitespace).unwrap_or((inner, ""));
+        if name.is_empty() {
+            return None;
+        }
+        let rest = rest.trim_start();
+        let (argument, rest) = match rest.chars().next() {
+            Some('"' | '\'') => {
+                let (value, rest) = attr_value(rest);
+                (Some(value), rest)
+            }
+            _ => (None, rest),
+        };
+        Some(TagLine {
+            name: name.to_owned(),
+            argument,
+            attrs: parse_attrs(rest),
+        })
+    }
+
+    pub fn attr(&self, key: &str) -> Option<&str> {
+        self.attrs.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str())
+    }
+}
+
+/// `key="value"` pairs (single, double or no quotes; `\` escapes inside
+/// quotes). Parsing stops at the first thing that is not a pair.
+fn parse_attrs(mut rest: &str) -> Vec<(String, String)> {
+    let mut attrs = Vec::new();
+    loop {
+        rest = rest.trim_start();
+        let Some((key, after)) = rest.split_once('=') else {
+            return attrs;
+        };
+        let key = key.trim();
+        if key.is_empty() || key.contains(char::is_whitespace) {
+            return attrs;
+        }
+        let (value, after) = attr_value(after.trim_start());
+        attrs.push((key.to_owned(), value));
+        rest = after;
+    }
+}
+
+fn attr_value(s: &str) -> (String, &str) {
+    let Some(quote) = s.chars().next().filter(|c| *c == '"' || *c == '\'') else {
+        let end = s.find(char::is_whitespace).unwrap_or(s.len());
+        return (s[..end].to_owned(), &s[end..]);
+    };
+    let mut value = String::new();
+    let mut chars = s[1..].char_indices();
+    while let Some((i, c)) = chars.next() {
+        match c {
+            '\\' => value.extend(chars.next().map(|(_, c)| c)),
+            c if c == quote => return (value, &s[1 + i + 1..]),
+            c => value.push(c),
+        }
+    }
+    (value, "")
+}
+
+/// A tag attribute value, double-quoted and escaped; line breaks become
+/// spaces (a tag is one line).
+pub(crate) fn quote_attr(value: &str) -> String {
+    let mut out = String::with_capacity(value.len() + 2);
+    out.push('"');
+    for c in value.chars() {
+        match c {
+            '\\' | '"' => {
+                out.push('\\');
+                out.push(c);
+            }
+            '\n' | '\r' => out.push(' '),
+            // `%}` would end the tag.
+            '}' if out.ends_with('%') => out.push_str("\\}"),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
+}
+
+/// Follows fenced code so that tags inside code stay code: true when `line`
+/// opens, continues or closes a fence. A fence may open after quote and
+/// list markers (`> - ````); it closes after quote markers and indentation.
+pub(super) fn in_fence(fence: &mut Option<(char, usize)>, line: &str) -> bool {
+    fn run(t: &str) -> Option<(char, usize)> {
+        let c = t.chars().next().filter(|c| *c == '`' || *c == '~')?;
+        let n = t.chars().take_while(|x| *x == c).count();
+        (n >= 3).then_some((c, n))
+    }
+    let t = match fence {
+        Some(_) => strip_quote_markers(line),
+        None => strip_container_markers(line),
+    };
+    match *fence {
+        Some((c, n)) => {
+            if run(t).is_some_and(|(c2, n2)| c2 == c && n2 >= n && is_blank(&t[n2..])) {
+                *fence = None;
+            }
+            true
+        }
+        None => match run(t) {
+            Some((c, n)) if !(c == '`' && t[n..].contains('`')) => {
+                *fence = Some((c, n));
+                true
+            }
+            _ => false,
+        },
+    }
+}
+
+/// Whether `s` is blank to markdown: spaces, tabs and line ends only.
+fn is_blank(s: &str) -> bool {
+    s.trim_matches([' ', '\t', '\r', '\n']).is_empty()
+}
+
+/// `line` without its indentation and quote markers.
+fn strip_quote_markers(line: &str) -> &str {
+    let mut t = line.trim_start();
+    while let Some(rest) = t.strip_prefix('>') {
+        t = rest.trim_start();
+    }
+    t
+}
+
+/// `line` without its indentation, quote markers and list markers.
+fn strip_container_markers(line: &str) -> &str {
+    let mut t = line.trim_start();
+    loop {
+        let rest = if let Some(rest) = t.strip_prefix('>') {
+            rest
+        } else if let Some(rest) = t.strip_prefix(['-', '*', '+']).filter(|r| r.starts_with([' ', '\t'])) {
+            rest
+        } else {
+            let digits = t.len() - t.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+            match t[digits..].strip_prefix(['.', ')']) {
+                Some(rest) if (1..=9).contains(&digits) && rest.starts_with([' ', '\t']) => rest,
+                _ => return t,
+            }
+        };
+        t = rest.trim_start();
+    }
+}
+
+/// The line closing the tag opened on `lines[start]`, nested tags of the
+/// same name counted.
+fn find_end(lines: &[&str], start: usize, name: &str) -> Option<usize> {
+    let mut depth = 1;
+    let mut fence = None;
+    for (j, line) in lines.iter().enumerate().skip(start + 1) {
+        if in_fence(&mut fence, line) || !line.starts_with("{%") {
+            continue;
+        }
+        match TagLine::parse(line) {
+            Some(tag) if tag.name == name => depth += 1,
+            Some(tag) if tag.name.strip_prefix("end") == Some(name) => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(j);
+                }
+            }
+            _ => {}
+        }
+    }
+    None
+}
+
+/// How deep hints and tabs nest; deeper tags stay text (the schema lets a
+/// tab hold a hint, nothing deeper).
+const MAX_NESTING: usize = 8;
+
+/// `src` split at the GitBook blocks starting its lines, inside `depth`
+/// hints and tabs.
+pub(super) fn segments(src: &str, depth: usize) -> Vec<Segment> {
+    let lines: Vec<&str> = src.split_inclusive('\n').collect();
+    let mut out = Vec::new();
+    let mut chunk = String::new();
+    let mut fence = None;
+    let mut i = 0;
+    while i < lines.len() {
+        // `in_fence` runs first on every line: it follows the fences.
+        if !in_fence(&mut fence, lines[i])
+            && let Some((segment, next)) = special_segment(&lines, i, depth)
+        {
+            flush_markdown(&mut chunk, &mut out);
+            out.push(segment);
+            i = next;
+            continue;
+        }
+        chunk.push_str(lines[i]);
+        i += 1;
+    }
+    flush_markdown(&mut chunk, &mut out);
+    out
+}
+
+fn flush_markdown(chunk: &mut String, out: &mut Vec<Segment>) {
+    if !is_blank(chunk) {
+        out.push(Segment::Markdown(std::mem::take(chunk)));
+    }
+    chunk.clear();
+}
+
+/// A GitBook block starting at `lines[i]`, and the line after it.
+fn special_segment(lines: &[&str], i: usize, depth: usize) -> Option<(Segment, usize)> {
+    let line = lines[i];
+    if line.starts_with("$$") {
+        return math_segment(lines, i);
+    }
+    if !line.starts_with("{%") {
+        return None;
+    }
+    let line = line.trim_end();
+    let tag = TagLine::parse(line)?;
+    let paired = match tag.name.as_str() {
+        "hint" | "tabs" => depth < MAX_NESTING,
+        "code" => true,
+        "content-ref" => tag.attr("url").is_some(),
+        "embed" => {
+            if let Some(url) = tag.attr("url") {
+                return Some((Segment::Embed(url.to_owned()), i + 1));
+            }
+            false
+        }
+        "include" => {
+            if let (Some(path), true) = (&tag.argument, tag.attrs.is_empty()) {
+                return Some((Segment::Include(path.clone()), i + 1));
+            }
+            false
+        }
+        _ => false,
+    };
+    if let Some(end) = paired.then(|| find_end(lines, i, &tag.name)).flatten() {
+        let body = lines[i + 1..end].concat();
+        return Some((paired_segment(tag, body, depth + 1), end + 1));
+    }
+    Some((Segment::Raw(line.to_owned()), i + 1))
+}
+
+fn paired_segment(tag: TagLine, body: String, depth: usize) -> Segment {
+    match tag.name.as_str() {
+        "hint" => Segment::Hint {
+            style: tag.attr("style").unwrap_or("info").to_owned(),
+            body: segments(&body, depth),
+        },
+        "tabs" => Segment::Tabs(tab_segments(&body, depth)),
+        "code" => Segment::Code(tag.attrs, body),
+        _ => Segment::ContentRef(tag.attr("url").unwrap_or_default().to_owned()),
+    }
+}
+
+/// `$$` on its own line up to the next `$$` line, or `$$formula$$` alone on
+/// a line that starts a paragraph (after a text line, it is the paragraph's
+/// inline formula).
+fn math_segment(lines: &[&str], i: usize) -> Option<(Segment, usize)> {
+    let line = lines[i].trim_end();
+    if line == "$$" {
+        let end = (i + 1..lines.len()).find(|j| lines[*j].trim_end() == "$$")?;
+        let formula = lines[i + 1..end].concat();
+        return Some((Segment::Math(formula.trim_end().to_owned()), end + 1));
+    }
+    if i > 0 && !is_blank(lines[i - 1]) {
+        return None;
+    }
+    let inner = line.strip_prefix("$$")?.strip_suffix("$$")?;
+    (!inner.trim().is_empty() && !inner.contains("$$")).then(|| (Segment::Math(inner.trim().to_owned()), i + 1))
+}
+
+/// The `{% tab %}` items of a `{% tabs %}` body. Other text between them is
+/// kept as an untitled tab.
+fn tab_segments(body: &str, depth: usize) -> Vec<(String, Vec<Segment>)> {
+    let lines: Vec<&str> = body.split_inclusive('\n').collect();
+    let mut tabs = Vec::new();
+    let mut stray = String::new();
+    let mut fence = None;
+    let mut i = 0;
+    while i < lines.len() {
+        let tab = (!in_fence(&mut fence, lines[i]))
+            .then(|| TagLine::parse(lines[i]))
+            .flatten()
+            .filter(|tag| tag.name == "tab");
+        if let Some((tag, end)) = tab.and_then(|tag| find_end(&lines, i, "tab").map(|end| (tag, end))) {
+            push_stray_tab(&mut stray, &mut tabs, depth);
+            let title = tag.attr("title").unwrap_or_default().to_owned();
+            tabs.push((title, segments(&lines[i + 1..end].concat(), depth)));
+            i = end + 1;
+            continue;
+        }
+        stray.push_str(lines[i]);
+        i += 1;
+    }
+    push_stray_tab(&mut stray, &mut tabs, depth);
+    tabs
+}
+
+fn push_stray_tab(stray: &mut String, tabs: &mut Vec<(String, Vec<Segment>)>, depth: usize) {
+    if !is_blank(stray) {
+        tabs.push((String::new(), segments(stray, depth)));
+    }
+    stray.clear();
+}

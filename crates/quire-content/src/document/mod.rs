@@ -1,0 +1,67 @@
+//! Page documents: a typed model ([`Document`]) and its two written forms,
+//! GitBook-flavoured markdown (Quire's canonical page form) and the official
+//! API's JSON document (`JSONDocument`).
+//!
+//! Every conversion goes through the model:
+//!
+//! | from | to | where |
+//! |---|---|---|
+//! | markdown | model | [`Document::from_markdown`] (`markdown_reader`) |
+//! | model | markdown | [`Document::to_markdown`] (`markdown_writer`) |
+//! | JSON | model | [`Document::from_json`] (`json_reader`, strict) |
+//! | model | JSON | [`Document::to_json`] (`json_writer`) |
+//!
+//! [`markdown_to_document`] and [`document_to_markdown`] chain them, for
+//! callers that hold JSON values. The schema limits what each container
+//! holds; [`Document::fit`] rewrites what markdown put where the schema
+//! forbids it (`fit`). `text` reads plain text and headings for indexing and
+//! layout ([`plain_text`], [`Block::plain_text`], [`Document::headings`]).
+
+mod fit;
+mod json_reader;
+mod json_writer;
+mod markdown_reader;
+mod markdown_writer;
+mod model;
+mod text;
+
+#[cfg(test)]
+mod proptests;
+#[cfg(test)]
+mod spec;
+#[cfg(test)]
+mod tests;
+
+use std::fmt;
+
+use serde_json::Value;
+
+pub use model::{
+    Block, CodeBlock, Column, ColumnAlign, Document, Heading, HeadingLevel, Hint, HintStyle, Image, ImageSource,
+    Inline, LinkTarget, List, ListItem, ListKind, Mark, Marks, Overflow, Tab, Table, TableCell, anchor_id,
+    normalize_inlines,
+};
+pub use text::{Walk, plain_text};
+
+/// Why a value is not a document we can convert; the message names the
+/// problem and where it is (`nodes[2].nodes[0]: …`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DocumentError(pub String);
+
+impl fmt::Display for DocumentError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for DocumentError {}
+
+/// The JSON document for a page's markdown (front matter aside).
+pub fn markdown_to_document(markdown: &str) -> Value {
+    Document::from_markdown(markdown).to_json()
+}
+
+/// Canonical markdown for a JSON document, or what makes it unacceptable.
+pub fn document_to_markdown(doc: &Value) -> Result<String, DocumentError> {
+    Ok(Document::from_json(doc)?.to_markdown())
+}

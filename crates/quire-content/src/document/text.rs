@@ -1,0 +1,151 @@
+//! Reading a document's words: the plain text of inline content and blocks,
+//! a walk over every block (nested ones included) and the headings with
+//! their anchors, for consumers that index or lay out pages (search
+//! sections, HTML, PDF).
+
+use super::model::{Block, Document, Heading, Inline};
+
+/// The text of inline content: its text and the text of its links, marks
+/// and link targets aside (images and formulas have no text).
+pub fn plain_text(content: &[Inline]) -> String {
+    let mut out = String::new();
+    push_inline_text(&mut out, content);
+    out
+}
+
+fn push_inline_text(out: &mut String, content: &[Inline]) {
+    for inline in content {
+        match inline {
+            Inline::Text { text, .. } => out.push_str(text),
+            Inline::Link { content, .. } => push_inline_text(out, content),
+            Inline::Image(_) | Inline::Math { .. } => {}
+        }
+    }
+}
+
+impl Block {
+    /// The block's text: inline content as [`plain_text`], code as its
+    /// lines, image captions, table cells, tab titles, containers as their
+    /// blocks' text; one block (or code line, caption, table row) a line.
+    /// Formulas, dividers, embeds, references and includes have none.
+    pub fn plain_text(&self) -> String {
+        let mut out = String::new();
+        self.push_text(&mut out);
+        out
+    }
+
+    fn push_text(&self, out: &mut String) {
+        match self {
+            Block::Paragraph(content) => push_inline_text(out, content),
+            Block::Heading(heading) => push_inline_text(out, &heading.content),
+            Block::List(list) => {
+                for item in &list.items {
+                    push_blocks_text(out, &item.blocks);
+                }
+            }
+            Block::Quote(blocks) => push_blocks_text(out, blocks),
+            Block::Hint(hint) => push_blocks_text(out, &hint.blocks),
+            Block::Tabs(tabs) => {
+                for tab in tabs {
+                    push_line(out, &tab.title);
+                    push_blocks_text(out, &tab.blocks);
+                }
+            }
+            Block::Code(code) => {
+                for line in &code.lines {
+                    push_line(out, line);
+                }
+            }
+            Block::Images(images) => {
+                for image in images {
+                    push_line(out, &image.caption);
+                }
+            }
+            Block::Table(table) => {
+                let titles: Vec<&str> = table.columns.iter().map(|c| c.title.as_str()).collect();
+                push_line(out, &titles.join(" "));
+                for row in &table.rows {
+                    let cells: Vec<String> = row.iter().map(|cell| plain_text(cell)).collect();
+                    push_line(out, &cells.join(" "));
+                }
+            }
+            Block::Math { .. }
+            | Block::ContentRef { .. }
+            | Block::Include { .. }
+            | Block::Divider
+            | Block::Embed { .. } => {}
+        }
+    }
+}
+
+/// Appends `text` on a line of its own (no empty lines).
+fn push_line(out: &mut String, text: &str) {
+    if text.is_empty() {
+        return;
+    }
+    if !out.is_empty() && !out.ends_with('\n') {
+        out.push('\n');
+    }
+    out.push_str(text);
+}
+
+fn push_blocks_text(out: &mut String, blocks: &[Block]) {
+    for block in blocks {
+        let text = block.plain_text();
+        push_line(out, &text);
+    }
+}
+
+impl Document {
+    /// Every block, depth first in reading order: each block, then the
+    /// blocks inside it (list items, quotes, hints, tabs).
+    pub fn walk(&self) -> Walk<'_> {
+        Walk {
+            stack: vec![self.blocks.iter()],
+        }
+    }
+
+    /// The headings, in reading order (those inside containers too), each
+    /// with its level, anchor id and content.
+    pub fn headings(&self) -> impl Iterator<Item = &Heading> {
+        self.walk().filter_map(|block| match block {
+            Block::Heading(heading) => Some(heading),
+            _ => None,
+        })
+    }
+}
+
+impl Heading {
+    /// The heading's text.
+    pub fn text(&self) -> String {
+        plain_text(&self.content)
+    }
+}
+
+/// See [`Document::walk`].
+pub struct Walk<'a> {
+    stack: Vec<std::slice::Iter<'a, Block>>,
+}
+
+impl<'a> Iterator for Walk<'a> {
+    type Item = &'a Block;
+
+    fn next(&mut self) -> Option<&'a Block> {
+        loop {
+            let top = self.stack.last_mut()?;
+            let Some(block) = top.next() else {
+                self.stack.pop();
+                continue;
+            };
+            // Children go on the stack last first, so they come out in order.
+            match block {
+                Block::List(list) => self.stack.extend(list.items.iter().rev().map(|i| i.blocks.iter())),
+                Block::Quote(blocks) => self.stack.push(blocks.iter()),
+                Block::Hint(hint) => self.stack.push(hint.blocks.iter()),
+                Block::Tabs(tabs) => self.stack.extend(tabs.iter().rev().map(|t| t.blocks.iter())),
+                _ => {}
+            }
+            return Some(block);
+        }
+    }
+}
