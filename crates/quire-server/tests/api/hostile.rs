@@ -54,13 +54,17 @@ both_backends! {
 
     async fn invalid_page_documents_are_refused_and_nothing_is_written(app: TestApp) {
         let (ada, _, space, cr) = space_with_cr(&app).await;
-        let bad: [(Value, &str); 6] = [
+        let paragraph_with_parent = json!({ "object": "block", "type": "paragraph", "data": {}, "parent": "x", "nodes": [
+            { "object": "text", "leaves": [{ "object": "leaf", "text": "Hi", "marks": [] }] }
+        ] });
+        let bad: [(Value, &str); 7] = [
             (json!({ "operation": "insert_page", "document": { "object": "document", "nodes": "bad" } }), "document"),
-            (json!({ "operation": "insert_page", "document": { "document": { "object": "document", "nodes": "bad" } } }), "nodes"),
+            (json!({ "operation": "insert_page", "document": { "document": { "object": "document", "data": {}, "nodes": "bad" } } }), "nodes"),
             (json!({ "operation": "insert_page", "document": { "document": {} } }), "object"),
-            (json!({ "operation": "insert_page", "document": { "document": { "object": "document", "nodes": [
+            (json!({ "operation": "insert_page", "document": { "document": { "object": "document", "data": {}, "nodes": [
                 { "object": "block", "type": "marquee", "nodes": [] }
             ] } } }), "marquee"),
+            (json!({ "operation": "insert_page", "document": { "document": { "object": "document", "data": {}, "nodes": [paragraph_with_parent] } } }), "parent"),
             (json!({ "operation": "insert_page", "parent": "x", "document": { "markdown": "# Hi" } }), "parent"),
             (json!({ "operation": "insert_page", "document": { "markdown": 42 } }), "markdown"),
         ];
