@@ -387,6 +387,8 @@ pub struct TestRequest<'a> {
 }
 
 impl TestRequest<'_> {
+    /// Sends the request with `user`'s token (a builder step, hence `self`).
+    #[allow(clippy::wrong_self_convention)]
     pub fn as_user(mut self, user: &TestUser) -> Self {
         self.token = Some(user.token.clone());
         self
