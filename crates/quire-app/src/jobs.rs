@@ -77,6 +77,7 @@ impl Registry {
     pub fn standard() -> Registry {
         let mut registry = Registry::default();
         crate::spaces::register_jobs(&mut registry);
+        crate::search::register_jobs(&mut registry);
         registry
     }
 

@@ -4,7 +4,8 @@
 //! - [`access`] answers "what may this caller do with this organization,
 //!   collection, space or change request", and nothing else does.
 //! - One module per area (`orgs`, `members`, `teams`, `invites`, `spaces`,
-//!   `collections`, `permissions`, `change_requests`, `content`, `accounts`)
+//!   `collections`, `permissions`, `change_requests`, `content`, `search`,
+//!   `accounts`)
 //!   owns that area's rules and its transactions. Functions take the [`App`],
 //!   the [`Caller`] and typed input, and return rows with everything a view
 //!   needs; they never see HTTP.
@@ -25,6 +26,7 @@ pub mod jobs;
 pub mod members;
 pub mod orgs;
 pub mod permissions;
+pub mod search;
 pub mod spaces;
 pub mod teams;
 mod tree;

@@ -323,6 +323,11 @@ pub async fn duplicate(app: &App, caller: &Caller, space_id: &str) -> AppResult<
         .await?
         .root;
     content::insert_initial_revision(&mut tx, &copy.id, &copy.revision_id, &root, caller.id(), now).await?;
+    // The copy's search index is built by a job queued with it.
+    let reindex = crate::search::ReindexSpace {
+        space_id: copy.id.clone(),
+    };
+    jobs::enqueue(&mut tx, &reindex, now, now).await?;
     let after = Position {
         before: None,
         after: Some(Pointer::Space {

@@ -60,6 +60,8 @@ pub(crate) struct Caches {
     pub(crate) files: Bounded<String, Arc<FileObject>>,
     pub(crate) documents: Bounded<String, Arc<str>>,
     pub(crate) snapshots: Bounded<String, Arc<Snapshot>>,
+    /// Search sections of a document, by document hash.
+    pub(crate) sections: Bounded<String, Arc<Vec<quire_content::document::Section>>>,
 }
 
 impl Default for Caches {
@@ -69,6 +71,7 @@ impl Default for Caches {
             files: Bounded::new(50_000),
             documents: Bounded::new(20_000),
             snapshots: Bounded::new(64),
+            sections: Bounded::new(20_000),
         }
     }
 }

@@ -111,13 +111,14 @@ impl Edits {
     /// Applies `changes` directly to the space's current content (templates);
     /// returns the new revision's id.
     pub async fn apply_to_space(&self, space: &SpaceRow, changes: Vec<Change>, user_id: &str) -> EngineResult<String> {
+        let base = self.revisions.snapshot(&space.id, &space.revision_id).await?;
         let (draft, _) = self
             .prepare(space, &space.revision_id, &space.revision_id, changes)
             .await?;
         let revision = self.edits_revision(space, &space.revision_id, user_id);
         let head = Head::Space {
             space_id: &space.id,
-            expected: &space.revision_id,
+            base: &base,
         };
         let snapshot = self.revisions.commit(draft, revision, &[head]).await?;
         Ok(snapshot.revision.id.clone())

@@ -15,7 +15,9 @@
 //! - [`Merges`]: merge a change request into its space, update it from it;
 //! - [`ChangeRequests`]: open change requests;
 //! - [`Files`]: file bytes in the blob store, fetched by URL when asked;
-//! - [`Links`]: the links of a revision and whether their targets exist.
+//! - [`Links`]: the links of a revision and whether their targets exist;
+//! - [`search`]: the search index follows every move of a space's head in
+//!   the same transaction.
 
 mod cache;
 pub mod change_requests;
@@ -26,6 +28,7 @@ pub mod files;
 pub mod links;
 pub mod merges;
 pub mod revisions;
+pub mod search;
 mod snapshot;
 pub mod templates;
 

@@ -2,7 +2,7 @@
 //! from its space: both are three-way merges whose result is a revision with
 //! two parents.
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use quire_content::merge::{self, Conflict};
@@ -35,8 +35,8 @@ impl Merges {
     /// Merges `ours` and `theirs` (descendants of `base`) into a draft that
     /// starts from `ours`, so only what differs from it is rewritten.
     async fn merge_snapshots(&self, base: &Snapshot, ours: &Snapshot, theirs: &Snapshot) -> EngineResult<Draft> {
-        let mut candidates = changed_pages(base, ours);
-        candidates.extend(changed_pages(base, theirs));
+        let mut candidates = base.changed_pages(ours);
+        candidates.extend(base.changed_pages(theirs));
         let merged = merge::merge_pages(&base.tree, &ours.tree, &theirs.tree, &candidates).map_err(conflicts)?;
         let mut draft = Draft::new(ours, self.clock.now());
         let mut text_conflicts = Vec::new();
@@ -143,7 +143,7 @@ impl Merges {
         let heads = [
             Head::Space {
                 space_id: &space.id,
-                expected: &main_id,
+                base: &main,
             },
             Head::ChangeRequest {
                 updated: &merged,
@@ -195,39 +195,6 @@ impl Merges {
             change_request: updated,
         })
     }
-}
-
-/// The pages that differ between `base` and `side`: added, removed, changed,
-/// moved, or with reordered children. A page whose node hash and parent are
-/// the same in both has an identical subtree, which is skipped, so the walk
-/// costs what the change costs, not what the tree holds.
-fn changed_pages(base: &Snapshot, side: &Snapshot) -> BTreeSet<String> {
-    let mut changed = BTreeSet::new();
-    let mut parents: Vec<Option<String>> = vec![None];
-    while let Some(parent) = parents.pop() {
-        let mut seen = BTreeSet::new();
-        for id in side
-            .tree
-            .children_of(parent.as_deref())
-            .iter()
-            .chain(base.tree.children_of(parent.as_deref()))
-        {
-            if !seen.insert(id.clone()) {
-                continue;
-            }
-            let (b, s) = (base.tree.pages.get(id), side.tree.pages.get(id));
-            let same_node = b.is_some() && s.is_some() && base.node_hashes.get(id) == side.node_hashes.get(id);
-            let same_place = b.map(|p| &p.parent) == s.map(|p| &p.parent);
-            if same_node && same_place {
-                continue;
-            }
-            changed.insert(id.clone());
-            if !same_node {
-                parents.push(Some(id.clone()));
-            }
-        }
-    }
-    changed
 }
 
 /// The refusal of a merge or update, naming every conflicting page by title

@@ -141,7 +141,16 @@ impl Revisions {
             return Ok(text);
         }
         let mut conn = self.db.read().await?;
-        let found = content::get_objects(&mut conn, &[hash.to_owned()]).await?;
+        self.document_on(&mut conn, hash).await
+    }
+
+    /// [`Revisions::document`] read on `conn` (which may be a transaction
+    /// that wrote the document).
+    pub(crate) async fn document_on(&self, conn: &mut Conn, hash: &str) -> EngineResult<Arc<str>> {
+        if let Some(text) = self.cache.documents.get(&hash.to_owned()) {
+            return Ok(text);
+        }
+        let found = content::get_objects(conn, &[hash.to_owned()]).await?;
         let (_, body) = found.first().ok_or_else(|| corrupt("missing document", hash))?;
         let text: Arc<str> = body.as_str().into();
         self.cache.documents.put(hash.to_owned(), text.clone());
@@ -194,8 +203,8 @@ impl Revisions {
         content::insert_revision(&mut tx, &snapshot.revision).await?;
         for head in heads {
             let moved = match head {
-                Head::Space { space_id, expected } => {
-                    content::advance_space(&mut tx, space_id, expected, &new_id, self.clock.now()).await?
+                Head::Space { space_id, base } => {
+                    content::advance_space(&mut tx, space_id, &base.revision.id, &new_id, self.clock.now()).await?
                 }
                 Head::ChangeRequest { updated, expected } => {
                     change_requests::update_if_head(&mut tx, updated, expected).await?
@@ -203,6 +212,9 @@ impl Revisions {
             };
             if !moved {
                 return Err(EngineError::Conflict(head.moved_meanwhile().to_owned()));
+            }
+            if let Head::Space { base, .. } = head {
+                crate::search::follow(self, &mut tx, base, &snapshot).await?;
             }
         }
         tx.commit().await?;
@@ -212,8 +224,9 @@ impl Revisions {
 
 /// A pointer that a new revision moves, with the value it must still have.
 pub(crate) enum Head<'a> {
-    /// The space's current revision becomes the new one.
-    Space { space_id: &'a str, expected: &'a str },
+    /// The space's current revision, `base`, becomes the new one (and the
+    /// search index follows from `base` to it).
+    Space { space_id: &'a str, base: &'a Snapshot },
     /// The change request is rewritten as `updated` (which names the new
     /// revision where it should) if its head is still `expected`.
     ChangeRequest {

@@ -2,7 +2,7 @@
 //! the [`Draft`] an edit or a merge changes, which knows which objects it
 //! must write. Both are pure; [`crate::revisions`] loads and commits them.
 
-use std::collections::HashSet;
+use std::collections::{BTreeSet, HashSet};
 
 use imbl::HashMap as SharedMap;
 use quire_content::objects::{self, FileObject, NodeObject, RootObject};
@@ -58,6 +58,40 @@ impl Snapshot {
 
     pub fn file(&self, id: &str) -> Option<&FileObject> {
         self.files.iter().map(|(_, f)| f).find(|f| f.id == id)
+    }
+
+    /// The pages that differ between this snapshot (the base) and `side`: added, removed, changed,
+    /// moved, or with reordered children. A page whose node hash and parent are
+    /// the same in both has an identical subtree, which is skipped, so the walk
+    /// costs what the change costs, not what the tree holds.
+    pub(crate) fn changed_pages(&self, side: &Snapshot) -> BTreeSet<String> {
+        let base = self;
+        let mut changed = BTreeSet::new();
+        let mut parents: Vec<Option<String>> = vec![None];
+        while let Some(parent) = parents.pop() {
+            let mut seen = BTreeSet::new();
+            for id in side
+                .tree
+                .children_of(parent.as_deref())
+                .iter()
+                .chain(base.tree.children_of(parent.as_deref()))
+            {
+                if !seen.insert(id.clone()) {
+                    continue;
+                }
+                let (b, s) = (base.tree.pages.get(id), side.tree.pages.get(id));
+                let same_node = b.is_some() && s.is_some() && base.node_hashes.get(id) == side.node_hashes.get(id);
+                let same_place = b.map(|p| &p.parent) == s.map(|p| &p.parent);
+                if same_node && same_place {
+                    continue;
+                }
+                changed.insert(id.clone());
+                if !same_node {
+                    parents.push(Some(id.clone()));
+                }
+            }
+        }
+        changed
     }
 }
 

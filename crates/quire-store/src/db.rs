@@ -22,9 +22,21 @@ use tokio::sync::{Mutex, OwnedMutexGuard};
 use crate::error::{StoreError, StoreResult};
 
 /// The schema, written in the dialect both backends share, so one set of
-/// migrations serves both. DDL that must differ would split this into one
-/// directory (and one `Migrator`) per backend.
+/// migrations serves both.
 static MIGRATIONS: Migrator = sqlx::migrate!("./migrations");
+
+/// What only one backend can express (today the search index: FTS5 on
+/// SQLite, `tsvector` on PostgreSQL), numbered on their own and recorded in
+/// their own table, so each set is checked completely against what ran.
+/// They run after the shared migrations.
+static SQLITE_MIGRATIONS: Migrator = Migrator {
+    table_name: std::borrow::Cow::Borrowed("_quire_dialect_migrations"),
+    ..sqlx::migrate!("./migrations-sqlite")
+};
+static POSTGRES_MIGRATIONS: Migrator = Migrator {
+    table_name: std::borrow::Cow::Borrowed("_quire_dialect_migrations"),
+    ..sqlx::migrate!("./migrations-postgres")
+};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Backend {
@@ -109,6 +121,10 @@ impl Db {
 
     pub async fn migrate(&self) -> StoreResult<()> {
         MIGRATIONS.run(&self.pool).await?;
+        match self.backend {
+            Backend::Sqlite => SQLITE_MIGRATIONS.run(&self.pool).await?,
+            Backend::Postgres => POSTGRES_MIGRATIONS.run(&self.pool).await?,
+        }
         Ok(())
     }
 

@@ -20,6 +20,7 @@ pub mod jobs;
 pub mod members;
 pub mod orgs;
 pub mod page;
+pub mod search;
 pub mod spaces;
 pub mod sql;
 pub mod teams;

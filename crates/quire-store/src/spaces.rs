@@ -113,8 +113,30 @@ pub async fn get_any(conn: &mut AnyConnection, id: &str) -> StoreResult<SpaceRow
     row.as_ref().map(from_row).transpose().found()
 }
 
+/// Locks the space's row until the transaction ends if it is still at
+/// `revision`; false otherwise. Writers that must see the content stay put
+/// while they work (a full re-index) take it.
+pub async fn lock_at_revision(conn: &mut AnyConnection, id: &str, revision: &str) -> StoreResult<bool> {
+    let done = sqlx::query("UPDATE spaces SET revision_id = revision_id WHERE id = $1 AND revision_id = $2")
+        .bind(id)
+        .bind(revision)
+        .execute(conn)
+        .await?;
+    Ok(done.rows_affected() == 1)
+}
+
+/// Ids of every live space, of every organization.
+pub async fn live_ids(conn: &mut AnyConnection) -> StoreResult<Vec<String>> {
+    Ok(
+        sqlx::query_scalar("SELECT id FROM spaces WHERE deleted_at IS NULL ORDER BY id")
+            .fetch_all(conn)
+            .await?,
+    )
+}
+
 /// Removes the space for good, with its grants.
 pub async fn purge(conn: &mut AnyConnection, id: &str) -> StoreResult<()> {
+    crate::search::remove_space(conn, id).await?;
     sqlx::query("DELETE FROM content_grants WHERE resource_id = $1")
         .bind(id)
         .execute(&mut *conn)

@@ -1,4 +1,5 @@
-//! The `quire` command: `serve`, `migrate` and `token create`.
+//! The `quire` command: `serve`, `migrate`, `token create` and
+//! `search reindex`.
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -42,6 +43,21 @@ enum Command {
     Token {
         #[command(subcommand)]
         command: TokenCommand,
+    },
+    /// Manage the search index.
+    Search {
+        #[command(subcommand)]
+        command: SearchCommand,
+    },
+}
+
+#[derive(Subcommand)]
+enum SearchCommand {
+    /// Rebuild the search index of every space from its current content
+    /// (safe while a server runs on the same data).
+    Reindex {
+        #[command(flatten)]
+        storage: StorageArgs,
     },
 }
 
@@ -163,6 +179,21 @@ async fn main() -> anyhow::Result<()> {
         Command::Migrate(storage) => {
             storage.open().await?;
             tracing::info!("database is up to date");
+            Ok(())
+        }
+        Command::Search {
+            command: SearchCommand::Reindex { storage },
+        } => {
+            let app = storage.app(false).await?;
+            let started = std::time::Instant::now();
+            let (spaces, pages) = quire_app::search::reindex_all(&app).await?;
+            tracing::info!(
+                spaces,
+                pages,
+                seconds = started.elapsed().as_secs_f64(),
+                "search index rebuilt"
+            );
+            app.db.close().await;
             Ok(())
         }
         Command::Token {

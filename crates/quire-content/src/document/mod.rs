@@ -41,7 +41,7 @@ pub use model::{
     Inline, LinkTarget, List, ListItem, ListKind, Mark, Marks, Overflow, Tab, Table, TableCell, anchor_id,
     normalize_inlines,
 };
-pub use text::{Walk, plain_text};
+pub use text::{Section, Walk, plain_text};
 
 /// Why a value is not a document we can convert; the message names the
 /// problem and where it is (`nodes[2].nodes[0]: …`).

@@ -886,3 +886,24 @@ fn tab_ids_follow_reading_order() {
         .collect();
     assert_eq!(ids, ["tab-1", "tab-2", "tab-3"]);
 }
+
+#[test]
+fn sections_split_at_top_level_headings() {
+    let doc = Document::from_markdown(
+        "Intro line.\n\n## Install\n\nRun `quire serve`.\n\n- one\n- two\n\n## Use\n\n{% hint style=\"info\" %}\nA hint.\n{% endhint %}\n",
+    );
+    let sections = doc.sections();
+    assert_eq!(sections.len(), 3);
+    assert_eq!(sections[0].anchor, None);
+    assert_eq!(sections[0].text, "Intro line.");
+    assert_eq!(sections[1].heading, "Install");
+    assert_eq!(sections[1].anchor.as_deref(), Some("install"));
+    assert!(sections[1].text.contains("quire serve") && sections[1].text.contains("two"));
+    assert_eq!(sections[2].heading, "Use");
+    assert!(sections[2].text.contains("A hint."));
+    assert!(
+        Document::from_markdown("## Only\n\ntext\n").sections()[0]
+            .anchor
+            .is_some()
+    );
+}

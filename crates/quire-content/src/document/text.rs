@@ -115,6 +115,54 @@ impl Document {
     }
 }
 
+/// A part of a page as search shows it: a heading and the text under it
+/// up to the next heading (the text before the first heading has none).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Section {
+    /// The heading's anchor id; `None` for the text before the first heading.
+    pub anchor: Option<String>,
+    /// The heading's text (empty before the first heading).
+    pub heading: String,
+    /// The plain text of the section's blocks, a block a line.
+    pub text: String,
+}
+
+impl Document {
+    /// The page's sections: top-level headings start them. Text before the
+    /// first heading is a section only when there is some.
+    pub fn sections(&self) -> Vec<Section> {
+        let mut sections = vec![Section {
+            anchor: None,
+            heading: String::new(),
+            text: String::new(),
+        }];
+        for block in &self.blocks {
+            match block {
+                Block::Heading(heading) => sections.push(Section {
+                    anchor: Some(heading.id.clone()),
+                    heading: heading.text(),
+                    text: String::new(),
+                }),
+                other => {
+                    if let Some(section) = sections.last_mut() {
+                        let text = other.plain_text();
+                        if !text.trim().is_empty() {
+                            if !section.text.is_empty() {
+                                section.text.push('\n');
+                            }
+                            section.text.push_str(text.trim_end());
+                        }
+                    }
+                }
+            }
+        }
+        if sections[0].text.trim().is_empty() {
+            sections.remove(0);
+        }
+        sections
+    }
+}
+
 impl Heading {
     /// The heading's text.
     pub fn text(&self) -> String {

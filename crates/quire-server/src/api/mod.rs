@@ -15,6 +15,7 @@ mod invites;
 mod members;
 mod orgs;
 mod permissions;
+mod search;
 mod spaces;
 mod teams;
 mod users;
@@ -31,4 +32,5 @@ pub fn v1() -> Router<AppState> {
         .merge(permissions::router())
         .merge(change_requests::router())
         .merge(content::router())
+        .merge(search::router())
 }

@@ -4,6 +4,7 @@
 //! [`content`].
 
 pub mod content;
+pub mod search;
 
 use quire_app::access::{CollectionPermissions, OrgPermissions, SpacePermissions, TeamPermissions};
 use quire_app::collections::CollectionInfo;

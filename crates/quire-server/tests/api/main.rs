@@ -14,5 +14,6 @@ mod members;
 mod official_client;
 mod orgs;
 mod permissions;
+mod search;
 mod spaces;
 mod teams;

@@ -1,0 +1,306 @@
+//! The search index: the sections of the pages of every space's current
+//! content, as terms from `quire_search`, in each backend's own full-text
+//! index (FTS5 on SQLite, a GIN-indexed `tsvector` on PostgreSQL). This is
+//! the one place that knows both encodings; callers hand in text and a
+//! parsed query and get ranked hits back.
+//!
+//! A row repeats its page's title, so a query whose words are split between
+//! the title and a section still finds that section. Per row at most
+//! [`MAX_TERMS`] terms are indexed (PostgreSQL caps positions at 16,383).
+
+use quire_search::{Analyzed, Clause, Query, analyze};
+use sqlx::{AnyConnection, AssertSqlSafe, Row};
+
+use crate::db::Backend;
+use crate::error::StoreResult;
+use crate::sql::Sql;
+
+/// Terms indexed per row and field at most.
+pub const MAX_TERMS: usize = 16_000;
+
+/// One section of a page to index: the page title, the section's heading
+/// and anchor (none for the text before the first heading) and its text.
+#[derive(Debug, Clone)]
+pub struct SectionText<'a> {
+    pub ordinal: i64,
+    pub anchor: Option<&'a str>,
+    pub title: &'a str,
+    pub heading: &'a str,
+    pub body: &'a str,
+}
+
+/// A section that matched, with the backend's relevance (higher is better).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Hit {
+    pub space_id: String,
+    pub page_id: String,
+    pub ordinal: i64,
+    pub anchor: Option<String>,
+    pub heading: String,
+    pub relevance: f64,
+}
+
+fn backend(conn: &AnyConnection) -> Backend {
+    if conn.backend_name().eq_ignore_ascii_case("postgresql") {
+        Backend::Postgres
+    } else {
+        Backend::Sqlite
+    }
+}
+
+fn capped(text: &str) -> Analyzed {
+    let mut analyzed = analyze(text);
+    analyzed.terms.truncate(MAX_TERMS);
+    analyzed
+}
+
+/// Replaces the index rows of one page by `sections` (none: the page is
+/// gone).
+pub async fn replace_page(
+    conn: &mut AnyConnection,
+    space_id: &str,
+    page_id: &str,
+    sections: &[SectionText<'_>],
+) -> StoreResult<()> {
+    remove_pages(conn, space_id, std::slice::from_ref(&page_id.to_owned())).await?;
+    for section in sections {
+        let (title, heading, body) = (capped(section.title), capped(section.heading), capped(section.body));
+        match backend(conn) {
+            Backend::Sqlite => {
+                let id: i64 = sqlx::query_scalar(
+                    "INSERT INTO search_sections (space_id, page_id, ordinal, anchor, heading) \
+                     VALUES ($1, $2, $3, $4, $5) RETURNING id",
+                )
+                .bind(space_id)
+                .bind(page_id)
+                .bind(section.ordinal)
+                .bind(section.anchor)
+                .bind(section.heading)
+                .fetch_one(&mut *conn)
+                .await?;
+                let ((ts, tw), (hs, hw), (bs, bw)) = (title.joined(), heading.joined(), body.joined());
+                sqlx::query(
+                    "INSERT INTO search_terms (rowid, title_stems, title_words, heading_stems, heading_words, \
+                     body_stems, body_words) VALUES ($1, $2, $3, $4, $5, $6, $7)",
+                )
+                .bind(id)
+                .bind(ts)
+                .bind(tw)
+                .bind(hs)
+                .bind(hw)
+                .bind(bs)
+                .bind(bw)
+                .execute(&mut *conn)
+                .await?;
+            }
+            Backend::Postgres => {
+                sqlx::query(
+                    "INSERT INTO search_sections (space_id, page_id, ordinal, anchor, heading, terms) \
+                     VALUES ($1, $2, $3, $4, $5, CAST($6 AS tsvector))",
+                )
+                .bind(space_id)
+                .bind(page_id)
+                .bind(section.ordinal)
+                .bind(section.anchor)
+                .bind(section.heading)
+                .bind(tsvector(&[(&title, 'A'), (&heading, 'B'), (&body, 'C')]))
+                .execute(&mut *conn)
+                .await?;
+            }
+        }
+    }
+    Ok(())
+}
+
+/// Removes the index rows of these pages of the space.
+pub async fn remove_pages(conn: &mut AnyConnection, space_id: &str, page_ids: &[String]) -> StoreResult<()> {
+    for chunk in page_ids.chunks(500) {
+        delete_where(conn, space_id, Some(chunk)).await?;
+    }
+    Ok(())
+}
+
+/// Removes every index row of the space.
+pub async fn remove_space(conn: &mut AnyConnection, space_id: &str) -> StoreResult<()> {
+    delete_where(conn, space_id, None).await
+}
+
+/// Deletes the rows of the space (of these pages only, when given) from
+/// both tables.
+async fn delete_where(conn: &mut AnyConnection, space_id: &str, pages: Option<&[String]>) -> StoreResult<()> {
+    let condition = |sql: &mut Sql| {
+        sql.push(" WHERE space_id = ").bind(space_id.to_owned());
+        if let Some(pages) = pages {
+            sql.push(" AND page_id IN (");
+            for (i, id) in pages.iter().enumerate() {
+                sql.push(if i == 0 { "" } else { ", " }).bind(id.clone());
+            }
+            sql.push(")");
+        }
+    };
+    if backend(conn) == Backend::Sqlite {
+        let mut fts = Sql::new("DELETE FROM search_terms WHERE rowid IN (SELECT id FROM search_sections");
+        condition(&mut fts);
+        fts.push(")");
+        fts.execute(&mut *conn).await?;
+    }
+    let mut rows = Sql::new("DELETE FROM search_sections");
+    condition(&mut rows);
+    rows.execute(conn).await?;
+    Ok(())
+}
+
+/// The best `limit` sections of these spaces matching the query, most
+/// relevant first. An empty query or no space finds nothing.
+pub async fn query(conn: &mut AnyConnection, space_ids: &[String], query: &Query, limit: i64) -> StoreResult<Vec<Hit>> {
+    if query.is_empty() || space_ids.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut sql = match backend(conn) {
+        Backend::Sqlite => {
+            let mut sql = Sql::new(
+                "SELECT s.space_id, s.page_id, s.ordinal, s.anchor, s.heading, \
+                 -bm25(search_terms, 8.0, 8.0, 3.0, 3.0, 1.0, 1.0) AS relevance \
+                 FROM search_terms JOIN search_sections s ON s.id = search_terms.rowid \
+                 WHERE search_terms MATCH ",
+            );
+            sql.bind(fts5_match(query));
+            sql
+        }
+        Backend::Postgres => {
+            let mut sql = Sql::new(
+                "SELECT s.space_id, s.page_id, s.ordinal, s.anchor, s.heading, \
+                 CAST(ts_rank('{0.1, 0.2, 0.4, 1.0}', s.terms, q.query) AS DOUBLE PRECISION) AS relevance \
+                 FROM search_sections s, (SELECT CAST(",
+            );
+            sql.bind(tsquery(query));
+            sql.push(" AS tsquery) AS query) q WHERE s.terms @@ q.query");
+            sql
+        }
+    };
+    sql.push(" AND s.space_id IN (");
+    for (i, id) in space_ids.iter().enumerate() {
+        sql.push(if i == 0 { "" } else { ", " }).bind(id.clone());
+    }
+    sql.push(") ORDER BY relevance DESC, s.id LIMIT ").bind(limit);
+    let rows = sql.fetch_all(conn).await?;
+    rows.iter()
+        .map(|row| {
+            Ok(Hit {
+                space_id: row.try_get("space_id")?,
+                page_id: row.try_get("page_id")?,
+                ordinal: row.try_get("ordinal")?,
+                anchor: row.try_get("anchor")?,
+                heading: row.try_get("heading")?,
+                relevance: row.try_get("relevance")?,
+            })
+        })
+        .collect()
+}
+
+/// Bytes of the search index (its tables and indexes), for the benchmark.
+pub async fn index_bytes(conn: &mut AnyConnection) -> StoreResult<i64> {
+    let sql = match backend(conn) {
+        Backend::Sqlite => {
+            "SELECT COALESCE(SUM(pgsize), 0) FROM dbstat WHERE name LIKE 'search_%' OR name LIKE 'sqlite_autoindex_search_%'"
+        }
+        Backend::Postgres => "SELECT CAST(pg_total_relation_size('search_sections') AS BIGINT)",
+    };
+    Ok(sqlx::query_scalar(AssertSqlSafe(sql)).fetch_one(conn).await?)
+}
+
+// ---------------------------------------------------------------------------
+// Encodings
+// ---------------------------------------------------------------------------
+
+const STEM_COLUMNS: &str = "{title_stems heading_stems body_stems}";
+const WORD_COLUMNS: &str = "{title_words heading_words body_words}";
+
+/// An FTS5 MATCH expression. Terms hold only letters and digits, so quoting
+/// them is enough to keep FTS5 syntax out.
+fn fts5_match(query: &Query) -> String {
+    fn clause(c: &Clause) -> String {
+        match c {
+            Clause::Stem(stem) => format!("{STEM_COLUMNS} : \"{stem}\""),
+            Clause::Prefix(word) => format!("{WORD_COLUMNS} : \"{word}\"*"),
+            Clause::Phrase(stems) => format!("{STEM_COLUMNS} : \"{}\"", stems.join(" ")),
+            Clause::Any(options) => format!("({})", options.iter().map(clause).collect::<Vec<_>>().join(" OR ")),
+        }
+    }
+    query.clauses.iter().map(clause).collect::<Vec<_>>().join(" AND ")
+}
+
+/// A quoted lexeme of a tsvector or tsquery literal.
+fn lexeme(text: &str) -> String {
+    format!("'{}'", text.replace('\\', "\\\\").replace('\'', "''"))
+}
+
+/// Raw words share the tsvector with stems, marked so the two never meet:
+/// terms never hold `_`.
+fn word_lexeme(word: &str) -> String {
+    lexeme(&format!("_{word}"))
+}
+
+/// A tsquery literal (cast, not parsed by a text search configuration).
+fn tsquery(query: &Query) -> String {
+    fn clause(c: &Clause) -> String {
+        match c {
+            Clause::Stem(stem) => lexeme(stem),
+            Clause::Prefix(word) => format!("{}:*", word_lexeme(word)),
+            Clause::Phrase(stems) => format!(
+                "({})",
+                stems.iter().map(|s| lexeme(s)).collect::<Vec<_>>().join(" <-> ")
+            ),
+            Clause::Any(options) => format!("({})", options.iter().map(clause).collect::<Vec<_>>().join(" | ")),
+        }
+    }
+    query.clauses.iter().map(clause).collect::<Vec<_>>().join(" & ")
+}
+
+/// A tsvector literal of several weighted fields, positions running on
+/// from one field to the next (capped at PostgreSQL's 16,383).
+fn tsvector(fields: &[(&Analyzed, char)]) -> String {
+    let mut out = String::new();
+    let mut position = 0usize;
+    for (analyzed, weight) in fields {
+        for term in &analyzed.terms {
+            position = (position + 1).min(16_383);
+            for text in [lexeme(&term.stem), word_lexeme(&term.word)] {
+                if !out.is_empty() {
+                    out.push(' ');
+                }
+                out.push_str(&text);
+                out.push(':');
+                out.push_str(&position.to_string());
+                out.push(*weight);
+            }
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use quire_search::parse_query;
+
+    #[test]
+    fn fts5_expressions_quote_every_term() {
+        let query = parse_query("\"merge conflict\" getSpaceById confi");
+        assert_eq!(
+            fts5_match(&query),
+            "{title_stems heading_stems body_stems} : \"merg conflict\" AND \
+             ({title_stems heading_stems body_stems} : \"getspacebyid\" OR \
+             {title_stems heading_stems body_stems} : \"get space by id\") AND \
+             ({title_stems heading_stems body_stems} : \"confi\" OR {title_words heading_words body_words} : \"confi\"*)"
+        );
+    }
+
+    #[test]
+    fn tsquery_and_tsvector_literals() {
+        assert_eq!(tsquery(&parse_query("東京 confi")), "'東京' & ('confi' | '_confi':*)");
+        let title = analyze("Run it");
+        assert_eq!(tsvector(&[(&title, 'A')]), "'run':1A '_run':1A 'it':2A '_it':2A");
+        assert_eq!(lexeme("it's"), "'it''s'");
+    }
+}
