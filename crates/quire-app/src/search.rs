@@ -2,21 +2,21 @@
 //! space of an organization the caller can read, ranked; and the job that
 //! rebuilds a space's index.
 //!
-//! The store returns the best-matching sections by the backend's own
+//! The store returns the best-matching pages by the backend's own
 //! relevance (BM25 on SQLite, `ts_rank` on PostgreSQL, with the title
 //! weighted over headings over body). Quire then ranks pages by tiers —
 //! the exact title, all query words in the title, in a heading, in the body —
 //! then an exact phrase of the query words above scattered words, then the
 //! backend's relevance. Edit times play no part.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::Arc;
 
 use quire_core::Role;
 use quire_engine::Snapshot;
 use quire_search::{Clause, Query, analyze, fold, parse_query, snippet};
 use quire_store::page::PageRequest;
-use quire_store::search::{self, Hit};
+use quire_store::search;
 use quire_store::spaces::{self, SpaceFilter, SpaceRow};
 use quire_store::{Conn, Page};
 use serde::{Deserialize, Serialize};
@@ -28,8 +28,8 @@ use crate::{App, Caller};
 
 /// Longest query accepted, in characters.
 pub const MAX_QUERY_CHARS: usize = 512;
-/// Sections fetched from the index per search, before ranking pages.
-const CANDIDATES: i64 = 400;
+/// Pages fetched from the index per search, before Quire ranks them.
+const CANDIDATES: i64 = 200;
 /// Sections shown per page.
 const SECTIONS_PER_PAGE: usize = 3;
 /// Pages shown per space in an organization search.
@@ -99,8 +99,18 @@ pub async fn in_space(
     let query = checked_query(text)?;
     let mut conn = app.db.read().await?;
     let (space, _) = access::space_with_role(&mut conn, caller, space_id, Role::Read, "search it").await?;
-    let pages = ranked_pages(app, &mut conn, &[space], &query, text).await?;
-    Ok(Page::of_list(pages, request))
+    let ranked = candidates(app, &mut conn, &[space], &query, text).await?;
+    drop(conn);
+    let window = Page::of_list(ranked, request);
+    let mut items = Vec::with_capacity(window.items.len());
+    for candidate in window.items {
+        items.push(details(app, candidate, &query).await?);
+    }
+    Ok(Page {
+        items,
+        next: window.next,
+        total: window.total,
+    })
 }
 
 /// The spaces of an organization the caller can read that hold pages
@@ -124,41 +134,55 @@ pub async fn in_org(
         limit: 1_000_000,
         descending: false,
     };
-    let candidates = spaces::list(&mut conn, org_id, &filter, &everything).await?.items;
+    let candidates_spaces = spaces::list(&mut conn, org_id, &filter, &everything).await?.items;
     let roles = OrgRoles::load(&mut conn, org_id, org.role, caller.id()).await?;
-    let readable: Vec<SpaceRow> = candidates
+    let readable: Vec<SpaceRow> = candidates_spaces
         .into_iter()
         .filter(|s| roles.for_space(s).is_some_and(|r| r.at_least(Role::Read)))
         .collect();
-    let pages = ranked_pages(app, &mut conn, &readable, &query, text).await?;
-    let mut by_space: Vec<SpaceResult> = Vec::new();
-    for page in pages {
-        match by_space.iter_mut().find(|s| s.space.id == page.space_id) {
-            Some(result) => {
-                if result.pages.len() < PAGES_PER_SPACE {
-                    result.pages.push(page);
+    let ranked = candidates(app, &mut conn, &readable, &query, text).await?;
+    drop(conn);
+    let mut by_space: Vec<(SpaceRow, f64, Vec<Candidate>)> = Vec::new();
+    for candidate in ranked {
+        match by_space.iter_mut().find(|(space, _, _)| space.id == candidate.space_id) {
+            Some((_, _, pages)) => {
+                if pages.len() < PAGES_PER_SPACE {
+                    pages.push(candidate);
                 }
             }
             None => {
-                let Some(space) = readable.iter().find(|s| s.id == page.space_id) else {
+                let Some(space) = readable.iter().find(|s| s.id == candidate.space_id) else {
                     continue;
                 };
-                by_space.push(SpaceResult {
-                    space: space.clone(),
-                    score: page.score,
-                    pages: vec![page],
-                });
+                by_space.push((space.clone(), candidate.standing.score(), vec![candidate]));
             }
         }
     }
-    Ok(Page::of_list(by_space, request))
+    let window = Page::of_list(by_space, request);
+    let mut items = Vec::with_capacity(window.items.len());
+    for (space, score, pages) in window.items {
+        let mut shown = Vec::with_capacity(pages.len());
+        for candidate in pages {
+            shown.push(details(app, candidate, &query).await?);
+        }
+        items.push(SpaceResult {
+            space,
+            score,
+            pages: shown,
+        });
+    }
+    Ok(Page {
+        items,
+        next: window.next,
+        total: window.total,
+    })
 }
 
 /// How well a page matched, most significant first.
 #[derive(Debug, Clone, Copy, PartialEq, PartialOrd)]
 struct Standing {
     /// 3: the title is the query; 2: every query word is in the title;
-    /// 1: in a heading; 0: in the body.
+    /// 1: in a heading; 0: in the text.
     tier: u8,
     /// The query's words appear as a phrase somewhere.
     phrase: bool,
@@ -173,9 +197,18 @@ impl Standing {
     }
 }
 
+/// A matching page, ranked, before its sections are cut for display.
+struct Candidate {
+    space_id: String,
+    page_id: String,
+    snapshot: Arc<Snapshot>,
+    standing: Standing,
+    rank: usize,
+}
+
 /// The query's plain words as one phrase, when it has several and none is a
 /// phrase or prefix already.
-fn as_phrase(query: &Query) -> Option<Clause> {
+fn as_phrase(query: &Query) -> Option<Query> {
     let mut stems = Vec::new();
     for clause in &query.clauses {
         match clause {
@@ -187,150 +220,164 @@ fn as_phrase(query: &Query) -> Option<Clause> {
             _ => return None,
         }
     }
-    (stems.len() > 1).then_some(Clause::Phrase(stems))
+    (stems.len() > 1).then(|| Query {
+        clauses: vec![Clause::Phrase(stems)],
+    })
 }
 
 fn matches(query: &Query, text: &str) -> bool {
     query.matches(&analyze(text))
 }
 
-fn has_phrase(phrase: &Clause, text: &str) -> bool {
-    !phrase.matching_terms(&analyze(text)).is_empty()
-}
-
-/// The matching pages of these spaces, ranked, with their sections.
-async fn ranked_pages(
+/// The matching pages of these spaces, ranked: by tier (exact title, title
+/// words, a heading, the text), then an exact phrase of the query's words,
+/// then the index's relevance.
+async fn candidates(
     app: &App,
     conn: &mut Conn,
     spaces: &[SpaceRow],
     query: &Query,
     text: &str,
-) -> AppResult<Vec<PageResult>> {
+) -> AppResult<Vec<Candidate>> {
     if query.is_empty() || spaces.is_empty() {
         return Ok(Vec::new());
     }
     let ids: Vec<String> = spaces.iter().map(|s| s.id.clone()).collect();
     let hits = search::query(conn, &ids, query, CANDIDATES).await?;
-    let mut by_page: Vec<(String, String, Vec<Hit>)> = Vec::new();
-    for hit in hits {
-        match by_page
-            .iter_mut()
-            .find(|(s, p, _)| *s == hit.space_id && *p == hit.page_id)
-        {
-            Some((_, _, hits)) => hits.push(hit),
-            None => by_page.push((hit.space_id.clone(), hit.page_id.clone(), vec![hit])),
-        }
-    }
+    let with_phrase: HashSet<(String, String)> = match as_phrase(query) {
+        Some(phrase) => search::query(conn, &ids, &phrase, CANDIDATES)
+            .await?
+            .into_iter()
+            .map(|h| (h.space_id, h.page_id))
+            .collect(),
+        None => HashSet::new(),
+    };
     let exact = fold(text.trim().trim_matches('"').trim());
-    let phrase = as_phrase(query);
     let mut snapshots: HashMap<String, Arc<Snapshot>> = HashMap::new();
-    let mut results = Vec::with_capacity(by_page.len());
-    for (space_id, page_id, hits) in by_page {
-        let snapshot = match snapshots.get(&space_id) {
+    let mut ranked = Vec::with_capacity(hits.len());
+    for hit in hits {
+        let snapshot = match snapshots.get(&hit.space_id) {
             Some(snapshot) => snapshot.clone(),
             None => {
-                let Some(space) = spaces.iter().find(|s| s.id == space_id) else {
+                let Some(space) = spaces.iter().find(|s| s.id == hit.space_id) else {
                     continue;
                 };
                 let snapshot = app.engine.revisions.snapshot(&space.id, &space.revision_id).await?;
-                snapshots.insert(space_id.clone(), snapshot.clone());
+                snapshots.insert(hit.space_id.clone(), snapshot.clone());
                 snapshot
             }
         };
         // The index follows every commit; a page missing here was removed
         // by a commit that landed after the query read the index.
-        let Some(page) = snapshot.tree.pages.get(&page_id) else {
+        let Some(page) = snapshot.tree.pages.get(&hit.page_id) else {
             continue;
         };
         let meta = &page.meta;
-        let sections = match &meta.document {
-            Some(hash) => app.engine.revisions.sections(hash).await?,
-            None => Arc::new(Vec::new()),
-        };
-        let description = meta.description.clone().unwrap_or_default();
-        let on_title = matches(query, &meta.title);
-        let mut standing = Standing {
-            tier: if fold(&meta.title) == exact {
-                3
-            } else if on_title {
-                2
-            } else {
-                0
-            },
-            phrase: false,
-            relevance: hits.iter().map(|h| h.relevance).fold(0.0, f64::max),
-        };
-        let mut shown = Vec::new();
-        for hit in &hits {
-            let (heading, body) = match &hit.anchor {
-                Some(anchor) => match sections.iter().find(|s| s.anchor.as_deref() == Some(anchor.as_str())) {
-                    Some(section) => (section.heading.clone(), section.text.clone()),
-                    None => continue,
-                },
-                None => {
-                    let intro = sections
-                        .iter()
-                        .find(|s| s.anchor.is_none())
-                        .map(|s| s.text.as_str())
-                        .unwrap_or("");
-                    (String::new(), format!("{description}\n{intro}").trim().to_owned())
-                }
+        let tier = if fold(&meta.title) == exact {
+            3
+        } else if matches(query, &meta.title) {
+            2
+        } else {
+            let sections = match &meta.document {
+                Some(hash) => app.engine.revisions.sections(hash).await?,
+                None => Arc::new(Vec::new()),
             };
-            let on_heading = !heading.is_empty() && matches(query, &heading);
-            if on_heading {
-                standing.tier = standing.tier.max(1);
-            }
-            if let Some(phrase) = &phrase
-                && (has_phrase(phrase, &heading) || has_phrase(phrase, &body) || has_phrase(phrase, &meta.title))
-            {
-                standing.phrase = true;
-            }
-            let matched = on_heading || matches(query, &format!("{heading}\n{body}"));
-            shown.push(SectionResult {
-                title: if heading.is_empty() {
-                    meta.title.clone()
-                } else {
-                    heading
-                },
-                anchor: hit.anchor.clone(),
-                body: snippet(&body, query, SNIPPET_CHARS),
-                score: hit.relevance,
-                matched,
-            });
-        }
-        // Sections that matched on their own text first; a title-only match
-        // shows the page's opening.
-        shown.sort_by(|a, b| b.matched.cmp(&a.matched).then(b.score.total_cmp(&a.score)));
-        shown.truncate(SECTIONS_PER_PAGE);
-        let mut ancestors = Vec::new();
-        let mut parent = page.parent.clone();
-        while let Some(id) = parent {
-            let Some(p) = snapshot.tree.pages.get(&id) else { break };
-            ancestors.push(p.meta.title.clone());
-            parent = p.parent.clone();
-            if ancestors.len() > snapshot.tree.pages.len() {
-                break;
-            }
-        }
-        ancestors.reverse();
-        results.push(PageResult {
-            space_id,
-            path: snapshot.path_of(&page_id),
-            page_id,
-            title: meta.title.clone(),
-            description,
-            ancestors,
-            score: standing.score(),
+            u8::from(
+                sections
+                    .iter()
+                    .any(|s| !s.heading.is_empty() && matches(query, &s.heading)),
+            )
+        };
+        let phrase = with_phrase.contains(&(hit.space_id.clone(), hit.page_id.clone()));
+        ranked.push(Candidate {
+            standing: Standing {
+                tier,
+                phrase,
+                relevance: hit.relevance,
+            },
+            space_id: hit.space_id,
+            page_id: hit.page_id,
+            snapshot,
             rank: 0,
-            on_title,
-            sections: shown,
         });
     }
-    results.sort_by(|a, b| b.score.total_cmp(&a.score).then_with(|| a.title.cmp(&b.title)));
-    for (i, result) in results.iter_mut().enumerate() {
-        result.rank = i + 1;
+    ranked.sort_by(|a, b| {
+        b.standing
+            .score()
+            .total_cmp(&a.standing.score())
+            .then_with(|| a.page_id.cmp(&b.page_id))
+    });
+    for (i, candidate) in ranked.iter_mut().enumerate() {
+        candidate.rank = i + 1;
     }
-    Ok(results)
+    Ok(ranked)
+}
+
+/// A ranked page with what its result shows: the sections that match (a
+/// title-only match shows the page's opening) with the matched words in
+/// context, its path and ancestors.
+async fn details(app: &App, candidate: Candidate, query: &Query) -> AppResult<PageResult> {
+    let snapshot = &candidate.snapshot;
+    let page = &snapshot.tree.pages[&candidate.page_id];
+    let meta = &page.meta;
+    let sections = match &meta.document {
+        Some(hash) => app.engine.revisions.sections(hash).await?,
+        None => Arc::new(Vec::new()),
+    };
+    let description = meta.description.clone().unwrap_or_default();
+    let mut shown: Vec<SectionResult> = sections
+        .iter()
+        .filter(|s| matches(query, &format!("{}\n{}", s.heading, s.text)))
+        .take(SECTIONS_PER_PAGE)
+        .map(|s| SectionResult {
+            anchor: s.anchor.clone(),
+            title: if s.heading.is_empty() {
+                meta.title.clone()
+            } else {
+                s.heading.clone()
+            },
+            body: snippet(&s.text, query, SNIPPET_CHARS),
+            score: candidate.standing.score(),
+            matched: true,
+        })
+        .collect();
+    if shown.is_empty() {
+        let opening = sections.first().map(|s| s.text.as_str()).unwrap_or_default();
+        shown.push(SectionResult {
+            anchor: None,
+            title: meta.title.clone(),
+            body: snippet(
+                if opening.is_empty() { &description } else { opening },
+                query,
+                SNIPPET_CHARS,
+            ),
+            score: candidate.standing.score(),
+            matched: false,
+        });
+    }
+    let mut ancestors = Vec::new();
+    let mut parent = page.parent.clone();
+    while let Some(id) = parent {
+        let Some(p) = snapshot.tree.pages.get(&id) else { break };
+        ancestors.push(p.meta.title.clone());
+        parent = p.parent.clone();
+        if ancestors.len() > snapshot.tree.pages.len() {
+            break;
+        }
+    }
+    ancestors.reverse();
+    Ok(PageResult {
+        path: snapshot.path_of(&candidate.page_id),
+        space_id: candidate.space_id,
+        title: meta.title.clone(),
+        description,
+        ancestors,
+        score: candidate.standing.score(),
+        rank: candidate.rank,
+        on_title: candidate.standing.tier >= 2,
+        sections: shown,
+        page_id: candidate.page_id,
+    })
 }
 
 /// Rebuilds the search index of one space from its current content.

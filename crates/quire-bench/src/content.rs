@@ -235,11 +235,11 @@ async fn stored(server: &Server) -> anyhow::Result<(i64, i64)> {
 }
 
 /// A seeded space.
-struct SeededSpace {
-    id: String,
-    pages: usize,
+pub(crate) struct SeededSpace {
+    pub(crate) id: String,
+    pub(crate) pages: usize,
     /// Ids of the pages at the deepest level.
-    deepest: Vec<String>,
+    pub(crate) deepest: Vec<String>,
 }
 
 /// Pages per level of a tree of `total` pages and `DEPTH` levels with the
@@ -301,6 +301,21 @@ fn page_markdown(page: &str, version: usize) -> String {
 /// request, batches of inserts (children may name a parent inserted in the
 /// same batch by its `ref`), one merge.
 async fn seed_space(seeder: &AppState, space_id: &str, total: usize, user_id: &str) -> anyhow::Result<SeededSpace> {
+    seed_pages(seeder, space_id, total, user_id, |i| {
+        (format!("Page {i:05}"), page_markdown(&format!("{i:05}"), 0))
+    })
+    .await
+}
+
+/// Seeds `total` pages, titled and written by `page(i)`, into the space
+/// through `seeder`'s engine (see [`seed_space`]).
+pub(crate) async fn seed_pages(
+    seeder: &AppState,
+    space_id: &str,
+    total: usize,
+    user_id: &str,
+    page: impl Fn(usize) -> (String, String),
+) -> anyhow::Result<SeededSpace> {
     let engine = &seeder.app.engine;
     let space = {
         let mut conn = seeder.app.db.read().await?;
@@ -319,17 +334,18 @@ async fn seed_space(seeder: &AppState, space_id: &str, total: usize, user_id: &s
     for first in (0..total).step_by(SEED_BATCH) {
         let end = (first + SEED_BATCH).min(total);
         let changes = (first..end)
-            .map(|i| Change::InsertPage {
-                fields: PageFields {
-                    title: Some(format!("Page {i:05}")),
-                    ..PageFields::default()
-                },
-                into: parents[i].map(|p| if p >= first { format!("p{p}") } else { ids[p].clone() }),
-                at: None,
-                reference: Some(format!("p{i}")),
-                document: DocumentInput::Markdown {
-                    markdown: page_markdown(&format!("{i:05}"), 0),
-                },
+            .map(|i| {
+                let (title, markdown) = page(i);
+                Change::InsertPage {
+                    fields: PageFields {
+                        title: Some(title),
+                        ..PageFields::default()
+                    },
+                    into: parents[i].map(|p| if p >= first { format!("p{p}") } else { ids[p].clone() }),
+                    at: None,
+                    reference: Some(format!("p{i}")),
+                    document: DocumentInput::Markdown { markdown },
+                }
             })
             .collect();
         let (next, applied) = engine

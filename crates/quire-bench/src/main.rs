@@ -12,11 +12,13 @@
 //!   collection, in a large and a small organization ([`spaces`]);
 //! - `content`: edits, merges and page lists of spaces with thousands of
 //!   pages, one request at a time ([`content`]);
+//! - `search`: full-text search over a 10,000-page corpus and across 100
+//!   spaces ([`search`]);
 //! - `memory`: resident memory of the real `quire` binary (run as a child
 //!   process) around large requests ([`memory`]).
 //!
 //! ```text
-//! cargo run --release -p quire-bench -- [members|spaces|content|memory] --seconds 10 --connections 32
+//! cargo run --release -p quire-bench -- [members|spaces|content|search|memory] --seconds 10 --connections 32
 //! ```
 //!
 //! This file holds the command line, the shared server setup and the load
@@ -25,6 +27,7 @@
 mod content;
 mod members;
 mod memory;
+mod search;
 mod spaces;
 
 use std::sync::Arc;
@@ -52,6 +55,8 @@ enum Group {
     Content,
     /// Resident memory of the `quire` binary around large requests.
     Memory,
+    /// Full-text search over 10,000 pages and across 100 spaces.
+    Search,
 }
 
 #[derive(Parser, Debug)]
@@ -102,6 +107,7 @@ fn main() -> anyhow::Result<()> {
             Group::Spaces => spaces::run(&args).await,
             Group::Content => content::run(&args).await,
             Group::Memory => memory::run(&args).await,
+            Group::Search => search::run(&args).await,
         }
     })
 }

@@ -1,7 +1,7 @@
 //! Keeping the search index in step with each space's current content.
 //!
-//! The index holds the sections of the pages of a space's current
-//! revision (`quire_store::search`). [`Revisions::commit`] calls
+//! The index holds the pages of a space's current revision
+//! (`quire_store::search`): title, headings and text of each. [`Revisions::commit`] calls
 //! [`follow`] in the same transaction whenever a space's head moves, so the
 //! index never lags or leads the content: only pages whose title,
 //! description or document changed are re-indexed, and removed pages leave
@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 use quire_content::document::{Document, Section};
 use quire_store::Conn;
-use quire_store::search::{self, SectionText};
+use quire_store::search::{self, PageText};
 
 use crate::EngineResult;
 use crate::revisions::Revisions;
@@ -45,7 +45,8 @@ impl Revisions {
     }
 }
 
-/// Writes the index rows of one page of `snapshot`.
+/// Writes the index row of one page of `snapshot` (or removes it, when the
+/// snapshot has no such page).
 async fn index_page(revisions: &Revisions, conn: &mut Conn, snapshot: &Snapshot, page_id: &str) -> EngineResult<()> {
     let Some(page) = snapshot.tree.pages.get(page_id) else {
         return Ok(search::remove_pages(conn, &snapshot.revision.space_id, &[page_id.to_owned()]).await?);
@@ -55,33 +56,24 @@ async fn index_page(revisions: &Revisions, conn: &mut Conn, snapshot: &Snapshot,
         Some(hash) => revisions.sections_on(conn, hash).await?,
         None => Arc::new(Vec::new()),
     };
-    let description = meta.description.as_deref().unwrap_or_default();
-    let mut texts: Vec<SectionText<'_>> = Vec::with_capacity(sections.len() + 1);
-    // The page itself (title, description and the text before the first
-    // heading) is always a row, so a title match finds even an empty page.
-    let intro = sections.first().filter(|s| s.anchor.is_none());
-    let intro_body = match intro {
-        Some(section) if description.is_empty() => section.text.clone(),
-        Some(section) => format!("{description}\n{}", section.text),
-        None => description.to_owned(),
-    };
-    texts.push(SectionText {
-        ordinal: 0,
-        anchor: None,
-        title: &meta.title,
-        heading: "",
-        body: &intro_body,
-    });
-    for (ordinal, section) in sections.iter().filter(|s| s.anchor.is_some()).enumerate() {
-        texts.push(SectionText {
-            ordinal: ordinal as i64 + 1,
-            anchor: section.anchor.as_deref(),
-            title: &meta.title,
-            heading: &section.heading,
-            body: &section.text,
-        });
+    let headings: Vec<&str> = sections
+        .iter()
+        .map(|s| s.heading.as_str())
+        .filter(|h| !h.is_empty())
+        .collect();
+    let mut body = meta.description.clone().unwrap_or_default();
+    for section in sections.iter() {
+        if !body.is_empty() {
+            body.push('\n');
+        }
+        body.push_str(&section.text);
     }
-    search::replace_page(conn, &snapshot.revision.space_id, page_id, &texts).await?;
+    let text = PageText {
+        title: &meta.title,
+        headings: &headings.join("\n"),
+        body: &body,
+    };
+    search::put_page(conn, &snapshot.revision.space_id, page_id, &text).await?;
     Ok(())
 }
 

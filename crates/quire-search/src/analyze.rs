@@ -78,6 +78,9 @@ pub(crate) fn is_cjk(c: char) -> bool {
 /// NFKC, lower case, Latin accents removed (`Café` → `cafe`; kana voicing
 /// marks and Hangul stay as they are).
 pub fn fold(text: &str) -> String {
+    if text.is_ascii() {
+        return text.to_ascii_lowercase();
+    }
     let lower: String = text.nfkc().flat_map(char::to_lowercase).collect();
     if lower.is_ascii() {
         return lower;
@@ -94,19 +97,41 @@ fn english() -> &'static Stemmer {
     STEMMER.get_or_init(|| Stemmer::create(Algorithm::English))
 }
 
+/// Stems already computed on this thread (word frequencies are skewed, so
+/// most words come again soon); cleared when full.
+const STEM_CACHE_ENTRIES: usize = 50_000;
+
+thread_local! {
+    static STEMS: std::cell::RefCell<std::collections::HashMap<String, String>> =
+        std::cell::RefCell::new(std::collections::HashMap::new());
+}
+
 /// The whole-word form of a folded word: English (ASCII letters) stemmed.
 pub(crate) fn stem_of(word: &str) -> String {
-    if word.len() > 2 && word.bytes().all(|b| b.is_ascii_lowercase()) {
-        english().stem(word).into_owned()
-    } else {
-        word.to_owned()
+    if word.len() <= 2 || !word.bytes().all(|b| b.is_ascii_lowercase()) {
+        return word.to_owned();
     }
+    STEMS.with(|cache| {
+        let mut cache = cache.borrow_mut();
+        if let Some(stem) = cache.get(word) {
+            return stem.clone();
+        }
+        let stem = english().stem(word).into_owned();
+        if cache.len() >= STEM_CACHE_ENTRIES {
+            cache.clear();
+        }
+        cache.insert(word.to_owned(), stem.clone());
+        stem
+    })
 }
 
 /// The parts of an identifier as written: split at `_`, `.`, `'`, case
 /// changes (`getSpaceByID2` → get, Space, By, ID, 2) and letter/digit
 /// boundaries. Returns byte ranges within `word`.
 fn identifier_parts(word: &str) -> Vec<(usize, usize)> {
+    if word.bytes().all(|b| b.is_ascii_lowercase()) {
+        return vec![(0, word.len())];
+    }
     let chars: Vec<(usize, char)> = word.char_indices().collect();
     let mut parts = Vec::new();
     let mut start: Option<usize> = None;
@@ -140,6 +165,9 @@ fn identifier_parts(word: &str) -> Vec<(usize, usize)> {
 
 /// The folded term of a piece of text: term characters only.
 fn term_text(piece: &str) -> String {
+    if piece.bytes().all(|b| b.is_ascii_alphanumeric()) {
+        return piece.to_ascii_lowercase();
+    }
     fold(piece).chars().filter(|c| is_term_char(*c)).collect()
 }
 
@@ -204,6 +232,58 @@ impl Builder {
     }
 }
 
+/// The text cut into words and what separates them (UAX #29 word
+/// boundaries), with their byte offsets. Chunks between ASCII white space
+/// that are plain ASCII take a fast path with the same result for ASCII:
+/// runs of letters, digits and `_`, joined across a `'` or `.` between two
+/// of them.
+fn segments(text: &str) -> impl Iterator<Item = (usize, &str)> {
+    let mut out: Vec<(usize, &str)> = Vec::new();
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i].is_ascii_whitespace() {
+            let start = i;
+            while i < bytes.len() && bytes[i].is_ascii_whitespace() {
+                i += 1;
+            }
+            out.push((start, &text[start..i]));
+            continue;
+        }
+        let start = i;
+        while i < bytes.len() && !bytes[i].is_ascii_whitespace() {
+            i += 1;
+        }
+        let chunk = &text[start..i];
+        if chunk.is_ascii() {
+            ascii_segments(chunk, start, &mut out);
+        } else {
+            out.extend(chunk.split_word_bound_indices().map(|(at, s)| (start + at, s)));
+        }
+    }
+    out.into_iter()
+}
+
+fn ascii_segments<'a>(chunk: &'a str, offset: usize, out: &mut Vec<(usize, &'a str)>) {
+    let bytes = chunk.as_bytes();
+    let word = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
+    let mut i = 0;
+    while i < bytes.len() {
+        let start = i;
+        if word(bytes[i]) {
+            while i < bytes.len()
+                && (word(bytes[i])
+                    || (matches!(bytes[i], b'\'' | b'.') && i + 1 < bytes.len() && word(bytes[i + 1]) && i > start))
+            {
+                i += 1;
+            }
+        } else {
+            i += 1;
+        }
+        out.push((offset + start, &chunk[start..i]));
+    }
+}
+
 /// The terms of `text`, in order.
 pub fn analyze(text: &str) -> Analyzed {
     let mut builder = Builder {
@@ -212,7 +292,7 @@ pub fn analyze(text: &str) -> Analyzed {
     };
     let mut run: Vec<(usize, char)> = Vec::new();
     let mut run_end = 0;
-    for (at, segment) in text.split_word_bound_indices() {
+    for (at, segment) in segments(text) {
         let mut chars = segment.char_indices();
         let all_cjk = segment.chars().all(is_cjk);
         if all_cjk && !segment.is_empty() {

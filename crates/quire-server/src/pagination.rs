@@ -90,8 +90,14 @@ impl Order {
 impl PageParams {
     /// Validates the parameters into a store page request for `order`.
     pub fn request(&self, order: ListOrder) -> Result<PageRequest, ApiError> {
+        self.request_or(order, MAX_LIMIT)
+    }
+
+    /// As [`PageParams::request`], with `default_limit` items when the
+    /// caller gives no `limit` (lists whose items are costly to build).
+    pub fn request_or(&self, order: ListOrder, default_limit: u32) -> Result<PageRequest, ApiError> {
         let limit = match self.limit {
-            None => MAX_LIMIT,
+            None => default_limit,
             Some(l) if l.is_finite() && l.fract() == 0.0 && (0.0..=f64::from(MAX_LIMIT)).contains(&l) => l as u32,
             Some(l) => {
                 return Err(ApiError::bad_request(format!(

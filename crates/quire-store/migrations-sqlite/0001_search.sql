@@ -1,18 +1,16 @@
--- The search index (SQLite): one row per section of a page of a space's
--- current content. The terms are produced by quire-search and stored in a
--- contentless FTS5 table whose rowid is the section's id; `unicode61` with
--- diacritics kept only splits on the spaces between those terms. The text
--- itself is not stored: snippets are cut from the (cached) page documents.
+-- The search index (SQLite): one row per page of a space's current content
+-- (its title, its headings, and its text). The terms are produced by
+-- quire-search and stored in a contentless FTS5 table whose rowid is the
+-- row's id; `unicode61` with diacritics kept only splits on the spaces
+-- between those terms. The text itself is not stored: sections and
+-- snippets are cut from the (cached) page documents.
 
-CREATE TABLE search_sections (
+CREATE TABLE search_pages (
     id       INTEGER PRIMARY KEY,
     space_id TEXT NOT NULL,
-    page_id  TEXT NOT NULL,
-    ordinal  BIGINT NOT NULL,
-    anchor   TEXT,
-    heading  TEXT NOT NULL
+    page_id  TEXT NOT NULL
 );
-CREATE INDEX search_sections_by_page ON search_sections (space_id, page_id);
+CREATE UNIQUE INDEX search_pages_by_page ON search_pages (space_id, page_id);
 
 CREATE VIRTUAL TABLE search_terms USING fts5(
     title_stems, title_words, heading_stems, heading_words, body_stems, body_words,

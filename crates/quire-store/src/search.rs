@@ -1,12 +1,14 @@
-//! The search index: the sections of the pages of every space's current
-//! content, as terms from `quire_search`, in each backend's own full-text
-//! index (FTS5 on SQLite, a GIN-indexed `tsvector` on PostgreSQL). This is
-//! the one place that knows both encodings; callers hand in text and a
-//! parsed query and get ranked hits back.
+//! The search index: the pages of every space's current content, as terms
+//! from `quire_search`, in each backend's own full-text index (FTS5 on
+//! SQLite, a GIN-indexed `tsvector` on PostgreSQL). This is the one place
+//! that knows both encodings; callers hand in text and a parsed query and
+//! get ranked pages back.
 //!
-//! A row repeats its page's title, so a query whose words are split between
-//! the title and a section still finds that section. Per row at most
-//! [`MAX_TERMS`] terms are indexed (PostgreSQL caps positions at 16,383).
+//! A row is a page: its title, its headings and its text, weighted in that
+//! order. The first 15,000 terms of the text (about 100 KB) are indexed,
+//! 1,000 of the headings and 200 of the title: a PostgreSQL `tsvector`
+//! holds positions up to 16,383 and must stay under 1 MB, and both backends
+//! index the same terms.
 
 use quire_search::{Analyzed, Clause, Query, analyze};
 use sqlx::{AnyConnection, AssertSqlSafe, Row};
@@ -15,28 +17,24 @@ use crate::db::Backend;
 use crate::error::StoreResult;
 use crate::sql::Sql;
 
-/// Terms indexed per row and field at most.
-pub const MAX_TERMS: usize = 16_000;
+/// Terms indexed of a page's title, headings and text at most.
+const MAX_TERMS: (usize, usize, usize) = (200, 1_000, 15_000);
 
-/// One section of a page to index: the page title, the section's heading
-/// and anchor (none for the text before the first heading) and its text.
+/// The text of one page to index.
 #[derive(Debug, Clone)]
-pub struct SectionText<'a> {
-    pub ordinal: i64,
-    pub anchor: Option<&'a str>,
+pub struct PageText<'a> {
     pub title: &'a str,
-    pub heading: &'a str,
+    /// Every heading, a line each.
+    pub headings: &'a str,
+    /// The description and the text of every section.
     pub body: &'a str,
 }
 
-/// A section that matched, with the backend's relevance (higher is better).
+/// A page that matched, with the backend's relevance (higher is better).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Hit {
     pub space_id: String,
     pub page_id: String,
-    pub ordinal: i64,
-    pub anchor: Option<String>,
-    pub heading: String,
     pub relevance: f64,
 }
 
@@ -48,71 +46,56 @@ fn backend(conn: &AnyConnection) -> Backend {
     }
 }
 
-fn capped(text: &str) -> Analyzed {
+fn capped(text: &str, max: usize) -> Analyzed {
     let mut analyzed = analyze(text);
-    analyzed.terms.truncate(MAX_TERMS);
+    analyzed.terms.truncate(max);
     analyzed
 }
 
-/// Replaces the index rows of one page by `sections` (none: the page is
-/// gone).
-pub async fn replace_page(
-    conn: &mut AnyConnection,
-    space_id: &str,
-    page_id: &str,
-    sections: &[SectionText<'_>],
-) -> StoreResult<()> {
+/// Indexes a page, replacing what the index held for it.
+pub async fn put_page(conn: &mut AnyConnection, space_id: &str, page_id: &str, page: &PageText<'_>) -> StoreResult<()> {
     remove_pages(conn, space_id, std::slice::from_ref(&page_id.to_owned())).await?;
-    for section in sections {
-        let (title, heading, body) = (capped(section.title), capped(section.heading), capped(section.body));
-        match backend(conn) {
-            Backend::Sqlite => {
-                let id: i64 = sqlx::query_scalar(
-                    "INSERT INTO search_sections (space_id, page_id, ordinal, anchor, heading) \
-                     VALUES ($1, $2, $3, $4, $5) RETURNING id",
-                )
+    let (title, headings, body) = (
+        capped(page.title, MAX_TERMS.0),
+        capped(page.headings, MAX_TERMS.1),
+        capped(page.body, MAX_TERMS.2),
+    );
+    match backend(conn) {
+        Backend::Sqlite => {
+            let id: i64 =
+                sqlx::query_scalar("INSERT INTO search_pages (space_id, page_id) VALUES ($1, $2) RETURNING id")
+                    .bind(space_id)
+                    .bind(page_id)
+                    .fetch_one(&mut *conn)
+                    .await?;
+            let ((ts, tw), (hs, hw), (bs, bw)) = (title.joined(), headings.joined(), body.joined());
+            sqlx::query(
+                "INSERT INTO search_terms (rowid, title_stems, title_words, heading_stems, heading_words, \
+                 body_stems, body_words) VALUES ($1, $2, $3, $4, $5, $6, $7)",
+            )
+            .bind(id)
+            .bind(ts)
+            .bind(tw)
+            .bind(hs)
+            .bind(hw)
+            .bind(bs)
+            .bind(bw)
+            .execute(&mut *conn)
+            .await?;
+        }
+        Backend::Postgres => {
+            sqlx::query("INSERT INTO search_pages (space_id, page_id, terms) VALUES ($1, $2, CAST($3 AS tsvector))")
                 .bind(space_id)
                 .bind(page_id)
-                .bind(section.ordinal)
-                .bind(section.anchor)
-                .bind(section.heading)
-                .fetch_one(&mut *conn)
-                .await?;
-                let ((ts, tw), (hs, hw), (bs, bw)) = (title.joined(), heading.joined(), body.joined());
-                sqlx::query(
-                    "INSERT INTO search_terms (rowid, title_stems, title_words, heading_stems, heading_words, \
-                     body_stems, body_words) VALUES ($1, $2, $3, $4, $5, $6, $7)",
-                )
-                .bind(id)
-                .bind(ts)
-                .bind(tw)
-                .bind(hs)
-                .bind(hw)
-                .bind(bs)
-                .bind(bw)
+                .bind(tsvector(&[(&title, 'A'), (&headings, 'B'), (&body, 'C')]))
                 .execute(&mut *conn)
                 .await?;
-            }
-            Backend::Postgres => {
-                sqlx::query(
-                    "INSERT INTO search_sections (space_id, page_id, ordinal, anchor, heading, terms) \
-                     VALUES ($1, $2, $3, $4, $5, CAST($6 AS tsvector))",
-                )
-                .bind(space_id)
-                .bind(page_id)
-                .bind(section.ordinal)
-                .bind(section.anchor)
-                .bind(section.heading)
-                .bind(tsvector(&[(&title, 'A'), (&heading, 'B'), (&body, 'C')]))
-                .execute(&mut *conn)
-                .await?;
-            }
         }
     }
     Ok(())
 }
 
-/// Removes the index rows of these pages of the space.
+/// Removes these pages of the space from the index.
 pub async fn remove_pages(conn: &mut AnyConnection, space_id: &str, page_ids: &[String]) -> StoreResult<()> {
     for chunk in page_ids.chunks(500) {
         delete_where(conn, space_id, Some(chunk)).await?;
@@ -120,7 +103,7 @@ pub async fn remove_pages(conn: &mut AnyConnection, space_id: &str, page_ids: &[
     Ok(())
 }
 
-/// Removes every index row of the space.
+/// Removes every page of the space from the index.
 pub async fn remove_space(conn: &mut AnyConnection, space_id: &str) -> StoreResult<()> {
     delete_where(conn, space_id, None).await
 }
@@ -139,19 +122,21 @@ async fn delete_where(conn: &mut AnyConnection, space_id: &str, pages: Option<&[
         }
     };
     if backend(conn) == Backend::Sqlite {
-        let mut fts = Sql::new("DELETE FROM search_terms WHERE rowid IN (SELECT id FROM search_sections");
+        let mut fts = Sql::new("DELETE FROM search_terms WHERE rowid IN (SELECT id FROM search_pages");
         condition(&mut fts);
         fts.push(")");
         fts.execute(&mut *conn).await?;
     }
-    let mut rows = Sql::new("DELETE FROM search_sections");
+    let mut rows = Sql::new("DELETE FROM search_pages");
     condition(&mut rows);
     rows.execute(conn).await?;
     Ok(())
 }
 
-/// The best `limit` sections of these spaces matching the query, most
-/// relevant first. An empty query or no space finds nothing.
+/// The `limit` most relevant pages of these spaces matching the query. An
+/// empty query or no space finds nothing. On SQLite the `CROSS JOIN` keeps
+/// the full-text scan first (the planner would otherwise walk the space's
+/// pages and run the MATCH once per page).
 pub async fn query(conn: &mut AnyConnection, space_ids: &[String], query: &Query, limit: i64) -> StoreResult<Vec<Hit>> {
     if query.is_empty() || space_ids.is_empty() {
         return Ok(Vec::new());
@@ -159,39 +144,35 @@ pub async fn query(conn: &mut AnyConnection, space_ids: &[String], query: &Query
     let mut sql = match backend(conn) {
         Backend::Sqlite => {
             let mut sql = Sql::new(
-                "SELECT s.space_id, s.page_id, s.ordinal, s.anchor, s.heading, \
-                 -bm25(search_terms, 8.0, 8.0, 3.0, 3.0, 1.0, 1.0) AS relevance \
-                 FROM search_terms JOIN search_sections s ON s.id = search_terms.rowid \
-                 WHERE search_terms MATCH ",
+                "SELECT p.space_id, p.page_id, -bm25(search_terms, 8.0, 8.0, 3.0, 3.0, 1.0, 1.0) AS relevance \
+                 FROM search_terms CROSS JOIN search_pages p \
+                 WHERE p.id = search_terms.rowid AND search_terms MATCH ",
             );
             sql.bind(fts5_match(query));
             sql
         }
         Backend::Postgres => {
             let mut sql = Sql::new(
-                "SELECT s.space_id, s.page_id, s.ordinal, s.anchor, s.heading, \
-                 CAST(ts_rank('{0.1, 0.2, 0.4, 1.0}', s.terms, q.query) AS DOUBLE PRECISION) AS relevance \
-                 FROM search_sections s, (SELECT CAST(",
+                "SELECT p.space_id, p.page_id, \
+                 CAST(ts_rank('{0.1, 0.2, 0.4, 1.0}', p.terms, q.query) AS DOUBLE PRECISION) AS relevance \
+                 FROM search_pages p, (SELECT CAST(",
             );
             sql.bind(tsquery(query));
-            sql.push(" AS tsquery) AS query) q WHERE s.terms @@ q.query");
+            sql.push(" AS tsquery) AS query) q WHERE p.terms @@ q.query");
             sql
         }
     };
-    sql.push(" AND s.space_id IN (");
+    sql.push(" AND p.space_id IN (");
     for (i, id) in space_ids.iter().enumerate() {
         sql.push(if i == 0 { "" } else { ", " }).bind(id.clone());
     }
-    sql.push(") ORDER BY relevance DESC, s.id LIMIT ").bind(limit);
+    sql.push(") ORDER BY relevance DESC, p.id LIMIT ").bind(limit);
     let rows = sql.fetch_all(conn).await?;
     rows.iter()
         .map(|row| {
             Ok(Hit {
                 space_id: row.try_get("space_id")?,
                 page_id: row.try_get("page_id")?,
-                ordinal: row.try_get("ordinal")?,
-                anchor: row.try_get("anchor")?,
-                heading: row.try_get("heading")?,
                 relevance: row.try_get("relevance")?,
             })
         })
@@ -201,10 +182,8 @@ pub async fn query(conn: &mut AnyConnection, space_ids: &[String], query: &Query
 /// Bytes of the search index (its tables and indexes), for the benchmark.
 pub async fn index_bytes(conn: &mut AnyConnection) -> StoreResult<i64> {
     let sql = match backend(conn) {
-        Backend::Sqlite => {
-            "SELECT COALESCE(SUM(pgsize), 0) FROM dbstat WHERE name LIKE 'search_%' OR name LIKE 'sqlite_autoindex_search_%'"
-        }
-        Backend::Postgres => "SELECT CAST(pg_total_relation_size('search_sections') AS BIGINT)",
+        Backend::Sqlite => "SELECT COALESCE(SUM(pgsize), 0) FROM dbstat WHERE name LIKE 'search_%'",
+        Backend::Postgres => "SELECT CAST(pg_total_relation_size('search_pages') AS BIGINT)",
     };
     Ok(sqlx::query_scalar(AssertSqlSafe(sql)).fetch_one(conn).await?)
 }

@@ -22,6 +22,10 @@ pub fn router() -> Router<AppState> {
 /// Results page by their rank.
 const RANK_ORDER: ListOrder = ListOrder::ascending_by("rank");
 
+/// Results per page when the caller gives no `limit`: each result cuts
+/// snippets from its page, so pages of results stay small.
+const DEFAULT_RESULTS: u32 = 20;
+
 #[derive(Debug, Deserialize)]
 struct SearchQuery {
     query: String,
@@ -34,7 +38,7 @@ async fn search_space(
     page: PageParams,
     Query(query): Query<SearchQuery>,
 ) -> ApiResult<Json<List<SearchPage>>> {
-    let request = page.request(RANK_ORDER)?;
+    let request = page.request_or(RANK_ORDER, DEFAULT_RESULTS)?;
     let found = search::in_space(&state.app, &caller, &space_id, &query.query, &request).await?;
     Ok(Json(List::from_page(found, RANK_ORDER, |p| views::page(&state, p))))
 }
@@ -46,7 +50,7 @@ async fn search_org(
     page: PageParams,
     Query(query): Query<SearchQuery>,
 ) -> ApiResult<Json<List<SearchSpace>>> {
-    let request = page.request(RANK_ORDER)?;
+    let request = page.request_or(RANK_ORDER, DEFAULT_RESULTS)?;
     let found = search::in_org(&state.app, &caller, &org_id, &query.query, &request).await?;
     Ok(Json(List::from_page(found, RANK_ORDER, |s| views::space(&state, s))))
 }
