@@ -1,9 +1,10 @@
 //! JSON shapes of responses, as the official API defines them: pure
 //! functions from what the application returns to serializable views.
 //! Content shapes (revisions, pages, files, change requests) are in
-//! [`content`].
+//! [`content`]; comments and replies in [`discussions`].
 
 pub mod content;
+pub mod discussions;
 
 use quire_app::access::{CollectionPermissions, OrgPermissions, SpacePermissions, TeamPermissions};
 use quire_app::collections::CollectionInfo;
