@@ -285,6 +285,7 @@ pub fn space(state: &AppState, info: SpaceInfo) -> Space {
         space: row,
         permissions,
         change_requests: counts,
+        comments,
     } = info;
     Space {
         object: "space",
@@ -305,7 +306,7 @@ pub fn space(state: &AppState, info: SpaceInfo) -> Space {
         parent: row.parent_id,
         revision: row.revision_id,
         default_level: row.default_level,
-        comments: 0,
+        comments,
         change_requests: counts.0,
         change_requests_open: counts.1,
         change_requests_draft: counts.2,
