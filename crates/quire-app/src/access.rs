@@ -479,10 +479,16 @@ pub async fn change_request(
     action: &str,
 ) -> AppResult<(SpaceRow, ChangeRequestRow)> {
     let (space, _) = space_with_role(conn, caller, space_id, role, action).await?;
-    let cr = change_requests::get(conn, &space.id, change_request)
-        .await
-        .or_not_found("change request", change_request)?;
+    let cr = change_request_in(conn, &space, change_request).await?;
     Ok((space, cr))
+}
+
+/// A change request (by id or number) of a space the caller was given
+/// access to; not found otherwise.
+pub async fn change_request_in(conn: &mut Conn, space: &SpaceRow, change_request: &str) -> AppResult<ChangeRequestRow> {
+    change_requests::get(conn, &space.id, change_request)
+        .await
+        .or_not_found("change request", change_request)
 }
 
 /// Everything needed to compute one user's role on many spaces and

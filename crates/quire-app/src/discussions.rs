@@ -24,7 +24,7 @@ mod input;
 mod shape;
 
 use quire_core::{Role, Timestamp};
-use quire_store::change_requests::{self, ChangeRequestRow};
+use quire_store::change_requests::ChangeRequestRow;
 use quire_store::comments::{self, CommentFilter, CommentRow, ReplyRow};
 use quire_store::page::PageRequest;
 use quire_store::spaces::SpaceRow;
@@ -68,11 +68,7 @@ impl Scope {
         let (space, access) = access::space_with_role(conn, caller, space_id, role, action).await?;
         let change_request = match discussion {
             Discussion::Space => None,
-            Discussion::ChangeRequest(cr) => Some(
-                change_requests::get(conn, &space.id, cr)
-                    .await
-                    .or_not_found("change request", cr)?,
-            ),
+            Discussion::ChangeRequest(cr) => Some(access::change_request_in(conn, &space, cr).await?),
         };
         Ok(Scope {
             space,
@@ -124,7 +120,7 @@ fn found_or_gone<T>(result: AppResult<T>) -> AppResult<Option<T>> {
 // Comments
 // ---------------------------------------------------------------------------
 
-/// The comments of a discussion, newest first unless `descending` is false.
+/// The comments of a discussion, by posting time in the page's direction.
 pub async fn list(
     app: &App,
     caller: &Caller,
