@@ -479,10 +479,16 @@ pub async fn change_request(
     action: &str,
 ) -> AppResult<(SpaceRow, ChangeRequestRow)> {
     let (space, _) = space_with_role(conn, caller, space_id, role, action).await?;
-    let cr = change_requests::get(conn, &space.id, change_request)
-        .await
-        .or_not_found("change request", change_request)?;
+    let cr = change_request_in(conn, &space, change_request).await?;
     Ok((space, cr))
+}
+
+/// A change request (by id or number) of a space the caller was given
+/// access to; not found otherwise.
+pub async fn change_request_in(conn: &mut Conn, space: &SpaceRow, change_request: &str) -> AppResult<ChangeRequestRow> {
+    change_requests::get(conn, &space.id, change_request)
+        .await
+        .or_not_found("change request", change_request)
 }
 
 /// Everything needed to compute one user's role on many spaces and
@@ -579,6 +585,64 @@ impl SpacePermissions {
     }
 }
 
+/// The `permissions` object of a comment or a reply, and the rules of
+/// discussions: everyone who reads the space sees its discussions; the
+/// comment role posts, replies, reacts and resolves; authors (still holding
+/// the comment role) edit what they wrote; authors and space admins delete it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+pub struct CommentPermissions {
+    pub view: bool,
+    pub edit: bool,
+    pub reply: bool,
+    pub delete: bool,
+}
+
+impl CommentPermissions {
+    /// For a caller holding `role` on the space, on something `author` wrote.
+    pub fn of(role: Option<Role>, caller_id: &str, author_id: &str) -> CommentPermissions {
+        let has = |r: Role| role.is_some_and(|mine| mine.at_least(r));
+        let own = caller_id == author_id;
+        CommentPermissions {
+            view: has(Role::Read),
+            edit: own && has(Role::Comment),
+            reply: has(Role::Comment),
+            delete: (own && has(Role::Read)) || has(Role::Admin),
+        }
+    }
+
+    pub fn require_edit(&self) -> AppResult<()> {
+        if self.edit {
+            Ok(())
+        } else {
+            Err(AppError::forbidden(
+                "only its author can change what a comment or reply says",
+            ))
+        }
+    }
+
+    /// Replying, reacting and resolving: what the comment role allows.
+    pub fn require_reply(&self, action: &str) -> AppResult<()> {
+        if self.reply {
+            Ok(())
+        } else {
+            Err(AppError::forbidden(format!(
+                "you need the {} role here to {action}",
+                Role::Comment
+            )))
+        }
+    }
+
+    pub fn require_delete(&self) -> AppResult<()> {
+        if self.delete {
+            Ok(())
+        } else {
+            Err(AppError::forbidden(
+                "only its author or an admin of the space can delete a comment or reply",
+            ))
+        }
+    }
+}
+
 /// The `permissions` object of a collection.
 #[derive(Debug, Clone, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -627,6 +691,21 @@ mod tests {
         assert_eq!(effective_role(None, chain, &[]), None);
         let grants = vec![("space".to_owned(), Role::Read)];
         assert_eq!(effective_role(None, chain, &grants), Some(Role::Read));
+    }
+
+    #[test]
+    fn comment_permissions_follow_role_and_authorship() {
+        let of = |role, author| CommentPermissions::of(role, "me", author);
+        let mine = of(Some(Role::Comment), "me");
+        assert!(mine.view && mine.edit && mine.reply && mine.delete);
+        let theirs = of(Some(Role::Edit), "them");
+        assert!(theirs.view && !theirs.edit && theirs.reply && !theirs.delete);
+        let admin = of(Some(Role::Admin), "them");
+        assert!(!admin.edit && admin.delete);
+        // A reader who once commented may still delete, no longer edit.
+        let reader = of(Some(Role::Read), "me");
+        assert!(reader.view && !reader.edit && !reader.reply && reader.delete);
+        assert!(!of(None, "me").view);
     }
 
     #[test]

@@ -8,7 +8,7 @@ use quire_store::change_requests::{self, ChangeRequestFilter, ChangeRequestRow};
 use quire_store::page::PageRequest;
 use quire_store::spaces::SpaceRow;
 use quire_store::users::{self, UserRow};
-use quire_store::{Conn, Page};
+use quire_store::{Conn, Page, comments};
 use serde::Deserialize;
 
 use crate::error::{AppError, AppResult};
@@ -16,7 +16,8 @@ use crate::{App, Caller, access};
 
 const MAX_SUBJECT: usize = 100;
 
-/// A change request with the users its views name.
+/// A change request with the users its views name and its number of open
+/// comments.
 #[derive(Debug, Clone)]
 pub struct ChangeRequestInfo {
     pub change_request: ChangeRequestRow,
@@ -24,10 +25,23 @@ pub struct ChangeRequestInfo {
     pub merged_by: Option<UserRow>,
     /// The space moved on since the change request was last updated.
     pub outdated: bool,
+    pub comments: i64,
 }
 
 /// Shapes a change request; `space_revision` is the space's current revision.
 pub(crate) async fn info(conn: &mut Conn, cr: ChangeRequestRow, space_revision: &str) -> AppResult<ChangeRequestInfo> {
+    let comments = comments::open_in_change_requests(conn, std::slice::from_ref(&cr.id)).await?;
+    let count = comments.get(&cr.id).copied().unwrap_or_default();
+    shape(conn, cr, space_revision, count).await
+}
+
+/// Shapes a change request whose open comments were counted (`comments`).
+async fn shape(
+    conn: &mut Conn,
+    cr: ChangeRequestRow,
+    space_revision: &str,
+    comments: i64,
+) -> AppResult<ChangeRequestInfo> {
     let created_by = users::get(conn, &cr.created_by).await?;
     let merged_by = match &cr.merged_by {
         Some(id) => Some(users::get(conn, id).await?),
@@ -38,6 +52,7 @@ pub(crate) async fn info(conn: &mut Conn, cr: ChangeRequestRow, space_revision: 
         change_request: cr,
         created_by,
         merged_by,
+        comments,
     })
 }
 
@@ -85,9 +100,12 @@ pub async fn list(
         creator: filter.creator,
     };
     let page = change_requests::list(&mut conn, &space.id, &store_filter, filter.by_creation, request).await?;
+    let ids: Vec<String> = page.items.iter().map(|cr| cr.id.clone()).collect();
+    let comments = comments::open_in_change_requests(&mut conn, &ids).await?;
     let mut items = Vec::with_capacity(page.items.len());
     for cr in page.items {
-        items.push(info(&mut conn, cr, &space.revision_id).await?);
+        let count = comments.get(&cr.id).copied().unwrap_or_default();
+        items.push(shape(&mut conn, cr, &space.revision_id, count).await?);
     }
     Ok(Page {
         items,

@@ -5,7 +5,7 @@
 //!   collection, space or change request", and nothing else does.
 //! - One module per area (`orgs`, `members`, `teams`, `invites`, `spaces`,
 //!   `collections`, `permissions`, `change_requests`, `content`, `search`,
-//!   `accounts`)
+//!   `discussions`, `accounts`)
 //!   owns that area's rules and its transactions. Functions take the [`App`],
 //!   the [`Caller`] and typed input, and return rows with everything a view
 //!   needs; they never see HTTP.
@@ -19,6 +19,7 @@ pub mod accounts;
 pub mod change_requests;
 pub mod collections;
 pub mod content;
+pub mod discussions;
 pub mod error;
 pub mod input;
 pub mod invites;

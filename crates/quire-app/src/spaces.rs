@@ -5,7 +5,7 @@
 use quire_core::{DefaultLevel, EditMode, Role, Visibility};
 use quire_store::page::PageRequest;
 use quire_store::spaces::{self, SpaceFilter, SpaceRow};
-use quire_store::{Conn, Page, StoreError, change_requests, content, grants};
+use quire_store::{Conn, Page, StoreError, change_requests, comments, content, grants};
 use serde::{Deserialize, Serialize};
 
 use crate::access::{self, ContentAccess, OrgRoles, SpacePermissions, openly_viewable};
@@ -20,13 +20,15 @@ pub const SPACE_RETENTION_DAYS: i64 = 7;
 const MAX_TITLE: usize = 50;
 const MAX_EMOJI: usize = 50;
 
-/// A space with what its views show: the caller's permissions and the
-/// change request counters `(total, open, draft)`.
+/// A space with what its views show: the caller's permissions, the
+/// change request counters `(total, open, draft)` and the number of open
+/// comments on the space itself.
 #[derive(Debug, Clone)]
 pub struct SpaceInfo {
     pub space: SpaceRow,
     pub permissions: SpacePermissions,
     pub change_requests: (i64, i64, i64),
+    pub comments: i64,
 }
 
 /// Shapes one space for a caller holding `role` (`share_key` as given).
@@ -36,11 +38,14 @@ pub async fn info(
     role: Option<Role>,
     share_key: Option<&str>,
 ) -> AppResult<SpaceInfo> {
-    let counts = change_requests::counts_for(conn, std::slice::from_ref(&space.id)).await?;
+    let ids = std::slice::from_ref(&space.id);
+    let counts = change_requests::counts_for(conn, ids).await?;
     let change_requests = counts.get(&space.id).copied().unwrap_or_default();
+    let comments = comments::open_in_spaces(conn, ids).await?;
     let open = openly_viewable(&space, share_key);
     Ok(SpaceInfo {
         permissions: SpacePermissions::of(role, open),
+        comments: comments.get(&space.id).copied().unwrap_or_default(),
         space,
         change_requests,
     })
@@ -54,12 +59,14 @@ pub async fn infos(
 ) -> AppResult<Vec<SpaceInfo>> {
     let ids: Vec<String> = spaces.iter().map(|s| s.id.clone()).collect();
     let counts = change_requests::counts_for(conn, &ids).await?;
+    let comments = comments::open_in_spaces(conn, &ids).await?;
     Ok(spaces
         .into_iter()
         .map(|space| {
             let permissions = SpacePermissions::of(role_of(&space), openly_viewable(&space, None));
             let change_requests = counts.get(&space.id).copied().unwrap_or_default();
             SpaceInfo {
+                comments: comments.get(&space.id).copied().unwrap_or_default(),
                 space,
                 permissions,
                 change_requests,

@@ -11,6 +11,7 @@
 pub mod blobs;
 pub mod change_requests;
 pub mod collections;
+pub mod comments;
 pub mod content;
 pub mod db;
 pub mod error;

@@ -99,6 +99,25 @@ pub async fn get(conn: &mut AnyConnection, org_id: &str, user_id: &str) -> Store
     row.as_ref().map(from_row).transpose().found()
 }
 
+/// The members of the organization among these users, by user id (users
+/// who are not members are left out).
+pub async fn get_many(
+    conn: &mut AnyConnection,
+    org_id: &str,
+    user_ids: &[String],
+) -> StoreResult<std::collections::HashMap<String, MemberRow>> {
+    let mut out = std::collections::HashMap::new();
+    for chunk in user_ids.chunks(500).filter(|c| !c.is_empty()) {
+        let mut sql = Sql::new(concat!(member_select!(), " WHERE m.organization_id = "));
+        sql.bind(org_id.to_owned()).push(" AND m.user_id IN ").bind_list(chunk);
+        for row in sql.fetch_all(&mut *conn).await? {
+            let member = from_row(&row)?;
+            out.insert(member.user.id.clone(), member);
+        }
+    }
+    Ok(out)
+}
+
 pub async fn membership(conn: &mut AnyConnection, org_id: &str, user_id: &str) -> StoreResult<Option<Membership>> {
     let row = sqlx::query("SELECT role, disabled FROM members WHERE organization_id = $1 AND user_id = $2")
         .bind(org_id)

@@ -104,3 +104,18 @@ pub(crate) fn flag_column(row: &AnyRow, column: &str) -> StoreResult<bool> {
 pub(crate) fn flag(value: bool) -> i64 {
     i64::from(value)
 }
+
+impl Sql {
+    /// Appends `(<v1>, <v2>, ...)`, each value bound: the list of an `IN`
+    /// condition. The caller makes sure `values` is not empty.
+    pub fn bind_list(&mut self, values: &[String]) -> &mut Self {
+        self.push("(");
+        for (i, value) in values.iter().enumerate() {
+            if i > 0 {
+                self.push(", ");
+            }
+            self.bind(value.clone());
+        }
+        self.push(")")
+    }
+}

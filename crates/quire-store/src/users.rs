@@ -1,10 +1,13 @@
 //! Users and their API tokens (stored only as hashes).
 
+use std::collections::HashMap;
+
 use quire_core::Timestamp;
 use sqlx::any::AnyRow;
 use sqlx::{AnyConnection, Row};
 
 use crate::error::{FoundExt, StoreResult};
+use crate::sql::Sql;
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct UserRow {
@@ -66,6 +69,20 @@ pub async fn get(conn: &mut AnyConnection, id: &str) -> StoreResult<UserRow> {
         .fetch_optional(conn)
         .await?;
     row.as_ref().map(UserRow::from_row).transpose().found()
+}
+
+/// The users with these ids, by id (unknown ids are left out).
+pub async fn get_many(conn: &mut AnyConnection, ids: &[String]) -> StoreResult<HashMap<String, UserRow>> {
+    let mut out = HashMap::new();
+    for chunk in ids.chunks(500).filter(|c| !c.is_empty()) {
+        let mut sql = Sql::new(concat!("SELECT ", user_columns!(), " FROM users u WHERE u.id IN "));
+        sql.bind_list(chunk);
+        for row in sql.fetch_all(&mut *conn).await? {
+            let user = UserRow::from_row(&row)?;
+            out.insert(user.id.clone(), user);
+        }
+    }
+    Ok(out)
 }
 
 pub async fn insert_token(

@@ -11,6 +11,7 @@ use crate::state::AppState;
 mod change_requests;
 mod collections;
 mod content;
+mod discussions;
 mod invites;
 mod members;
 mod orgs;
@@ -33,4 +34,5 @@ pub fn v1() -> Router<AppState> {
         .merge(change_requests::router())
         .merge(content::router())
         .merge(search::router())
+        .merge(discussions::router())
 }

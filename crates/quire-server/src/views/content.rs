@@ -288,6 +288,7 @@ pub fn change_request(state: &AppState, info: ChangeRequestInfo) -> ChangeReques
         created_by,
         merged_by,
         outdated,
+        comments,
     } = info;
     ChangeRequest {
         object: "change-request",
@@ -310,6 +311,6 @@ pub fn change_request(state: &AppState, info: ChangeRequestInfo) -> ChangeReques
         revision_initial: cr.revision_initial,
         revision_merged_ancestor: cr.revision_merged_ancestor,
         revision_merged: cr.revision_merged,
-        comments: 0,
+        comments,
     }
 }

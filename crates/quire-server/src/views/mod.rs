@@ -1,9 +1,10 @@
 //! JSON shapes of responses, as the official API defines them: pure
 //! functions from what the application returns to serializable views.
 //! Content shapes (revisions, pages, files, change requests) are in
-//! [`content`].
+//! [`content`]; comments and replies in [`discussions`].
 
 pub mod content;
+pub mod discussions;
 pub mod search;
 
 use quire_app::access::{CollectionPermissions, OrgPermissions, SpacePermissions, TeamPermissions};
@@ -285,6 +286,7 @@ pub fn space(state: &AppState, info: SpaceInfo) -> Space {
         space: row,
         permissions,
         change_requests: counts,
+        comments,
     } = info;
     Space {
         object: "space",
@@ -305,7 +307,7 @@ pub fn space(state: &AppState, info: SpaceInfo) -> Space {
         parent: row.parent_id,
         revision: row.revision_id,
         default_level: row.default_level,
-        comments: 0,
+        comments,
         change_requests: counts.0,
         change_requests_open: counts.1,
         change_requests_draft: counts.2,

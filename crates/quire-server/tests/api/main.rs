@@ -5,6 +5,7 @@ mod support;
 mod change_requests;
 mod collections;
 mod content;
+mod discussions;
 mod errors;
 mod files;
 mod hostile;

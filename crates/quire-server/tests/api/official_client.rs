@@ -1,8 +1,10 @@
 //! The official npm client (`@gitbook/api`) against a real Quire server:
 //! `tests/official-client/smoke.mjs` drives users, organizations, invites,
 //! member lists and teams through the client, `content.mjs` change
-//! requests, pages, files, merges and conflicts, and `search.mjs` search in
-//! a space and an organization; each asserts what comes back.
+//! requests, pages, files, merges and conflicts, `search.mjs` search in a
+//! space and an organization, and `discussions.mjs` a threaded, resolved
+//! discussion with reactions on a change request; each asserts what comes
+//! back.
 //!
 //! The client is installed once with npm into `target/tmp/` and the script is
 //! copied next to its `node_modules`, so Node resolves the ESM import there.
@@ -37,7 +39,7 @@ fn client_dir() -> &'static Path {
                 String::from_utf8_lossy(&install.stderr)
             );
         }
-        for script in ["smoke.mjs", "content.mjs", "search.mjs"] {
+        for script in ["smoke.mjs", "content.mjs", "search.mjs", "discussions.mjs"] {
             let source = Path::new(env!("CARGO_MANIFEST_DIR"))
                 .join("tests/official-client")
                 .join(script);
@@ -89,5 +91,18 @@ both_backends! {
         let mut node = Command::new("node");
         node.arg(client_dir().join("search.mjs")).env("QUIRE_URL", &app.base_url).env("QUIRE_TOKEN", &ada.token);
         run_node(node, "search.mjs").await;
+    }
+
+    async fn official_client_holds_a_discussion_on_a_change_request(app: TestApp) {
+        let ada = app.user("Ada").await;
+        let bob = app.user("Bob Builder").await;
+        let mut node = Command::new("node");
+        node.arg(client_dir().join("discussions.mjs"))
+            .env("QUIRE_URL", &app.base_url)
+            .env("QUIRE_TOKEN", &ada.token)
+            .env("QUIRE_SECOND_TOKEN", &bob.token)
+            .env("QUIRE_SECOND_ID", &bob.id)
+            .env("QUIRE_SECOND_EMAIL", &bob.email);
+        run_node(node, "discussions.mjs").await;
     }
 }
