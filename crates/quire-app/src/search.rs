@@ -33,7 +33,7 @@ const CANDIDATES: i64 = 200;
 /// Sections shown per page.
 const SECTIONS_PER_PAGE: usize = 3;
 /// Pages shown per space in an organization search.
-const PAGES_PER_SPACE: usize = 5;
+const PAGES_PER_SPACE: usize = 3;
 /// Characters of a section body shown around the match.
 const SNIPPET_CHARS: usize = 200;
 
@@ -99,12 +99,14 @@ pub async fn in_space(
     let query = checked_query(text)?;
     let mut conn = app.db.read().await?;
     let (space, _) = access::space_with_role(&mut conn, caller, space_id, Role::Read, "search it").await?;
-    let ranked = candidates(app, &mut conn, &[space], &query, text).await?;
+    let spaces = [space];
+    let ranked = candidates(&mut conn, &spaces, &query, text).await?;
     drop(conn);
     let window = Page::of_list(ranked, request);
+    let mut snapshots = HashMap::new();
     let mut items = Vec::with_capacity(window.items.len());
     for candidate in window.items {
-        items.push(details(app, candidate, &query).await?);
+        items.extend(details(app, &spaces, &mut snapshots, candidate, &query).await?);
     }
     Ok(Page {
         items,
@@ -140,7 +142,7 @@ pub async fn in_org(
         .into_iter()
         .filter(|s| roles.for_space(s).is_some_and(|r| r.at_least(Role::Read)))
         .collect();
-    let ranked = candidates(app, &mut conn, &readable, &query, text).await?;
+    let ranked = candidates(&mut conn, &readable, &query, text).await?;
     drop(conn);
     let mut by_space: Vec<(SpaceRow, f64, Vec<Candidate>)> = Vec::new();
     for candidate in ranked {
@@ -159,11 +161,12 @@ pub async fn in_org(
         }
     }
     let window = Page::of_list(by_space, request);
+    let mut snapshots = HashMap::new();
     let mut items = Vec::with_capacity(window.items.len());
     for (space, score, pages) in window.items {
         let mut shown = Vec::with_capacity(pages.len());
         for candidate in pages {
-            shown.push(details(app, candidate, &query).await?);
+            shown.extend(details(app, &readable, &mut snapshots, candidate, &query).await?);
         }
         items.push(SpaceResult {
             space,
@@ -201,7 +204,6 @@ impl Standing {
 struct Candidate {
     space_id: String,
     page_id: String,
-    snapshot: Arc<Snapshot>,
     standing: Standing,
     rank: usize,
 }
@@ -232,13 +234,7 @@ fn matches(query: &Query, text: &str) -> bool {
 /// The matching pages of these spaces, ranked: by tier (exact title, title
 /// words, a heading, the text), then an exact phrase of the query's words,
 /// then the index's relevance.
-async fn candidates(
-    app: &App,
-    conn: &mut Conn,
-    spaces: &[SpaceRow],
-    query: &Query,
-    text: &str,
-) -> AppResult<Vec<Candidate>> {
+async fn candidates(conn: &mut Conn, spaces: &[SpaceRow], query: &Query, text: &str) -> AppResult<Vec<Candidate>> {
     if query.is_empty() || spaces.is_empty() {
         return Ok(Vec::new());
     }
@@ -253,40 +249,14 @@ async fn candidates(
         None => HashSet::new(),
     };
     let exact = fold(text.trim().trim_matches('"').trim());
-    let mut snapshots: HashMap<String, Arc<Snapshot>> = HashMap::new();
     let mut ranked = Vec::with_capacity(hits.len());
     for hit in hits {
-        let snapshot = match snapshots.get(&hit.space_id) {
-            Some(snapshot) => snapshot.clone(),
-            None => {
-                let Some(space) = spaces.iter().find(|s| s.id == hit.space_id) else {
-                    continue;
-                };
-                let snapshot = app.engine.revisions.snapshot(&space.id, &space.revision_id).await?;
-                snapshots.insert(hit.space_id.clone(), snapshot.clone());
-                snapshot
-            }
-        };
-        // The index follows every commit; a page missing here was removed
-        // by a commit that landed after the query read the index.
-        let Some(page) = snapshot.tree.pages.get(&hit.page_id) else {
-            continue;
-        };
-        let meta = &page.meta;
-        let tier = if fold(&meta.title) == exact {
+        let tier = if fold(&hit.title) == exact {
             3
-        } else if matches(query, &meta.title) {
+        } else if matches(query, &hit.title) {
             2
         } else {
-            let sections = match &meta.document {
-                Some(hash) => app.engine.revisions.sections(hash).await?,
-                None => Arc::new(Vec::new()),
-            };
-            u8::from(
-                sections
-                    .iter()
-                    .any(|s| !s.heading.is_empty() && matches(query, &s.heading)),
-            )
+            u8::from(hit.headings.lines().any(|heading| matches(query, heading)))
         };
         let phrase = with_phrase.contains(&(hit.space_id.clone(), hit.page_id.clone()));
         ranked.push(Candidate {
@@ -297,7 +267,6 @@ async fn candidates(
             },
             space_id: hit.space_id,
             page_id: hit.page_id,
-            snapshot,
             rank: 0,
         });
     }
@@ -315,10 +284,29 @@ async fn candidates(
 
 /// A ranked page with what its result shows: the sections that match (a
 /// title-only match shows the page's opening) with the matched words in
-/// context, its path and ancestors.
-async fn details(app: &App, candidate: Candidate, query: &Query) -> AppResult<PageResult> {
-    let snapshot = &candidate.snapshot;
-    let page = &snapshot.tree.pages[&candidate.page_id];
+/// context, its path and ancestors. `None` for a page a commit removed
+/// after the index was read.
+async fn details(
+    app: &App,
+    spaces: &[SpaceRow],
+    snapshots: &mut HashMap<String, Arc<Snapshot>>,
+    candidate: Candidate,
+    query: &Query,
+) -> AppResult<Option<PageResult>> {
+    let snapshot = match snapshots.get(&candidate.space_id) {
+        Some(snapshot) => snapshot.clone(),
+        None => {
+            let Some(space) = spaces.iter().find(|s| s.id == candidate.space_id) else {
+                return Ok(None);
+            };
+            let snapshot = app.engine.revisions.snapshot(&space.id, &space.revision_id).await?;
+            snapshots.insert(space.id.clone(), snapshot.clone());
+            snapshot
+        }
+    };
+    let Some(page) = snapshot.tree.pages.get(&candidate.page_id) else {
+        return Ok(None);
+    };
     let meta = &page.meta;
     let sections = match &meta.document {
         Some(hash) => app.engine.revisions.sections(hash).await?,
@@ -366,7 +354,7 @@ async fn details(app: &App, candidate: Candidate, query: &Query) -> AppResult<Pa
         }
     }
     ancestors.reverse();
-    Ok(PageResult {
+    Ok(Some(PageResult {
         path: snapshot.path_of(&candidate.page_id),
         space_id: candidate.space_id,
         title: meta.title.clone(),
@@ -377,7 +365,7 @@ async fn details(app: &App, candidate: Candidate, query: &Query) -> AppResult<Pa
         on_title: candidate.standing.tier >= 2,
         sections: shown,
         page_id: candidate.page_id,
-    })
+    }))
 }
 
 /// Rebuilds the search index of one space from its current content.

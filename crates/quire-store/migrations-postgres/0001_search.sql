@@ -2,13 +2,17 @@
 -- content. The terms are produced by quire-search and stored as a tsvector
 -- literal (stems, and raw words marked with a leading `_`, weighted A for
 -- the title, B for the headings, C for the text); no text search
--- configuration or extension is involved. The text itself is not stored:
--- sections and snippets are cut from the (cached) page documents.
+-- configuration or extension is involved. The title and headings are kept
+-- as text (ranking reads them without loading the space); the text itself
+-- is not stored: sections and snippets are cut from the (cached) page
+-- documents.
 
 CREATE TABLE search_pages (
     id       BIGSERIAL PRIMARY KEY,
     space_id TEXT NOT NULL,
     page_id  TEXT NOT NULL,
+    title    TEXT NOT NULL,
+    headings TEXT NOT NULL,
     terms    TSVECTOR NOT NULL
 );
 CREATE UNIQUE INDEX search_pages_by_page ON search_pages (space_id, page_id);

@@ -2,13 +2,16 @@
 -- (its title, its headings, and its text). The terms are produced by
 -- quire-search and stored in a contentless FTS5 table whose rowid is the
 -- row's id; `unicode61` with diacritics kept only splits on the spaces
--- between those terms. The text itself is not stored: sections and
--- snippets are cut from the (cached) page documents.
+-- between those terms. The title and headings are kept as text (ranking
+-- reads them without loading the space); the text itself is not stored:
+-- sections and snippets are cut from the (cached) page documents.
 
 CREATE TABLE search_pages (
     id       INTEGER PRIMARY KEY,
     space_id TEXT NOT NULL,
-    page_id  TEXT NOT NULL
+    page_id  TEXT NOT NULL,
+    title    TEXT NOT NULL,
+    headings TEXT NOT NULL
 );
 CREATE UNIQUE INDEX search_pages_by_page ON search_pages (space_id, page_id);
 

@@ -30,11 +30,14 @@ pub struct PageText<'a> {
     pub body: &'a str,
 }
 
-/// A page that matched, with the backend's relevance (higher is better).
+/// A page that matched, with its title and headings (a line each) as
+/// indexed and the backend's relevance (higher is better).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Hit {
     pub space_id: String,
     pub page_id: String,
+    pub title: String,
+    pub headings: String,
     pub relevance: f64,
 }
 
@@ -62,12 +65,15 @@ pub async fn put_page(conn: &mut AnyConnection, space_id: &str, page_id: &str, p
     );
     match backend(conn) {
         Backend::Sqlite => {
-            let id: i64 =
-                sqlx::query_scalar("INSERT INTO search_pages (space_id, page_id) VALUES ($1, $2) RETURNING id")
-                    .bind(space_id)
-                    .bind(page_id)
-                    .fetch_one(&mut *conn)
-                    .await?;
+            let id: i64 = sqlx::query_scalar(
+                "INSERT INTO search_pages (space_id, page_id, title, headings) VALUES ($1, $2, $3, $4) RETURNING id",
+            )
+            .bind(space_id)
+            .bind(page_id)
+            .bind(page.title)
+            .bind(page.headings)
+            .fetch_one(&mut *conn)
+            .await?;
             let ((ts, tw), (hs, hw), (bs, bw)) = (title.joined(), headings.joined(), body.joined());
             sqlx::query(
                 "INSERT INTO search_terms (rowid, title_stems, title_words, heading_stems, heading_words, \
@@ -84,12 +90,17 @@ pub async fn put_page(conn: &mut AnyConnection, space_id: &str, page_id: &str, p
             .await?;
         }
         Backend::Postgres => {
-            sqlx::query("INSERT INTO search_pages (space_id, page_id, terms) VALUES ($1, $2, CAST($3 AS tsvector))")
-                .bind(space_id)
-                .bind(page_id)
-                .bind(tsvector(&[(&title, 'A'), (&headings, 'B'), (&body, 'C')]))
-                .execute(&mut *conn)
-                .await?;
+            sqlx::query(
+                "INSERT INTO search_pages (space_id, page_id, title, headings, terms) \
+                 VALUES ($1, $2, $3, $4, CAST($5 AS tsvector))",
+            )
+            .bind(space_id)
+            .bind(page_id)
+            .bind(page.title)
+            .bind(page.headings)
+            .bind(tsvector(&[(&title, 'A'), (&headings, 'B'), (&body, 'C')]))
+            .execute(&mut *conn)
+            .await?;
         }
     }
     Ok(())
@@ -144,7 +155,7 @@ pub async fn query(conn: &mut AnyConnection, space_ids: &[String], query: &Query
     let mut sql = match backend(conn) {
         Backend::Sqlite => {
             let mut sql = Sql::new(
-                "SELECT p.space_id, p.page_id, -bm25(search_terms, 8.0, 8.0, 3.0, 3.0, 1.0, 1.0) AS relevance \
+                "SELECT p.space_id, p.page_id, p.title, p.headings, -bm25(search_terms, 8.0, 8.0, 3.0, 3.0, 1.0, 1.0) AS relevance \
                  FROM search_terms CROSS JOIN search_pages p \
                  WHERE p.id = search_terms.rowid AND search_terms MATCH ",
             );
@@ -153,7 +164,7 @@ pub async fn query(conn: &mut AnyConnection, space_ids: &[String], query: &Query
         }
         Backend::Postgres => {
             let mut sql = Sql::new(
-                "SELECT p.space_id, p.page_id, \
+                "SELECT p.space_id, p.page_id, p.title, p.headings, \
                  CAST(ts_rank('{0.1, 0.2, 0.4, 1.0}', p.terms, q.query) AS DOUBLE PRECISION) AS relevance \
                  FROM search_pages p, (SELECT CAST(",
             );
@@ -173,6 +184,8 @@ pub async fn query(conn: &mut AnyConnection, space_ids: &[String], query: &Query
             Ok(Hit {
                 space_id: row.try_get("space_id")?,
                 page_id: row.try_get("page_id")?,
+                title: row.try_get("title")?,
+                headings: row.try_get("headings")?,
                 relevance: row.try_get("relevance")?,
             })
         })
@@ -237,7 +250,8 @@ fn tsquery(query: &Query) -> String {
 }
 
 /// A tsvector literal of several weighted fields, positions running on
-/// from one field to the next (capped at PostgreSQL's 16,383).
+/// from one field to the next (capped at PostgreSQL's 16,383): each term as
+/// its stem and as its raw word, at the same position.
 fn tsvector(fields: &[(&Analyzed, char)]) -> String {
     let mut out = String::new();
     let mut position = 0usize;
@@ -278,8 +292,8 @@ mod tests {
     #[test]
     fn tsquery_and_tsvector_literals() {
         assert_eq!(tsquery(&parse_query("東京 confi")), "'東京' & ('confi' | '_confi':*)");
-        let title = analyze("Run it");
-        assert_eq!(tsvector(&[(&title, 'A')]), "'run':1A '_run':1A 'it':2A '_it':2A");
+        let title = analyze("Running it");
+        assert_eq!(tsvector(&[(&title, 'A')]), "'run':1A '_running':1A 'it':2A '_it':2A");
         assert_eq!(lexeme("it's"), "'it''s'");
     }
 }

@@ -23,8 +23,10 @@ pub fn router() -> Router<AppState> {
 const RANK_ORDER: ListOrder = ListOrder::ascending_by("rank");
 
 /// Results per page when the caller gives no `limit`: each result cuts
-/// snippets from its page, so pages of results stay small.
+/// snippets from its page, so pages of results stay small (an organization
+/// result holds up to three pages).
 const DEFAULT_RESULTS: u32 = 20;
+const DEFAULT_SPACES: u32 = 10;
 
 #[derive(Debug, Deserialize)]
 struct SearchQuery {
@@ -50,7 +52,7 @@ async fn search_org(
     page: PageParams,
     Query(query): Query<SearchQuery>,
 ) -> ApiResult<Json<List<SearchSpace>>> {
-    let request = page.request_or(RANK_ORDER, DEFAULT_RESULTS)?;
+    let request = page.request_or(RANK_ORDER, DEFAULT_SPACES)?;
     let found = search::in_org(&state.app, &caller, &org_id, &query.query, &request).await?;
     Ok(Json(List::from_page(found, RANK_ORDER, |s| views::space(&state, s))))
 }
