@@ -240,12 +240,8 @@ async fn candidates(conn: &mut Conn, spaces: &[SpaceRow], query: &Query, text: &
     }
     let ids: Vec<String> = spaces.iter().map(|s| s.id.clone()).collect();
     let hits = search::query(conn, &ids, query, CANDIDATES).await?;
-    let with_phrase: HashSet<(String, String)> = match as_phrase(query) {
-        Some(phrase) => search::query(conn, &ids, &phrase, CANDIDATES)
-            .await?
-            .into_iter()
-            .map(|h| (h.space_id, h.page_id))
-            .collect(),
+    let with_phrase: HashSet<i64> = match as_phrase(query) {
+        Some(phrase) => search::phrase_hits(conn, &ids, &hits, &phrase).await?,
         None => HashSet::new(),
     };
     let exact = fold(text.trim().trim_matches('"').trim());
@@ -258,7 +254,7 @@ async fn candidates(conn: &mut Conn, spaces: &[SpaceRow], query: &Query, text: &
         } else {
             u8::from(hit.headings.lines().any(|heading| matches(query, heading)))
         };
-        let phrase = with_phrase.contains(&(hit.space_id.clone(), hit.page_id.clone()));
+        let phrase = with_phrase.contains(&hit.row);
         ranked.push(Candidate {
             standing: Standing {
                 tier,

@@ -264,6 +264,10 @@ async fn open_storage(database_url: Option<&str>) -> anyhow::Result<(String, Sto
 
 async fn drop_storage(storage: Storage) {
     if let Storage::Postgres { admin_url, database } = storage {
+        if std::env::var_os("QUIRE_BENCH_KEEP_DATABASE").is_some() {
+            eprintln!("kept the benchmark database {database} (QUIRE_BENCH_KEEP_DATABASE)");
+            return;
+        }
         let dropped = match Db::connect(&admin_url).await {
             Ok(admin) => {
                 let done = admin

@@ -216,6 +216,43 @@ both_backends! {
         app.get(&eve, &format!("/v1/orgs/{org}/search?query=zebra")).await.assert_status(404);
     }
 
+    async fn organization_search_over_many_spaces_keeps_to_readable_ones(app: TestApp) {
+        // More spaces than the store matches through the index (8 on
+        // PostgreSQL): the rest are filtered by space, with the same result.
+        let ada = app.user("Ada").await;
+        let guest = app.user("Gus").await;
+        let org = app.org(&ada, "Acme").await;
+        app.add_member(&ada, &org, &guest, json!(null)).await;
+        let mut readable = Vec::new();
+        for i in 0..12 {
+            let space = app.space(&ada, &org, &format!("Space {i:02}"), None).await;
+            let text = format!("# Plans {i:02}\n\nThe zebra crossing project.\n");
+            publish(&app, &ada, &space, json!([page("p", &text)])).await;
+            if i < 10 {
+                app.post(&ada, &format!("/v1/spaces/{space}/permissions"), json!({ "role": "read", "users": [guest.id] }))
+                    .await
+                    .assert_status(204);
+                readable.push(format!("Space {i:02}"));
+            }
+        }
+        for query in ["zebra", "%22zebra%20crossing%22", "zeb"] {
+            let seen = |user: TestUser| {
+                let path = format!("/v1/orgs/{org}/search?query={query}&limit=50");
+                let app = &app;
+                async move {
+                    let res = app.get(&user, &path).await;
+                    res.assert_status(200);
+                    let mut titles: Vec<String> =
+                        res.items().iter().map(|s| s["title"].as_str().unwrap().to_owned()).collect();
+                    titles.sort();
+                    titles
+                }
+            };
+            assert_eq!(seen(guest.clone()).await, readable, "{query}");
+            assert_eq!(seen(ada.clone()).await.len(), 12, "{query}");
+        }
+    }
+
     async fn queries_are_checked(app: TestApp) {
         let (ada, org, space, _) = corpus(&app).await;
         app.get(&ada, &format!("/v1/spaces/{space}/search")).await.assert_status(400);
