@@ -71,6 +71,9 @@ fn unique_conflict(table: &str, columns: &[String]) -> AppError {
             "another change request took that number at the same time: retry".to_owned()
         }
         ("invites", ["organization_id", "email"]) => "that email address is already invited".to_owned(),
+        ("sites", ["basename"]) => "another site already uses that basename".to_owned(),
+        ("sites", ["hostname"]) => "that hostname is already used by another site".to_owned(),
+        ("site_sections", ["site_id", "path"]) => "another section of this site already uses that path".to_owned(),
         (table, columns) => format!(
             "a {} with the same {} already exists",
             table.trim_end_matches('s'),

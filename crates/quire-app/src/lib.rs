@@ -28,6 +28,7 @@ pub mod members;
 pub mod orgs;
 pub mod permissions;
 pub mod search;
+pub mod sites;
 pub mod spaces;
 pub mod teams;
 mod tree;

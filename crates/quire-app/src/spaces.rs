@@ -271,6 +271,7 @@ pub async fn delete(app: &App, caller: &Caller, space_id: &str) -> AppResult<()>
     space.deleted_at = Some(now);
     space.updated_at = now;
     spaces::update(&mut tx, &space).await?;
+    quire_store::sites::remove_space(&mut tx, &space.id).await?;
     let purge = PurgeSpace {
         space_id: space.id.clone(),
     };

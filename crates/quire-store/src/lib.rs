@@ -22,6 +22,7 @@ pub mod members;
 pub mod orgs;
 pub mod page;
 pub mod search;
+pub mod sites;
 pub mod spaces;
 pub mod sql;
 pub mod teams;

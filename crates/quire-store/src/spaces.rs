@@ -113,6 +113,18 @@ pub async fn get_any(conn: &mut AnyConnection, id: &str) -> StoreResult<SpaceRow
     row.as_ref().map(from_row).transpose().found()
 }
 
+/// These spaces (deleted or not), in no particular order; ids without a
+/// space are skipped.
+pub async fn get_many(conn: &mut AnyConnection, ids: &[String]) -> StoreResult<Vec<SpaceRow>> {
+    if ids.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut sql = Sql::new(concat!(space_select!(), " WHERE s.id IN "));
+    sql.bind_list(ids);
+    let rows = sql.fetch_all(conn).await?;
+    rows.iter().map(from_row).collect()
+}
+
 /// Locks the space's row until the transaction ends if it is still at
 /// `revision`; false otherwise. Writers that must see the content stay put
 /// while they work (a full re-index) take it.

@@ -17,6 +17,7 @@ mod members;
 mod orgs;
 mod permissions;
 mod search;
+mod sites;
 mod spaces;
 mod teams;
 mod users;
@@ -35,4 +36,5 @@ pub fn v1() -> Router<AppState> {
         .merge(content::router())
         .merge(search::router())
         .merge(discussions::router())
+        .merge(sites::router())
 }

@@ -6,6 +6,7 @@
 pub mod content;
 pub mod discussions;
 pub mod search;
+pub mod sites;
 
 use quire_app::access::{CollectionPermissions, OrgPermissions, SpacePermissions, TeamPermissions};
 use quire_app::collections::CollectionInfo;

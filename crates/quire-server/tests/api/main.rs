@@ -16,5 +16,6 @@ mod official_client;
 mod orgs;
 mod permissions;
 mod search;
+mod sites;
 mod spaces;
 mod teams;

@@ -94,6 +94,16 @@ fn seed_only_operations() -> Vec<(&'static str, &'static str, Value)> {
             "/spaces/{spaceId}/change-requests/{changeRequestId}/content/files/{fileId}/backlinks",
             backlinks,
         ),
+        (
+            "POST",
+            "/orgs/{organizationId}/sites/{siteId}/section-groups/{siteSectionGroupId}/sections",
+            json!({ "$ref": "#/components/schemas/SiteSectionGroup" }),
+        ),
+        (
+            "DELETE",
+            "/orgs/{organizationId}/sites/{siteId}/section-groups/{siteSectionGroupId}/sections/{siteSectionId}",
+            json!(null),
+        ),
     ]
 }
 
@@ -172,7 +182,11 @@ impl Contract {
                 method: method.to_owned(),
                 template: template.to_owned(),
                 segments: segments(template),
-                responses: json!({ "200": { "content": { "application/json": { "schema": schema } } } }),
+                responses: json!({
+                    "200": { "content": { "application/json": { "schema": schema } } },
+                    "201": { "content": { "application/json": { "schema": schema } } },
+                    "204": { "description": "No content" },
+                }),
             });
         }
         Contract {
