@@ -115,6 +115,23 @@ pub async fn in_space(
     })
 }
 
+/// The best `limit` pages of a space for a visitor of a published site
+/// (who was admitted by the site's audience, not by a role): the same
+/// ranking and sections as [`in_space`].
+pub async fn in_published_space(app: &App, space: &SpaceRow, text: &str, limit: u32) -> AppResult<Vec<PageResult>> {
+    let query = checked_query(text)?;
+    let mut conn = app.db.read().await?;
+    let spaces = [space.clone()];
+    let ranked = candidates(&mut conn, &spaces, &query, text).await?;
+    drop(conn);
+    let mut snapshots = HashMap::new();
+    let mut items = Vec::new();
+    for candidate in ranked.into_iter().take(limit as usize) {
+        items.extend(details(app, &spaces, &mut snapshots, candidate, &query).await?);
+    }
+    Ok(items)
+}
+
 /// The spaces of an organization the caller can read that hold pages
 /// matching `query`, each with its best pages, best space first.
 pub async fn in_org(

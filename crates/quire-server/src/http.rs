@@ -36,18 +36,21 @@ pub fn router(state: AppState) -> Router {
     let api = api::v1()
         .fallback(|| async { ApiError::NotFound("no such route".into()) })
         .method_not_allowed_fallback(|| async { ApiError::MethodNotAllowed });
+    // Everything else is a published site, served by quire-site.
+    let sites = quire_site::router(state.app.clone(), &state.public_url);
     Router::new()
         .route("/health", get(health))
         .nest("/v1", api)
-        .fallback(|| async { ApiError::NotFound("no such route".into()) })
+        .fallback_service(sites)
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
         .layer(CatchPanicLayer::custom(|_| {
             error_body(StatusCode::INTERNAL_SERVER_ERROR, "internal error")
         }))
         .layer(
             // Spans carry the method, the path (never the query string, which
-            // may hold share keys) and the request id; headers, and so tokens,
-            // are never recorded.
+            // may hold share keys; of a site, only its first segment, since a
+            // share key may follow) and the request id; headers, and so
+            // tokens, are never recorded.
             TraceLayer::new_for_http()
                 .make_span_with(|request: &Request<_>| {
                     let id = request
@@ -55,7 +58,8 @@ pub fn router(state: AppState) -> Router {
                         .get::<RequestId>()
                         .and_then(|id| id.header_value().to_str().ok())
                         .unwrap_or("-");
-                    tracing::info_span!("request", id, method = %request.method(), path = request.uri().path())
+                    let path = loggable_path(request.uri().path());
+                    tracing::info_span!("request", id, method = %request.method(), path)
                 })
                 .on_request(())
                 .on_response(|response: &Response, latency: Duration, _span: &Span| {
@@ -69,6 +73,18 @@ pub fn router(state: AppState) -> Router {
         .layer(PropagateRequestIdLayer::new(REQUEST_ID))
         .layer(SetRequestIdLayer::new(REQUEST_ID, NewRequestId))
         .with_state(state)
+}
+
+/// The path as logged: API paths whole, site paths cut after the first
+/// segment (`/docs/…`), so a share key that follows is never written.
+fn loggable_path(path: &str) -> String {
+    if path == "/health" || path == "/v1" || path.starts_with("/v1/") {
+        return path.to_owned();
+    }
+    match path.trim_start_matches('/').split_once('/') {
+        Some((first, _)) => format!("/{first}/…"),
+        None => path.to_owned(),
+    }
 }
 
 /// A duration as a number of milliseconds to the microsecond (`1.234`).

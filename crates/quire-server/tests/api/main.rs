@@ -15,6 +15,7 @@ mod members;
 mod official_client;
 mod orgs;
 mod permissions;
+mod published_sites;
 mod search;
 mod sites;
 mod spaces;

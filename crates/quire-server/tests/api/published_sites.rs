@@ -1,0 +1,238 @@
+//! Published sites as their readers get them: HTML pages with navigation,
+//! markdown, files, the machine-readable files, search, and audiences.
+
+use base64::Engine as _;
+use serde_json::{Value, json};
+
+use crate::support::{TestApp, TestUser, both_backends};
+
+/// A 1x1 PNG (the image of the content tests).
+const PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAACklEQVR4nGMAAQAABQABDQottAAAAABJRU5ErkJggg==";
+
+/// Writes `changes` through a merged change request.
+async fn publish(app: &TestApp, user: &TestUser, space: &str, changes: Value) {
+    let cr = app.change_request(user, space, "Pages").await;
+    app.post(
+        user,
+        &format!("/v1/spaces/{space}/change-requests/{cr}/content?compat=false"),
+        json!({ "changes": changes }),
+    )
+    .await
+    .assert_status(200);
+    app.post(
+        user,
+        &format!("/v1/spaces/{space}/change-requests/{cr}/merge"),
+        json!(null),
+    )
+    .await
+    .assert_status(200);
+}
+
+struct Page {
+    status: u16,
+    content_type: String,
+    headers: reqwest::header::HeaderMap,
+    body: String,
+    bytes: Vec<u8>,
+}
+
+async fn fetch(app: &TestApp, path: &str, headers: &[(&str, &str)]) -> Page {
+    let client = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()
+        .unwrap();
+    let mut req = client.get(format!("{}{path}", app.base_url));
+    for (name, value) in headers {
+        req = req.header(*name, *value);
+    }
+    let res = req.send().await.unwrap();
+    let status = res.status().as_u16();
+    let headers = res.headers().clone();
+    let content_type = headers
+        .get("content-type")
+        .map(|v| v.to_str().unwrap().to_owned())
+        .unwrap_or_default();
+    let bytes = res.bytes().await.unwrap().to_vec();
+    Page {
+        status,
+        content_type,
+        headers,
+        body: String::from_utf8_lossy(&bytes).into_owned(),
+        bytes,
+    }
+}
+
+async fn get(app: &TestApp, path: &str) -> Page {
+    fetch(app, path, &[]).await
+}
+
+/// An organization with a site "Docs" showing a Guide (three pages and an
+/// image) and an API space; returns the owner, the org and the site's API path.
+async fn docs_site(app: &TestApp, visibility: &str) -> (TestUser, String, String) {
+    let ada = app.user("Ada").await;
+    let org = app.org(&ada, "Acme").await;
+    let guide = app.space(&ada, &org, "Guide", None).await;
+    let api = app.space(&ada, &org, "API", None).await;
+    publish(
+        app,
+        &ada,
+        &guide,
+        json!([
+            { "operation": "insert_files", "files": [{ "name": "logo.png", "ref": "logo", "contentType": "image/png", "base64": PNG }] },
+            { "operation": "insert_page", "ref": "intro", "title": "Introduction", "document": { "markdown": "Welcome. ![Logo](./logo)\n\nNext, [set it up](./setup.md).\n\n## Install the configuration\n\nRun it:\n\n```bash\nquire serve # start\n```\n" } },
+            { "operation": "insert_page", "ref": "setup", "title": "Setup", "document": { "markdown": "---\ndescription: Getting ready\n---\n\n# Setup\n\nConfiguration lives in one file.\n\n{% hint style=\"info\" %}\nA hint.\n{% endhint %}\n" } },
+            { "operation": "insert_page", "ref": "deep", "into": "setup", "title": "Advanced", "document": { "markdown": "Deeper. Back to [the intro](./intro.md).\n" } }
+        ]),
+    )
+    .await;
+    publish(
+        app,
+        &ada,
+        &api,
+        json!([{ "operation": "insert_page", "ref": "auth", "title": "Authentication", "document": { "markdown": "Send a token.\n" } }]),
+    )
+    .await;
+    let site = app
+        .post(
+            &ada,
+            &format!("/v1/orgs/{org}/sites"),
+            json!({ "title": "Docs", "visibility": visibility, "spaces": [guide, api] }),
+        )
+        .await;
+    site.assert_status(201);
+    let path = format!("/v1/orgs/{org}/sites/{}", site.id());
+    app.post(&ada, &format!("{path}/publish"), json!(null))
+        .await
+        .assert_status(200);
+    (ada, org, path)
+}
+
+both_backends! {
+    async fn a_published_site_serves_pages_navigation_and_machine_files(app: TestApp) {
+        let (ada, _org, site) = docs_site(&app, "public").await;
+        let redirect = get(&app, "/docs").await;
+        assert_eq!(redirect.status, 308);
+        assert_eq!(redirect.headers["location"], "/docs/");
+
+        // The home page is the first page of the default space.
+        let home = get(&app, "/docs/").await;
+        assert_eq!(home.status, 200, "{}", home.body);
+        assert!(home.content_type.starts_with("text/html"));
+        assert!(home.body.contains("<h1>Introduction</h1>"), "{}", home.body);
+        assert!(!home.body.contains("noindex"));
+        assert!(home.body.contains("<a href=\"/docs/setup\">set it up</a>"), "links become site URLs: {}", home.body);
+        assert!(home.body.contains("<h3 id=\"install-the-configuration\">"), "{}", home.body);
+        assert!(home.body.contains("<span class=\"c\"># start</span>"), "code is highlighted on the server");
+        assert!(home.body.contains("href=\"#install-the-configuration\">Install the configuration</a>"), "outline");
+        assert!(home.body.contains("class=\"variant\" href=\"/docs/api/\">API</a>"), "{}", home.body);
+        assert!(home.body.contains("class=\"next\" href=\"/docs/setup\">Setup</a>"), "{}", home.body);
+        let img = regex_like(&home.body, "src=\"/docs/~files/", "\"");
+        assert!(home.body.contains("width=\"1\" height=\"1\""), "images carry their size: {}", home.body);
+
+        // A nested page: breadcrumbs, previous and next.
+        let deep = get(&app, "/docs/setup/advanced").await;
+        assert_eq!(deep.status, 200);
+        assert!(deep.body.contains("class=\"crumb\" href=\"/docs/setup\">Setup</a>"), "{}", deep.body);
+        assert!(deep.body.contains("class=\"previous\" href=\"/docs/setup\">Setup</a>"));
+        assert!(deep.body.contains("<a href=\"/docs/introduction\">the intro</a>"), "{}", deep.body);
+        let setup = get(&app, "/docs/setup").await;
+        assert!(setup.body.contains("<aside class=\"hint hint-info\">"));
+
+        // Any page as markdown.
+        let md = get(&app, "/docs/setup.md").await;
+        assert_eq!(md.status, 200);
+        assert!(md.content_type.starts_with("text/markdown"));
+        assert!(md.body.starts_with("# Setup\n\nGetting ready\n"), "{}", md.body);
+        let accepted = fetch(&app, "/docs/setup", &[("accept", "text/markdown")]).await;
+        assert_eq!(accepted.body, md.body);
+
+        // The second space, files with validators, a missing page.
+        let api = get(&app, "/docs/api/").await;
+        assert!(api.body.contains("<h1>Authentication</h1>"));
+        let file = get(&app, &img).await;
+        assert_eq!(file.status, 200, "{img}");
+        assert_eq!(file.content_type, "image/png");
+        let etag = file.headers["etag"].to_str().unwrap().to_owned();
+        assert!(file.headers["cache-control"].to_str().unwrap().contains("max-age"));
+        let again = fetch(&app, &img, &[("if-none-match", &etag)]).await;
+        assert_eq!(again.status, 304);
+        let bytes = base64::engine::general_purpose::STANDARD.decode(PNG).unwrap();
+        assert_eq!(file.bytes, bytes);
+        let missing = get(&app, "/docs/nope").await;
+        assert_eq!(missing.status, 404);
+        assert!(missing.body.contains("Page not found") && missing.body.contains("class=\"brand\""), "{}", missing.body);
+        assert_eq!(get(&app, "/nosuchsite/").await.status, 404);
+
+        // Machine-readable files.
+        let sitemap = get(&app, "/docs/sitemap.xml").await;
+        assert_eq!(sitemap.status, 200);
+        assert!(sitemap.body.contains("/docs/setup/advanced</loc>"), "{}", sitemap.body);
+        assert!(sitemap.body.contains("/docs/api/authentication</loc>"), "{}", sitemap.body);
+        let robots = get(&app, "/docs/robots.txt").await;
+        assert!(robots.body.contains("Allow: /") && robots.body.contains("/docs/sitemap.xml"), "{}", robots.body);
+        let llms = get(&app, "/docs/llms.txt").await;
+        assert!(llms.body.starts_with("# Docs\n"), "{}", llms.body);
+        assert!(llms.body.contains("/docs/setup.md): Getting ready"), "{}", llms.body);
+        let full = get(&app, "/docs/llms-full.txt").await;
+        assert!(full.body.contains("# Advanced\n\nDeeper.") && full.body.contains("# Authentication"), "{}", full.body);
+
+        // Search on the server, no index download.
+        let found = get(&app, "/docs/?q=configuration").await;
+        assert_eq!(found.status, 200);
+        assert!(found.body.contains("<ul class=\"results\">"), "{}", found.body);
+        assert!(found.body.contains(">Setup</a>") && found.body.contains(">Introduction</a>"), "{}", found.body);
+
+        // Unpublished: gone.
+        app.post(&ada, &format!("{site}/unpublish"), json!(null)).await.assert_status(200);
+        assert_eq!(get(&app, "/docs/").await.status, 404);
+    }
+
+    async fn audiences_admit_exactly_who_they_should(app: TestApp) {
+        let (ada, _org, site) = docs_site(&app, "unlisted").await;
+        // Unlisted: served, never indexed.
+        let page = get(&app, "/docs/").await;
+        assert_eq!(page.status, 200);
+        assert!(page.body.contains("<meta name=\"robots\" content=\"noindex, nofollow\">"));
+        assert_eq!(page.headers["x-robots-tag"], "noindex, nofollow");
+        assert_eq!(get(&app, "/docs/sitemap.xml").await.status, 404);
+        assert!(get(&app, "/docs/robots.txt").await.body.contains("Disallow: /"));
+
+        // Share link: only with an active key, as the first segment.
+        app.patch(&ada, &site, json!({ "visibility": "share-link" })).await.assert_status(200);
+        assert_eq!(get(&app, "/docs/").await.status, 404);
+        let link = app.post(&ada, &format!("{site}/share-links"), json!({ "name": "Partners" })).await;
+        let url = link.body["urls"]["published"].as_str().unwrap().to_owned();
+        let key = url.trim_end_matches('/').rsplit('/').next().unwrap().to_owned();
+        let shared = get(&app, &format!("/docs/{key}/")).await;
+        assert_eq!(shared.status, 200);
+        assert!(shared.body.contains(&format!("<a href=\"/docs/{key}/setup\">set it up</a>")), "{}", shared.body);
+        assert!(shared.body.contains("noindex"));
+        assert_eq!(get(&app, &format!("/docs/{key}/setup/advanced")).await.status, 200);
+        assert_eq!(get(&app, "/docs/wrongkey/").await.status, 404);
+        app.patch(&ada, &format!("{site}/share-links/{}", link.id()), json!({ "active": false }))
+            .await
+            .assert_status(200);
+        assert_eq!(get(&app, &format!("/docs/{key}/")).await.status, 404, "a revoked key stops at once");
+
+        // Visitor authentication is not admitted without a token.
+        app.patch(&ada, &site, json!({ "visibility": "visitor-auth" })).await.assert_status(200);
+        assert_eq!(get(&app, "/docs/").await.status, 404);
+
+        // A custom hostname serves the site at its root.
+        app.patch(&ada, &site, json!({ "visibility": "public", "hostname": "docs.acme.example" })).await.assert_status(200);
+        let hosted = fetch(&app, "/setup", &[("host", "docs.acme.example")]).await;
+        assert_eq!(hosted.status, 200, "{}", hosted.body);
+        assert!(hosted.body.contains("<h1>Setup</h1>"));
+        assert!(hosted.body.contains("href=\"/setup/advanced\""), "{}", hosted.body);
+        assert_eq!(fetch(&app, "/setup", &[("host", "other.acme.example")]).await.status, 404);
+        // Another name of the instance itself still reaches sites by basename.
+        assert_eq!(fetch(&app, "/docs/setup", &[("host", "localhost")]).await.status, 200);
+    }
+}
+
+/// The text between `start` (included) and the next `end` (excluded).
+fn regex_like(text: &str, start: &str, end: &str) -> String {
+    let at = text.find(start).unwrap_or_else(|| panic!("{start} not in {text}"));
+    let rest = &text[at + "src=\"".len()..];
+    rest[..rest.find(end).unwrap()].to_owned()
+}

@@ -1,0 +1,189 @@
+//! The page around a document: header with the site's title, section tabs
+//! and variants, the search box and the theme switch; the page tree; the
+//! breadcrumbs, previous/next links and the "on this page" outline; the
+//! 404 page. Everything works without JavaScript; the one inline script
+//! (theme switch) runs after the content and blocks nothing.
+
+use crate::html::{escape, push_escaped, safe_url};
+
+/// A link of the navigation.
+#[derive(Debug, Clone)]
+pub struct NavLink {
+    pub title: String,
+    pub href: String,
+    pub current: bool,
+}
+
+/// An entry of the page tree, with its depth.
+#[derive(Debug, Clone)]
+pub struct TreeEntry {
+    pub depth: usize,
+    pub link: NavLink,
+    /// A group heading (no page of its own).
+    pub group: bool,
+}
+
+/// Everything a page shows besides its content.
+#[derive(Debug, Clone, Default)]
+pub struct Shell {
+    pub site_title: String,
+    pub page_title: String,
+    pub description: Option<String>,
+    pub indexable: bool,
+    pub canonical: Option<String>,
+    /// The site's home, with a trailing slash.
+    pub home: String,
+    pub sections: Vec<NavLink>,
+    pub variants: Vec<NavLink>,
+    pub tree: Vec<TreeEntry>,
+    pub breadcrumbs: Vec<NavLink>,
+    pub outline: Vec<(u8, String, String)>,
+    pub previous: Option<NavLink>,
+    pub next: Option<NavLink>,
+    /// The query shown in the search box.
+    pub query: String,
+}
+
+const STYLE: &str = include_str!("site.css");
+
+const THEME_SCRIPT: &str = "<script>(function(){var d=document.documentElement,t=localStorage.getItem('quire-theme');\
+if(t)d.dataset.theme=t;var b=document.getElementById('theme');if(b)b.hidden=false,b.onclick=function(){\
+var n=(d.dataset.theme||(matchMedia('(prefers-color-scheme: dark)').matches?'dark':'light'))==='dark'?'light':'dark';\
+d.dataset.theme=n;localStorage.setItem('quire-theme',n)}})()</script>";
+
+fn link(out: &mut String, l: &NavLink, class: &str) {
+    let current = if l.current { " aria-current=\"page\"" } else { "" };
+    out.push_str(&format!(
+        "<a class=\"{class}\" href=\"{}\"{current}>",
+        safe_url(&l.href)
+    ));
+    push_escaped(out, &l.title);
+    out.push_str("</a>");
+}
+
+/// The whole HTML page.
+pub fn page(shell: &Shell, body: &str) -> String {
+    let mut out = String::with_capacity(body.len() + 8192);
+    out.push_str("<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">");
+    out.push_str("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">");
+    out.push_str("<title>");
+    if shell.page_title.is_empty() || shell.page_title == shell.site_title {
+        push_escaped(&mut out, &shell.site_title);
+    } else {
+        push_escaped(&mut out, &format!("{} | {}", shell.page_title, shell.site_title));
+    }
+    out.push_str("</title>");
+    if let Some(description) = &shell.description {
+        out.push_str(&format!(
+            "<meta name=\"description\" content=\"{}\">",
+            escape(description)
+        ));
+    }
+    if !shell.indexable {
+        out.push_str("<meta name=\"robots\" content=\"noindex, nofollow\">");
+    }
+    if let Some(canonical) = &shell.canonical {
+        out.push_str(&format!("<link rel=\"canonical\" href=\"{}\">", safe_url(canonical)));
+    }
+    out.push_str("<style>");
+    out.push_str(STYLE);
+    out.push_str("</style></head><body><header class=\"top\"><a class=\"brand\" href=\"");
+    out.push_str(&safe_url(&shell.home));
+    out.push_str("\">");
+    push_escaped(&mut out, &shell.site_title);
+    out.push_str("</a>");
+    if shell.sections.len() > 1 {
+        out.push_str("<nav class=\"sections\" aria-label=\"Sections\">");
+        for s in &shell.sections {
+            link(&mut out, s, "section");
+        }
+        out.push_str("</nav>");
+    }
+    out.push_str(&format!(
+        "<form class=\"search\" role=\"search\" action=\"{}\"><input type=\"search\" name=\"q\" value=\"{}\" placeholder=\"Search\" aria-label=\"Search\"></form>",
+        safe_url(&shell.home),
+        escape(&shell.query)
+    ));
+    out.push_str("<button id=\"theme\" type=\"button\" hidden aria-label=\"Switch theme\">◐</button></header>");
+    out.push_str("<div class=\"layout\"><nav class=\"tree\" aria-label=\"Pages\">");
+    if shell.variants.len() > 1 {
+        out.push_str("<div class=\"variants\">");
+        for v in &shell.variants {
+            link(&mut out, v, "variant");
+        }
+        out.push_str("</div>");
+    }
+    out.push_str("<ul>");
+    for entry in &shell.tree {
+        out.push_str(&format!("<li class=\"d{}\">", entry.depth.min(5)));
+        if entry.group {
+            out.push_str("<span class=\"group\">");
+            push_escaped(&mut out, &entry.link.title);
+            out.push_str("</span>");
+        } else {
+            link(&mut out, &entry.link, "page");
+        }
+        out.push_str("</li>");
+    }
+    out.push_str("</ul></nav><main>");
+    if !shell.breadcrumbs.is_empty() {
+        out.push_str("<nav class=\"crumbs\" aria-label=\"Breadcrumbs\">");
+        for (i, crumb) in shell.breadcrumbs.iter().enumerate() {
+            if i > 0 {
+                out.push_str(" <span>/</span> ");
+            }
+            link(&mut out, crumb, "crumb");
+        }
+        out.push_str("</nav>");
+    }
+    out.push_str("<article>");
+    out.push_str(body);
+    out.push_str("</article>");
+    if shell.previous.is_some() || shell.next.is_some() {
+        out.push_str("<nav class=\"pager\" aria-label=\"Previous and next\">");
+        if let Some(p) = &shell.previous {
+            link(&mut out, p, "previous");
+        }
+        if let Some(n) = &shell.next {
+            link(&mut out, n, "next");
+        }
+        out.push_str("</nav>");
+    }
+    out.push_str("</main>");
+    if !shell.outline.is_empty() {
+        out.push_str("<aside class=\"outline\"><p>On this page</p><ul>");
+        for (level, id, text) in &shell.outline {
+            out.push_str(&format!("<li class=\"h{level}\"><a href=\"#{}\">", escape(id)));
+            push_escaped(&mut out, text);
+            out.push_str("</a></li>");
+        }
+        out.push_str("</ul></aside>");
+    }
+    out.push_str("</div>");
+    out.push_str(THEME_SCRIPT);
+    out.push_str("</body></html>\n");
+    out
+}
+
+/// The 404 page, in the site's style when there is a site.
+pub fn not_found(shell: Option<&Shell>) -> String {
+    let body = "<h1>Page not found</h1><p>The page you were looking for does not exist.</p>";
+    match shell {
+        Some(shell) => {
+            let shell = Shell {
+                page_title: "Page not found".into(),
+                indexable: false,
+                canonical: None,
+                breadcrumbs: Vec::new(),
+                outline: Vec::new(),
+                previous: None,
+                next: None,
+                ..shell.clone()
+            };
+            page(&shell, body)
+        }
+        None => format!(
+            "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"robots\" content=\"noindex, nofollow\"><title>Page not found</title><style>{STYLE}</style></head><body><main>{body}</main></body></html>\n"
+        ),
+    }
+}

@@ -1,0 +1,19 @@
+//! Quire's published documentation sites, served as HTML by Quire itself.
+//!
+//! - [`router`] answers every request the API does not: a site at
+//!   `{public URL}/{basename}/...`, or at `/` when the request's `Host` is
+//!   the site's custom hostname (see `serve`).
+//! - `render` turns a page's typed document into HTML, `highlight` colours
+//!   code on the server, `layout` builds the page around it (navigation,
+//!   breadcrumbs, outline, theme switch), `outputs` the machine-readable
+//!   files (`sitemap.xml`, `robots.txt`, `llms.txt`, `llms-full.txt`).
+//!   These are pure; `serve` does the I/O through `quire_app::sites::published`.
+
+mod highlight;
+mod html;
+mod layout;
+mod outputs;
+pub mod render;
+mod serve;
+
+pub use serve::router;

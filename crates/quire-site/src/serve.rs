@@ -1,0 +1,674 @@
+//! The site's router: finds the site a request names, admits the visitor
+//! (`quire_app::sites::published`), resolves the section, the site space
+//! and the page from the rest of the path, and answers with HTML, markdown,
+//! a file or a machine-readable file.
+//!
+//! URLs: `{base}/{section path}/{space path}/{page path}`, where `{base}`
+//! is `/{basename}` (or nothing on the site's own hostname), followed by
+//! `/{share key}` on `share-link` sites, and the default section and space
+//! leave their segment out. A page is also served as markdown with `.md`
+//! appended or `Accept: text/markdown`; files are at
+//! `{space URL}/~files/{fileId}`.
+
+use std::sync::Arc;
+
+use axum::Router;
+use axum::body::Body;
+use axum::extract::State;
+use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, Uri, header};
+use axum::response::{IntoResponse, Response};
+use quire_app::App;
+use quire_app::sites::published::{self, Address, PublishedSection, PublishedSite, PublishedSpace};
+use quire_content::document::{Document, plain_text};
+use quire_content::tree::PageKind;
+use quire_engine::Snapshot;
+
+use crate::layout::{self, NavLink, Shell, TreeEntry};
+use crate::outputs::{self, Listed};
+use crate::render::{self, FileLink, Links};
+
+#[derive(Clone)]
+struct SiteState {
+    app: App,
+    /// The instance's public URL, without a trailing slash.
+    public_url: Arc<str>,
+    /// Its host (`localhost:8080`), to tell custom hostnames apart.
+    public_host: Arc<str>,
+}
+
+/// The router of every published site; mount it as the fallback of the
+/// instance's router.
+pub fn router(app: App, public_url: &str) -> Router {
+    let public_url = public_url.trim_end_matches('/');
+    let public_host = public_url
+        .split_once("://")
+        .map_or(public_url, |(_, rest)| rest)
+        .split('/')
+        .next()
+        .unwrap_or_default()
+        .to_ascii_lowercase();
+    Router::new().fallback(serve).with_state(SiteState {
+        app,
+        public_url: public_url.into(),
+        public_host: public_host.into(),
+    })
+}
+
+/// What a request resolved to, for answering.
+struct Visit {
+    site: PublishedSite,
+    /// Absolute path prefix of the site (`/docs`, `/docs/{key}`, or ``).
+    base: String,
+    /// Scheme and host the site's absolute URLs start with.
+    origin: String,
+}
+
+fn text(status: StatusCode, content_type: &'static str, body: String) -> Response {
+    let mut res = (status, body).into_response();
+    res.headers_mut()
+        .insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type));
+    res
+}
+
+fn html(status: StatusCode, body: String, indexable: bool) -> Response {
+    let mut res = text(status, "text/html; charset=utf-8", body);
+    if !indexable {
+        res.headers_mut()
+            .insert("x-robots-tag", HeaderValue::from_static("noindex, nofollow"));
+    }
+    res
+}
+
+fn not_found(visit: Option<&Visit>) -> Response {
+    let shell = visit.map(|v| Shell {
+        site_title: v.site.site.title.clone(),
+        home: format!("{}/", v.base),
+        ..Shell::default()
+    });
+    html(StatusCode::NOT_FOUND, layout::not_found(shell.as_ref()), false)
+}
+
+/// Percent-decodes a path segment (invalid escapes are kept as written).
+fn decode(segment: &str) -> String {
+    let hex = |b: u8| (b as char).to_digit(16);
+    let bytes = segment.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%'
+            && let (Some(hi), Some(lo)) = (
+                bytes.get(i + 1).copied().and_then(hex),
+                bytes.get(i + 2).copied().and_then(hex),
+            )
+        {
+            out.push((hi * 16 + lo) as u8);
+            i += 3;
+            continue;
+        }
+        out.push(bytes[i]);
+        i += 1;
+    }
+    String::from_utf8_lossy(&out).into_owned()
+}
+
+async fn serve(State(state): State<SiteState>, method: Method, headers: HeaderMap, uri: Uri) -> Response {
+    if method != Method::GET && method != Method::HEAD {
+        return text(
+            StatusCode::METHOD_NOT_ALLOWED,
+            "text/plain; charset=utf-8",
+            "method not allowed\n".into(),
+        );
+    }
+    match answer(&state, &headers, &uri).await {
+        Ok(res) => res,
+        Err(err) => {
+            tracing::error!(error = %err, "site request failed");
+            text(
+                StatusCode::INTERNAL_SERVER_ERROR,
+                "text/plain; charset=utf-8",
+                "something went wrong\n".into(),
+            )
+        }
+    }
+}
+
+async fn answer(state: &SiteState, headers: &HeaderMap, uri: &Uri) -> quire_app::AppResult<Response> {
+    let segments: Vec<String> = uri.path().split('/').filter(|s| !s.is_empty()).map(decode).collect();
+    let host = headers
+        .get(header::HOST)
+        .and_then(|h| h.to_str().ok())
+        .map(|h| h.to_ascii_lowercase())
+        .unwrap_or_default();
+    let host_name = host.split(':').next().unwrap_or_default().to_owned();
+    // Where the site may be: at the root of the request's host when that is
+    // not the instance's own (a custom hostname), then under a basename.
+    let mut candidates: Vec<(Address<'_>, &[String], String, String)> = Vec::new();
+    if !host.is_empty() && host != *state.public_host {
+        candidates.push((
+            Address::Hostname(&host_name),
+            &segments[..],
+            String::new(),
+            format!("https://{host_name}"),
+        ));
+    }
+    if let Some((first, rest)) = segments.split_first() {
+        let origin = state.public_url.split('/').take(3).collect::<Vec<_>>().join("/");
+        candidates.push((Address::Basename(first), rest, format!("/{first}"), origin));
+    }
+    let mut found = None;
+    for (address, rest, base, origin) in candidates {
+        // A site with a share link takes the key as its next segment.
+        if let Some(site) = published::open(&state.app, address.clone(), None).await? {
+            found = Some((site, rest, base, origin));
+            break;
+        }
+        if let Some(key) = rest.first()
+            && let Some(site) = published::open(&state.app, address, Some(key)).await?
+        {
+            found = Some((site, &rest[1..], format!("{base}/{key}"), origin));
+            break;
+        }
+    }
+    let Some((site, mut rest, base, origin)) = found else {
+        return Ok(not_found(None));
+    };
+    if rest.is_empty() && !base.is_empty() && !uri.path().ends_with('/') {
+        let mut res = StatusCode::PERMANENT_REDIRECT.into_response();
+        if let Ok(location) = HeaderValue::from_str(&format!("{base}/")) {
+            res.headers_mut().insert(header::LOCATION, location);
+        }
+        return Ok(res);
+    }
+    let visit = Visit { site, base, origin };
+    let query = uri.query().unwrap_or_default();
+    match rest {
+        [one] if one == "robots.txt" => {
+            let sitemap = format!("{}{}/sitemap.xml", visit.origin, visit.base);
+            return Ok(text(
+                StatusCode::OK,
+                "text/plain; charset=utf-8",
+                outputs::robots(visit.site.indexable(), &sitemap),
+            ));
+        }
+        [one] if one == "sitemap.xml" => {
+            if !visit.site.indexable() {
+                return Ok(not_found(Some(&visit)));
+            }
+            let pages = listed(state, &visit).await?;
+            return Ok(text(
+                StatusCode::OK,
+                "application/xml; charset=utf-8",
+                outputs::sitemap(&pages),
+            ));
+        }
+        [one] if one == "llms.txt" => {
+            let pages = listed(state, &visit).await?;
+            return Ok(markdown_response(
+                outputs::llms(&visit.site.site.title, &pages),
+                visit.site.indexable(),
+            ));
+        }
+        [one] if one == "llms-full.txt" => return llms_full(state, &visit).await,
+        _ => {}
+    }
+    // The section, then the site space.
+    let (section, spaces): (Option<&PublishedSection>, &[PublishedSpace]) = if visit.site.sections.is_empty() {
+        (None, &visit.site.root)
+    } else {
+        let named = rest.first().and_then(|first| {
+            visit
+                .site
+                .sections
+                .iter()
+                .find(|s| !s.default && &s.section.path == first)
+        });
+        match named {
+            Some(section) => {
+                rest = &rest[1..];
+                (Some(section), &section.spaces)
+            }
+            None => match visit.site.sections.iter().find(|s| s.default) {
+                Some(section) => (Some(section), &section.spaces),
+                None => return Ok(not_found(Some(&visit))),
+            },
+        }
+    };
+    let named = rest
+        .first()
+        .and_then(|first| spaces.iter().find(|s| !s.default && &s.site_space.path == first));
+    let space = match named {
+        Some(space) => {
+            rest = &rest[1..];
+            space
+        }
+        None => match spaces.iter().find(|s| s.default) {
+            Some(space) => space,
+            None => return Ok(not_found(Some(&visit))),
+        },
+    };
+    let snapshot = published::snapshot(&state.app, &space.space).await?;
+    let space_base = space_url(&visit.base, section, space);
+    if let [files, id] = rest
+        && files == "~files"
+    {
+        return file(state, &snapshot, id, headers)
+            .await
+            .map(|r| r.unwrap_or_else(|| not_found(Some(&visit))));
+    }
+    let mut path = rest.join("/");
+    let wants_markdown = path.ends_with(".md")
+        || headers
+            .get(header::ACCEPT)
+            .and_then(|a| a.to_str().ok())
+            .is_some_and(|a| a.contains("text/markdown"));
+    if let Some(stripped) = path.strip_suffix(".md") {
+        path = stripped.to_owned();
+    }
+    let page_id = if path.is_empty() {
+        first_page(&snapshot)
+    } else {
+        snapshot.page_by_path(&path)
+    };
+    if let Some(q) = query_value(query, "q") {
+        return search_page(state, &visit, section, space, &snapshot, &space_base, &q).await;
+    }
+    let Some(page_id) = page_id else {
+        return Ok(not_found(Some(&visit)));
+    };
+    let meta = &snapshot.tree.pages[&page_id].meta;
+    let body = published::markdown(&state.app, &snapshot, &page_id)
+        .await?
+        .unwrap_or_default();
+    if wants_markdown {
+        return Ok(markdown_response(
+            outputs::markdown(&meta.title, meta.description.as_deref(), &body),
+            visit.site.indexable(),
+        ));
+    }
+    let document = Document::from_markdown(&body);
+    let links = SpaceLinks {
+        snapshot: &snapshot,
+        space_base: &space_base,
+    };
+    let mut article = String::new();
+    article.push_str("<h1>");
+    crate::html::push_escaped(&mut article, &meta.title);
+    article.push_str("</h1>");
+    if let Some(d) = meta.description.as_deref().filter(|d| !d.is_empty()) {
+        article.push_str("<p class=\"lead\">");
+        crate::html::push_escaped(&mut article, d);
+        article.push_str("</p>");
+    }
+    article.push_str(&render::document(&document, &links));
+    let shell = shell(
+        &visit,
+        section,
+        space,
+        &snapshot,
+        &space_base,
+        Some(&page_id),
+        &document,
+        "",
+    );
+    Ok(html(
+        StatusCode::OK,
+        layout::page(&shell, &article),
+        visit.site.indexable(),
+    ))
+}
+
+fn query_value(query: &str, name: &str) -> Option<String> {
+    query.split('&').find_map(|pair| {
+        let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
+        (k == name).then(|| decode(&v.replace('+', " ")))
+    })
+}
+
+fn markdown_response(body: String, indexable: bool) -> Response {
+    let mut res = text(StatusCode::OK, "text/markdown; charset=utf-8", body);
+    if !indexable {
+        res.headers_mut()
+            .insert("x-robots-tag", HeaderValue::from_static("noindex, nofollow"));
+    }
+    res
+}
+
+/// The URL path of a site space: the site's base, then the section's and
+/// the space's path unless they are the defaults.
+fn space_url(base: &str, section: Option<&PublishedSection>, space: &PublishedSpace) -> String {
+    let mut url = base.to_owned();
+    if let Some(section) = section.filter(|s| !s.default) {
+        url.push('/');
+        url.push_str(&section.section.path);
+    }
+    if !space.default {
+        url.push('/');
+        url.push_str(&space.site_space.path);
+    }
+    url
+}
+
+/// Pages a reader walks through: document pages not hidden (nor under a
+/// hidden page), in tree order.
+fn visible_pages(snapshot: &Snapshot) -> Vec<(String, usize)> {
+    let mut out = Vec::new();
+    let mut hidden_below: Option<usize> = None;
+    for (id, depth) in snapshot.tree.walk() {
+        if hidden_below.is_some_and(|d| depth > d) {
+            continue;
+        }
+        hidden_below = None;
+        if snapshot.tree.pages[&id].meta.hidden {
+            hidden_below = Some(depth);
+            continue;
+        }
+        out.push((id, depth));
+    }
+    out
+}
+
+fn first_page(snapshot: &Snapshot) -> Option<String> {
+    visible_pages(snapshot)
+        .into_iter()
+        .map(|(id, _)| id)
+        .find(|id| matches!(snapshot.tree.pages[id].meta.kind, PageKind::Document))
+}
+
+struct SpaceLinks<'a> {
+    snapshot: &'a Snapshot,
+    space_base: &'a str,
+}
+
+impl SpaceLinks<'_> {
+    fn page_url(&self, id: &str) -> String {
+        format!("{}/{}", self.space_base, self.snapshot.path_of(id))
+    }
+}
+
+impl Links for SpaceLinks<'_> {
+    fn page(&self, page_id: &str, anchor: Option<&str>) -> Option<String> {
+        self.snapshot.tree.pages.get(page_id)?;
+        let mut url = self.page_url(page_id);
+        if let Some(a) = anchor {
+            url.push('#');
+            url.push_str(a);
+        }
+        Some(url)
+    }
+
+    fn page_title(&self, page_id: &str) -> Option<String> {
+        self.snapshot.tree.pages.get(page_id).map(|p| p.meta.title.clone())
+    }
+
+    fn file(&self, file_id: &str) -> Option<FileLink> {
+        self.snapshot.file(file_id).map(|f| FileLink {
+            url: format!("{}/~files/{}", self.space_base, f.id),
+            name: f.name.clone(),
+            width: f.width,
+            height: f.height,
+        })
+    }
+}
+
+/// Navigation around a page (or a search).
+#[allow(clippy::too_many_arguments)]
+fn shell(
+    visit: &Visit,
+    section: Option<&PublishedSection>,
+    space: &PublishedSpace,
+    snapshot: &Snapshot,
+    space_base: &str,
+    page_id: Option<&str>,
+    document: &Document,
+    query: &str,
+) -> Shell {
+    let links = SpaceLinks { snapshot, space_base };
+    let sections = visit
+        .site
+        .sections
+        .iter()
+        .filter_map(|s| {
+            let first = s.spaces.iter().find(|x| x.default)?;
+            Some(NavLink {
+                title: s.section.title.clone(),
+                href: format!("{}/", space_url(&visit.base, Some(s), first)),
+                current: section.is_some_and(|c| c.section.id == s.section.id),
+            })
+        })
+        .collect();
+    let level: &[PublishedSpace] = section.map_or(&visit.site.root, |s| &s.spaces);
+    let variants = level
+        .iter()
+        .map(|v| NavLink {
+            title: v.space.title.clone(),
+            href: format!("{}/", space_url(&visit.base, section, v)),
+            current: v.site_space.id == space.site_space.id,
+        })
+        .collect();
+    let visible = visible_pages(snapshot);
+    let tree = visible
+        .iter()
+        .map(|(id, depth)| {
+            let meta = &snapshot.tree.pages[id].meta;
+            let href = match &meta.kind {
+                PageKind::Link { target } => target.clone(),
+                _ => links.page_url(id),
+            };
+            TreeEntry {
+                depth: *depth,
+                group: matches!(meta.kind, PageKind::Group),
+                link: NavLink {
+                    title: meta.title.clone(),
+                    href,
+                    current: Some(id.as_str()) == page_id,
+                },
+            }
+        })
+        .collect();
+    let documents: Vec<&String> = visible
+        .iter()
+        .map(|(id, _)| id)
+        .filter(|id| matches!(snapshot.tree.pages[*id].meta.kind, PageKind::Document))
+        .collect();
+    let at = page_id.and_then(|p| documents.iter().position(|id| id.as_str() == p));
+    let nav = |id: &String| NavLink {
+        title: snapshot.tree.pages[id].meta.title.clone(),
+        href: links.page_url(id),
+        current: false,
+    };
+    let previous = at.and_then(|i| i.checked_sub(1)).map(|i| nav(documents[i]));
+    let next = at.and_then(|i| documents.get(i + 1)).map(|id| nav(id));
+    let mut breadcrumbs = Vec::new();
+    if let Some(page) = page_id {
+        let mut current = snapshot.tree.pages.get(page).and_then(|p| p.parent.clone());
+        while let Some(id) = current {
+            let Some(p) = snapshot.tree.pages.get(&id) else { break };
+            breadcrumbs.push(NavLink {
+                title: p.meta.title.clone(),
+                href: links.page_url(&id),
+                current: false,
+            });
+            current = p.parent.clone();
+            if breadcrumbs.len() > 64 {
+                break;
+            }
+        }
+        breadcrumbs.reverse();
+    }
+    let outline = document
+        .headings()
+        .map(|h| (h.level.depth() + 1, h.id.clone(), plain_text(&h.content)))
+        .collect();
+    let meta = page_id.and_then(|p| snapshot.tree.pages.get(p)).map(|p| &p.meta);
+    Shell {
+        site_title: visit.site.site.title.clone(),
+        page_title: meta.map(|m| m.title.clone()).unwrap_or_default(),
+        description: meta.and_then(|m| m.description.clone()),
+        indexable: visit.site.indexable(),
+        canonical: page_id.map(|p| format!("{}{}", visit.origin, links.page_url(p))),
+        home: format!("{}/", visit.base),
+        sections,
+        variants,
+        tree,
+        breadcrumbs,
+        outline,
+        previous,
+        next,
+        query: query.to_owned(),
+    }
+}
+
+/// A file of the space, with an ETag (its content hash) and a long cache
+/// life; `None` when the space has no such file.
+async fn file(
+    state: &SiteState,
+    snapshot: &Snapshot,
+    id: &str,
+    headers: &HeaderMap,
+) -> quire_app::AppResult<Option<Response>> {
+    let Some(file) = snapshot.file(id) else {
+        return Ok(None);
+    };
+    let etag = format!("\"{}\"", file.blob);
+    let cache = HeaderValue::from_static("public, max-age=86400");
+    if headers
+        .get(header::IF_NONE_MATCH)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.split(',').any(|t| t.trim() == etag))
+    {
+        let mut res = StatusCode::NOT_MODIFIED.into_response();
+        res.headers_mut().insert(header::CACHE_CONTROL, cache);
+        if let Ok(v) = HeaderValue::from_str(&etag) {
+            res.headers_mut().insert(header::ETAG, v);
+        }
+        return Ok(Some(res));
+    }
+    let bytes = published::file_bytes(&state.app, file).await?;
+    let mut res = Response::new(Body::from(bytes));
+    let h = res.headers_mut();
+    h.insert(header::CACHE_CONTROL, cache);
+    if let Ok(v) = HeaderValue::from_str(&etag) {
+        h.insert(header::ETAG, v);
+    }
+    let content_type = HeaderValue::from_str(&file.content_type)
+        .unwrap_or_else(|_| HeaderValue::from_static("application/octet-stream"));
+    h.insert(header::CONTENT_TYPE, content_type);
+    h.insert("x-content-type-options", HeaderValue::from_static("nosniff"));
+    Ok(Some(res))
+}
+
+/// Every visible document page of the site, in order, for the index files.
+async fn listed(state: &SiteState, visit: &Visit) -> quire_app::AppResult<Vec<Listed>> {
+    let mut out = Vec::new();
+    for (section, space) in visit.site.spaces() {
+        let snapshot = published::snapshot(&state.app, &space.space).await?;
+        let space_base = space_url(&visit.base, section, space);
+        let links = SpaceLinks {
+            snapshot: &snapshot,
+            space_base: &space_base,
+        };
+        let group = match section {
+            Some(s) if s.spaces.len() > 1 => format!("{} / {}", s.section.title, space.space.title),
+            Some(s) => s.section.title.clone(),
+            None => space.space.title.clone(),
+        };
+        for (id, _) in visible_pages(&snapshot) {
+            let meta = &snapshot.tree.pages[&id].meta;
+            if !matches!(meta.kind, PageKind::Document) {
+                continue;
+            }
+            out.push(Listed {
+                group: group.clone(),
+                title: meta.title.clone(),
+                description: meta.description.clone(),
+                url: format!("{}{}", visit.origin, links.page_url(&id)),
+            });
+        }
+    }
+    Ok(out)
+}
+
+/// Every visible page of the site as markdown, one after the other.
+async fn llms_full(state: &SiteState, visit: &Visit) -> quire_app::AppResult<Response> {
+    let mut out = format!("# {}\n", visit.site.site.title);
+    for (_, space) in visit.site.spaces() {
+        let snapshot = published::snapshot(&state.app, &space.space).await?;
+        for (id, _) in visible_pages(&snapshot) {
+            let meta = &snapshot.tree.pages[&id].meta;
+            if !matches!(meta.kind, PageKind::Document) {
+                continue;
+            }
+            let body = published::markdown(&state.app, &snapshot, &id)
+                .await?
+                .unwrap_or_default();
+            out.push('\n');
+            out.push_str(&outputs::markdown(&meta.title, meta.description.as_deref(), &body));
+        }
+    }
+    Ok(markdown_response(out, visit.site.indexable()))
+}
+
+/// Results of a search in the space being read, rendered on the server.
+async fn search_page(
+    state: &SiteState,
+    visit: &Visit,
+    section: Option<&PublishedSection>,
+    space: &PublishedSpace,
+    snapshot: &Snapshot,
+    space_base: &str,
+    query: &str,
+) -> quire_app::AppResult<Response> {
+    let results = quire_app::search::in_published_space(&state.app, &space.space, query, 20).await?;
+    let links = SpaceLinks { snapshot, space_base };
+    let mut body = String::from("<h1>Search</h1>");
+    if results.is_empty() {
+        body.push_str("<p>No results for <strong>");
+        crate::html::push_escaped(&mut body, query);
+        body.push_str("</strong>.</p>");
+    } else {
+        body.push_str("<ul class=\"results\">");
+        for hit in results {
+            body.push_str(&format!(
+                "<li><a href=\"{}\">",
+                crate::html::safe_url(&links.page_url(&hit.page_id))
+            ));
+            crate::html::push_escaped(&mut body, &hit.title);
+            body.push_str("</a>");
+            if let Some(section) = hit.sections.iter().find(|s| s.matched).or(hit.sections.first()) {
+                body.push_str("<p>");
+                crate::html::push_escaped(&mut body, &section.body);
+                body.push_str("</p>");
+            }
+            body.push_str("</li>");
+        }
+        body.push_str("</ul>");
+    }
+    let shell = Shell {
+        page_title: "Search".into(),
+        indexable: false,
+        canonical: None,
+        ..shell(
+            visit,
+            section,
+            space,
+            snapshot,
+            space_base,
+            None,
+            &Document::default(),
+            query,
+        )
+    };
+    Ok(html(StatusCode::OK, layout::page(&shell, &body), false))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::decode;
+
+    #[test]
+    fn segments_are_percent_decoded_without_panicking() {
+        assert_eq!(decode("caf%C3%A9"), "café");
+        assert_eq!(decode("%é%"), "%é%");
+        assert_eq!(decode("%zz%4"), "%zz%4");
+    }
+}
