@@ -2,31 +2,12 @@
 //! markdown, files, the machine-readable files, search, and audiences.
 
 use base64::Engine as _;
-use serde_json::{Value, json};
+use serde_json::json;
 
 use crate::support::{TestApp, TestUser, both_backends};
 
 /// A 1x1 PNG (the image of the content tests).
 const PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAACklEQVR4nGMAAQAABQABDQottAAAAABJRU5ErkJggg==";
-
-/// Writes `changes` through a merged change request.
-async fn publish(app: &TestApp, user: &TestUser, space: &str, changes: Value) {
-    let cr = app.change_request(user, space, "Pages").await;
-    app.post(
-        user,
-        &format!("/v1/spaces/{space}/change-requests/{cr}/content?compat=false"),
-        json!({ "changes": changes }),
-    )
-    .await
-    .assert_status(200);
-    app.post(
-        user,
-        &format!("/v1/spaces/{space}/change-requests/{cr}/merge"),
-        json!(null),
-    )
-    .await
-    .assert_status(200);
-}
 
 struct Page {
     status: u16,
@@ -73,8 +54,7 @@ async fn docs_site(app: &TestApp, visibility: &str) -> (TestUser, String, String
     let org = app.org(&ada, "Acme").await;
     let guide = app.space(&ada, &org, "Guide", None).await;
     let api = app.space(&ada, &org, "API", None).await;
-    publish(
-        app,
+    app.publish(
         &ada,
         &guide,
         json!([
@@ -85,8 +65,7 @@ async fn docs_site(app: &TestApp, visibility: &str) -> (TestUser, String, String
         ]),
     )
     .await;
-    publish(
-        app,
+    app.publish(
         &ada,
         &api,
         json!([{ "operation": "insert_page", "ref": "auth", "title": "Authentication", "document": { "markdown": "Send a token.\n" } }]),

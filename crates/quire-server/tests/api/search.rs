@@ -6,34 +6,6 @@ use serde_json::{Value, json};
 
 use crate::support::{TestApp, TestUser, both_backends};
 
-/// Applies `changes` to the space's content through a merged change
-/// request; returns the page ids by `ref`.
-async fn publish(app: &TestApp, user: &TestUser, space: &str, changes: Value) -> Value {
-    let cr = app.change_request(user, space, "Edits").await;
-    let res = app
-        .post(
-            user,
-            &format!("/v1/spaces/{space}/change-requests/{cr}/content?compat=false"),
-            json!({ "changes": changes }),
-        )
-        .await;
-    res.assert_status(200);
-    app.post(
-        user,
-        &format!("/v1/spaces/{space}/change-requests/{cr}/merge"),
-        json!(null),
-    )
-    .await
-    .assert_status(200);
-    let mut ids = json!({});
-    for change in res.body["changes"].as_array().unwrap() {
-        if let Some(name) = change["ref"].as_str() {
-            ids[name] = change["page"]["id"].clone();
-        }
-    }
-    ids
-}
-
 fn page(name: &str, markdown: &str) -> Value {
     json!({ "operation": "insert_page", "ref": name, "document": { "markdown": markdown } })
 }
@@ -63,37 +35,37 @@ async fn corpus(app: &TestApp) -> (TestUser, String, String, Value) {
     let ada = app.user("Ada").await;
     let org = app.org(&ada, "Acme").await;
     let space = app.space(&ada, &org, "Docs", None).await;
-    let ids = publish(
-        app,
-        &ada,
-        &space,
-        json!([
-            page(
-                "body",
-                "# Server notes\n\nRestart it after you change the configuration of the proxy.\n"
-            ),
-            page(
-                "heading",
-                "# Options\n\nIntro.\n\n## Configuration options\n\nEvery option, one by one.\n"
-            ),
-            page("words", "# Configuring the server\n\nSteps.\n"),
-            page("exact", "# Configuration\n\nWhere settings live.\n"),
-            page("tokyo", "# 旅行\n\n私は東京に住んでいます。\n"),
-            page("db", "# 数据库\n\n数据库的配置很重要。\n"),
-            page("math", "# 数学\n\n数学很难。\n"),
-            page("run", "# Operations\n\nHow to run the service in production.\n"),
-            page("phrase", "# Git\n\nResolve a merge conflict by hand.\n"),
-            page(
-                "scattered",
-                "# Teams\n\nA conflict between teams needs no merge of opinions.\n"
-            ),
-            page(
-                "code",
-                "# API client\n\nCall `getSpaceById(id)` and read `snake_case_name`.\n"
-            ),
-        ]),
-    )
-    .await;
+    let ids = app
+        .publish(
+            &ada,
+            &space,
+            json!([
+                page(
+                    "body",
+                    "# Server notes\n\nRestart it after you change the configuration of the proxy.\n"
+                ),
+                page(
+                    "heading",
+                    "# Options\n\nIntro.\n\n## Configuration options\n\nEvery option, one by one.\n"
+                ),
+                page("words", "# Configuring the server\n\nSteps.\n"),
+                page("exact", "# Configuration\n\nWhere settings live.\n"),
+                page("tokyo", "# 旅行\n\n私は東京に住んでいます。\n"),
+                page("db", "# 数据库\n\n数据库的配置很重要。\n"),
+                page("math", "# 数学\n\n数学很难。\n"),
+                page("run", "# Operations\n\nHow to run the service in production.\n"),
+                page("phrase", "# Git\n\nResolve a merge conflict by hand.\n"),
+                page(
+                    "scattered",
+                    "# Teams\n\nA conflict between teams needs no merge of opinions.\n"
+                ),
+                page(
+                    "code",
+                    "# API client\n\nCall `getSpaceById(id)` and read `snake_case_name`.\n"
+                ),
+            ]),
+        )
+        .await;
     (ada, org, space, ids)
 }
 
@@ -145,7 +117,7 @@ both_backends! {
         let ada = app.user("Ada").await;
         let org = app.org(&ada, "Acme").await;
         let space = app.space(&ada, &org, "Docs", None).await;
-        let ids = publish(&app, &ada, &space, json!([page("a", "# Alpha\n\nThe walrus sleeps.\n"), page("b", "# Beta\n\nThe heron flies.\n")])).await;
+        let ids = app.publish(&ada, &space, json!([page("a", "# Alpha\n\nThe walrus sleeps.\n"), page("b", "# Beta\n\nThe heron flies.\n")])).await;
         assert_eq!(titles(&app, &ada, &space, "walrus").await, ["Alpha"]);
         // An open change request does not change what the space's search finds.
         let cr = app.change_request(&ada, &space, "Pending").await;
@@ -158,7 +130,7 @@ both_backends! {
         assert!(titles(&app, &ada, &space, "walrus").await.is_empty());
         assert_eq!(titles(&app, &ada, &space, "otter").await, ["Alpha"]);
         // Renames and deletes.
-        publish(&app, &ada, &space, json!([
+        app.publish(&ada, &space, json!([
             { "operation": "update_page", "page": ids["b"], "title": "Gamma" },
             { "operation": "delete_page", "page": ids["a"] }
         ])).await;
@@ -183,8 +155,8 @@ both_backends! {
         let org = app.org(&ada, "Acme").await;
         let open = app.space(&ada, &org, "Open", None).await;
         let secret = app.space(&ada, &org, "Secret", None).await;
-        publish(&app, &ada, &open, json!([page("o", "# Shared plans\n\nThe zebra project.\n")])).await;
-        publish(&app, &ada, &secret, json!([page("s", "# Hidden plans\n\nThe zebra budget.\n")])).await;
+        app.publish(&ada, &open, json!([page("o", "# Shared plans\n\nThe zebra project.\n")])).await;
+        app.publish(&ada, &secret, json!([page("s", "# Hidden plans\n\nThe zebra budget.\n")])).await;
         app.add_member(&ada, &org, &guest, json!(null)).await;
         app.post(&ada, &format!("/v1/spaces/{open}/permissions"), json!({ "role": "read", "users": [guest.id] }))
             .await
@@ -227,7 +199,7 @@ both_backends! {
         for i in 0..12 {
             let space = app.space(&ada, &org, &format!("Space {i:02}"), None).await;
             let text = format!("# Plans {i:02}\n\nThe zebra crossing project.\n");
-            publish(&app, &ada, &space, json!([page("p", &text)])).await;
+            app.publish(&ada, &space, json!([page("p", &text)])).await;
             if i < 10 {
                 app.post(&ada, &format!("/v1/spaces/{space}/permissions"), json!({ "role": "read", "users": [guest.id] }))
                     .await

@@ -330,6 +330,34 @@ impl TestApp {
             .collect()
     }
 
+    /// Applies `changes` to the space's main content through a merged
+    /// change request; returns the page ids by `ref`.
+    pub async fn publish(&self, user: &TestUser, space: &str, changes: serde_json::Value) -> serde_json::Value {
+        let cr = self.change_request(user, space, "Edits").await;
+        let res = self
+            .post(
+                user,
+                &format!("/v1/spaces/{space}/change-requests/{cr}/content?compat=false"),
+                serde_json::json!({ "changes": changes }),
+            )
+            .await;
+        res.assert_status(200);
+        self.post(
+            user,
+            &format!("/v1/spaces/{space}/change-requests/{cr}/merge"),
+            serde_json::json!(null),
+        )
+        .await
+        .assert_status(200);
+        let mut ids = serde_json::json!({});
+        for change in res.body["changes"].as_array().into_iter().flatten() {
+            if let Some(name) = change["ref"].as_str() {
+                ids[name] = change["page"]["id"].clone();
+            }
+        }
+        ids
+    }
+
     /// Makes `user` a member of `org_id` with `role` (a role name or JSON null).
     pub async fn add_member(&self, admin: &TestUser, org_id: &str, user: &TestUser, role: Value) {
         let res = self
