@@ -18,7 +18,7 @@ use axum::extract::State;
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
 use quire_app::App;
-use quire_app::sites::published::{self, Address, PublishedSection, PublishedSite, PublishedSpace};
+use quire_app::sites::published::{self, Address, Admission, PublishedSection, PublishedSite, PublishedSpace, Visitor};
 use quire_content::document::{Document, plain_text};
 use quire_content::tree::PageKind;
 use quire_engine::Snapshot;
@@ -155,23 +155,94 @@ async fn answer(state: &SiteState, headers: &HeaderMap, uri: &Uri) -> quire_app:
         let origin = state.public_url.split('/').take(3).collect::<Vec<_>>().join("/");
         candidates.push((Address::Basename(first), rest, format!("/{first}"), origin));
     }
+    // The visitor: a token from `?jwt_token=` (then kept in a cookie) or
+    // the cookie, claims they set with `?visitor.<name>=` (kept likewise).
+    let query = uri.query().unwrap_or_default();
+    let query_token = query_value(query, "jwt_token");
+    let cookie_token = cookie(headers, TOKEN_COOKIE);
+    let mut unsigned = cookie(headers, CLAIMS_COOKIE)
+        .and_then(|c| serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(&decode(&c)).ok())
+        .unwrap_or_default();
+    let mut claims_changed = false;
+    for pair in query.split('&') {
+        let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
+        if let Some(name) = k.strip_prefix("visitor.").filter(|n| !n.is_empty() && n.len() <= 64) {
+            unsigned.insert(decode(name), claim_value(&decode(&v.replace('+', " "))));
+            claims_changed = true;
+        }
+    }
+    let token = query_token.as_deref().or(cookie_token.as_deref());
     let mut found = None;
     for (address, rest, base, origin) in candidates {
-        // A site with a share link takes the key as its next segment.
-        if let Some(site) = published::open(&state.app, address.clone(), None).await? {
-            found = Some((site, rest, base, origin));
-            break;
-        }
-        if let Some(key) = rest.first()
-            && let Some(site) = published::open(&state.app, address, Some(key)).await?
+        let mut visitor = Visitor {
+            share_key: None,
+            token,
+            unsigned: unsigned.clone(),
+        };
+        let mut outcome = published::open(&state.app, address.clone(), &visitor).await?;
+        let (mut rest, mut base) = (rest, base);
+        if matches!(outcome, Admission::Absent)
+            && let Some(key) = rest.first()
         {
-            found = Some((site, &rest[1..], format!("{base}/{key}"), origin));
-            break;
+            visitor.share_key = Some(key);
+            outcome = published::open(&state.app, address, &visitor).await?;
+            if !matches!(outcome, Admission::Absent) {
+                base = format!("{base}/{key}");
+                rest = &rest[1..];
+            }
+        }
+        match outcome {
+            Admission::Absent => continue,
+            Admission::SignIn { fallback_url } => return Ok(sign_in(fallback_url, &origin, uri)),
+            Admission::Admitted(site) => {
+                found = Some((*site, rest, base, origin));
+                break;
+            }
         }
     }
     let Some((site, mut rest, base, origin)) = found else {
         return Ok(not_found(None));
     };
+    // A token given in the URL moves into a cookie scoped to the site, and
+    // the visitor lands on the same page without it.
+    if query_token.is_some() || claims_changed {
+        let path = format!("{base}/");
+        let mut res = StatusCode::SEE_OTHER.into_response();
+        let clean: Vec<&str> = query
+            .split('&')
+            .filter(|p| !p.starts_with("jwt_token=") && !p.starts_with("visitor.") && !p.is_empty())
+            .collect();
+        let location = if clean.is_empty() {
+            uri.path().to_owned()
+        } else {
+            format!("{}?{}", uri.path(), clean.join("&"))
+        };
+        let h = res.headers_mut();
+        if let Ok(v) = HeaderValue::from_str(&location) {
+            h.insert(header::LOCATION, v);
+        }
+        let secure = if state.public_url.starts_with("https:") || origin.starts_with("https:") && base.is_empty() {
+            "; Secure"
+        } else {
+            ""
+        };
+        if let (Some(token), Some(exp)) = (query_token.as_deref(), site.token_expires) {
+            let max_age = (exp - state.app.now().0 / 1000).max(0);
+            let cookie =
+                format!("{TOKEN_COOKIE}={token}; Path={path}; Max-Age={max_age}; HttpOnly; SameSite=Lax{secure}");
+            if let Ok(v) = HeaderValue::from_str(&cookie) {
+                h.append(header::SET_COOKIE, v);
+            }
+        }
+        if claims_changed {
+            let value = encode_cookie(&serde_json::Value::Object(unsigned).to_string());
+            let cookie = format!("{CLAIMS_COOKIE}={value}; Path={path}; HttpOnly; SameSite=Lax{secure}");
+            if let Ok(v) = HeaderValue::from_str(&cookie) {
+                h.append(header::SET_COOKIE, v);
+            }
+        }
+        return Ok(res);
+    }
     if rest.is_empty() && !base.is_empty() && !uri.path().ends_with('/') {
         let mut res = StatusCode::PERMANENT_REDIRECT.into_response();
         if let Ok(location) = HeaderValue::from_str(&format!("{base}/")) {
@@ -180,7 +251,6 @@ async fn answer(state: &SiteState, headers: &HeaderMap, uri: &Uri) -> quire_app:
         return Ok(res);
     }
     let visit = Visit { site, base, origin };
-    let query = uri.query().unwrap_or_default();
     match rest {
         [one] if one == "robots.txt" => {
             let sitemap = format!("{}{}/sitemap.xml", visit.origin, visit.base);
@@ -315,6 +385,67 @@ async fn answer(state: &SiteState, headers: &HeaderMap, uri: &Uri) -> quire_app:
         layout::page(&shell, &article),
         visit.site.indexable(),
     ))
+}
+
+/// The cookie holding a visitor's token, scoped to the site's path.
+const TOKEN_COOKIE: &str = "quire_visitor";
+/// The cookie holding the claims a visitor set themselves.
+const CLAIMS_COOKIE: &str = "quire_claims";
+
+fn cookie(headers: &HeaderMap, name: &str) -> Option<String> {
+    headers
+        .get_all(header::COOKIE)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .flat_map(|v| v.split(';'))
+        .find_map(|pair| {
+            let (k, v) = pair.trim().split_once('=')?;
+            (k == name).then(|| v.to_owned())
+        })
+}
+
+/// Percent-encodes what a cookie value may not hold.
+fn encode_cookie(value: &str) -> String {
+    let mut out = String::with_capacity(value.len() * 2);
+    for b in value.bytes() {
+        if b.is_ascii_alphanumeric() || b"-_.!*()".contains(&b) {
+            out.push(b as char);
+        } else {
+            out.push_str(&format!("%{b:02X}"));
+        }
+    }
+    out
+}
+
+/// An unsigned claim's value: booleans and numbers as such, else text.
+fn claim_value(text: &str) -> serde_json::Value {
+    match text {
+        "true" => serde_json::Value::Bool(true),
+        "false" => serde_json::Value::Bool(false),
+        _ => text
+            .parse::<f64>()
+            .ok()
+            .and_then(serde_json::Number::from_f64)
+            .map_or_else(|| serde_json::Value::String(text.to_owned()), serde_json::Value::Number),
+    }
+}
+
+/// A visitor of a `visitor-auth` site without a valid token: sent to the
+/// site's sign-in URL with where they were going, or told to sign in.
+fn sign_in(fallback_url: Option<String>, origin: &str, uri: &Uri) -> Response {
+    let Some(url) = fallback_url else {
+        let body = "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"robots\" content=\"noindex, nofollow\"><title>Sign in required</title></head><body><h1>Sign in required</h1><p>This documentation is only available to signed-in visitors.</p></body></html>\n";
+        return html(StatusCode::UNAUTHORIZED, body.to_owned(), false);
+    };
+    let path: String = uri.path().to_owned();
+    let location = format!("{origin}{path}");
+    let separator = if url.contains('?') { '&' } else { '?' };
+    let target = format!("{url}{separator}location={}", encode_cookie(&location));
+    let mut res = StatusCode::FOUND.into_response();
+    if let Ok(v) = HeaderValue::from_str(&target) {
+        res.headers_mut().insert(header::LOCATION, v);
+    }
+    res
 }
 
 fn query_value(query: &str, name: &str) -> Option<String> {

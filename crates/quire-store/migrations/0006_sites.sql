@@ -24,6 +24,11 @@ CREATE TABLE sites (
     adaptive_schema      TEXT,
     adaptive_updated_at  BIGINT,
     customization        TEXT NOT NULL,
+    -- Visitor authentication: the HS256 key visitor tokens are signed
+    -- with, and where to send visitors without a valid token.
+    visitor_key          TEXT NOT NULL,
+    visitor_fallback_url TEXT,
+    visitor_logout_url   TEXT,
     default_section_id   TEXT,
     default_site_space_id TEXT,
     created_at           BIGINT NOT NULL,

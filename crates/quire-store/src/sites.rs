@@ -38,6 +38,11 @@ pub struct SiteRow {
     pub adaptive_updated_at: Option<Timestamp>,
     /// The site's customization settings as JSON text.
     pub customization: String,
+    /// The key visitor tokens (HS256 JWTs) are signed with.
+    pub visitor_key: String,
+    /// Where visitors without a valid token are sent to sign in.
+    pub visitor_fallback_url: Option<String>,
+    pub visitor_logout_url: Option<String>,
     pub default_section_id: Option<String>,
     pub default_site_space_id: Option<String>,
     pub created_at: Timestamp,
@@ -46,7 +51,8 @@ pub struct SiteRow {
 
 const SITE_COLUMNS: &str = "SELECT id, organization_id, type, title, basename, hostname, proxy, visibility, published, \
      agents_context, default_level, adaptive_content, adaptive_schema, adaptive_updated_at, customization, \
-     default_section_id, default_site_space_id, created_at, updated_at FROM sites";
+     visitor_key, visitor_fallback_url, visitor_logout_url, default_section_id, default_site_space_id, created_at, \
+     updated_at FROM sites";
 
 fn site_from_row(row: &AnyRow) -> StoreResult<SiteRow> {
     Ok(SiteRow {
@@ -65,6 +71,9 @@ fn site_from_row(row: &AnyRow) -> StoreResult<SiteRow> {
         adaptive_schema: row.try_get("adaptive_schema")?,
         adaptive_updated_at: row.try_get::<Option<i64>, _>("adaptive_updated_at")?.map(Timestamp),
         customization: row.try_get("customization")?,
+        visitor_key: row.try_get("visitor_key")?,
+        visitor_fallback_url: row.try_get("visitor_fallback_url")?,
+        visitor_logout_url: row.try_get("visitor_logout_url")?,
         default_section_id: row.try_get("default_section_id")?,
         default_site_space_id: row.try_get("default_site_space_id")?,
         created_at: Timestamp(row.try_get("created_at")?),
@@ -76,8 +85,9 @@ pub async fn insert_site(conn: &mut AnyConnection, s: &SiteRow) -> StoreResult<(
     sqlx::query(
         "INSERT INTO sites (id, organization_id, type, title, basename, hostname, proxy, visibility, published, \
          agents_context, default_level, adaptive_content, adaptive_schema, adaptive_updated_at, customization, \
-         default_section_id, default_site_space_id, created_at, updated_at) \
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19)",
+         default_section_id, default_site_space_id, created_at, updated_at, visitor_key, visitor_fallback_url, \
+         visitor_logout_url) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22)",
     )
     .bind(&s.id)
     .bind(&s.organization_id)
@@ -98,6 +108,9 @@ pub async fn insert_site(conn: &mut AnyConnection, s: &SiteRow) -> StoreResult<(
     .bind(&s.default_site_space_id)
     .bind(s.created_at.0)
     .bind(s.updated_at.0)
+    .bind(&s.visitor_key)
+    .bind(&s.visitor_fallback_url)
+    .bind(&s.visitor_logout_url)
     .execute(conn)
     .await?;
     Ok(())
@@ -109,7 +122,7 @@ pub async fn update_site(conn: &mut AnyConnection, s: &SiteRow) -> StoreResult<(
         "UPDATE sites SET type = $2, title = $3, basename = $4, hostname = $5, proxy = $6, visibility = $7, \
          published = $8, agents_context = $9, default_level = $10, adaptive_content = $11, adaptive_schema = $12, \
          adaptive_updated_at = $13, customization = $14, default_section_id = $15, default_site_space_id = $16, \
-         updated_at = $17 WHERE id = $1",
+         updated_at = $17, visitor_key = $18, visitor_fallback_url = $19, visitor_logout_url = $20 WHERE id = $1",
     )
     .bind(&s.id)
     .bind(&s.site_type)
@@ -128,6 +141,9 @@ pub async fn update_site(conn: &mut AnyConnection, s: &SiteRow) -> StoreResult<(
     .bind(&s.default_section_id)
     .bind(&s.default_site_space_id)
     .bind(s.updated_at.0)
+    .bind(&s.visitor_key)
+    .bind(&s.visitor_fallback_url)
+    .bind(&s.visitor_logout_url)
     .execute(conn)
     .await?;
     Ok(())

@@ -11,6 +11,7 @@ pub mod adaptive;
 pub mod published;
 pub mod share_links;
 pub mod structure;
+pub mod visitor;
 
 use std::collections::HashMap;
 
@@ -233,6 +234,9 @@ pub async fn create(app: &App, caller: &Caller, org_id: &str, new: NewSite) -> A
         adaptive_schema: None,
         adaptive_updated_at: None,
         customization: "{}".into(),
+        visitor_key: quire_core::id::random_alphanumeric(48),
+        visitor_fallback_url: None,
+        visitor_logout_url: None,
         default_section_id: None,
         default_site_space_id: None,
         created_at: now,

@@ -5,15 +5,21 @@
 //! Audiences: `public` and `unlisted` admit everyone; `share-link` admits a
 //! request carrying the key of an active share link (checked against the
 //! table on every request, so a revoked key stops at once); `visitor-auth`
-//! admits nobody yet (signed visitor tokens are not implemented). An
-//! unpublished site, a refused visitor and a missing site all look the
-//! same: `None`.
+//! admits a visitor whose token verifies with the site's key
+//! (`visitor::verify`) and asks the others to sign in. An unpublished site,
+//! a refused share key and a missing site all look the same: `Absent`.
+//!
+//! Adaptive content: sections and site spaces whose condition does not
+//! hold for the visitor's claims (signed ones from the token, unsigned ones
+//! as the visitor set them) are left out, as if they did not exist.
 
 use std::sync::Arc;
 
+use quire_core::expression;
 use quire_engine::Snapshot;
 use quire_store::sites::{self, SectionRow, SiteRow, SiteSpaceRow};
 use quire_store::spaces::{self, SpaceRow};
+use serde_json::{Map, Value, json};
 
 use crate::App;
 use crate::error::AppResult;
@@ -42,10 +48,35 @@ pub struct PublishedSection {
     pub spaces: Vec<PublishedSpace>,
 }
 
+/// Who is asking.
+#[derive(Debug, Clone, Default)]
+pub struct Visitor<'a> {
+    pub share_key: Option<&'a str>,
+    /// A visitor token (HS256 JWT), from the URL or the cookie.
+    pub token: Option<&'a str>,
+    /// Claims the visitor set themselves (`?visitor.<name>=`).
+    pub unsigned: Map<String, Value>,
+}
+
+/// The outcome of a visit.
+#[derive(Debug, Clone)]
+pub enum Admission {
+    Admitted(Box<PublishedSite>),
+    /// A `visitor-auth` site without a valid token: sign in first.
+    SignIn {
+        fallback_url: Option<String>,
+    },
+    /// No published site there for this visitor.
+    Absent,
+}
+
 /// A site a visitor was admitted to.
 #[derive(Debug, Clone)]
 pub struct PublishedSite {
     pub site: SiteRow,
+    /// When the visitor's valid token expires (Unix seconds), if they
+    /// presented one.
+    pub token_expires: Option<i64>,
     /// Sections in site order (groups expanded); empty when the site shows
     /// its spaces at the root.
     pub sections: Vec<PublishedSection>,
@@ -69,27 +100,55 @@ impl PublishedSite {
     }
 }
 
-/// Finds the site and admits the visitor, or `None`.
-pub async fn open(app: &App, address: Address<'_>, share_key: Option<&str>) -> AppResult<Option<PublishedSite>> {
+/// Whether a condition holds for the visitor: no condition, or one that
+/// parses and evaluates to true.
+fn holds(condition: Option<&str>, context: &Value) -> bool {
+    match condition {
+        None => true,
+        Some(text) => expression::parse(text).is_ok_and(|expr| expression::evaluate(&expr, context)),
+    }
+}
+
+/// Finds the site and admits the visitor.
+pub async fn open(app: &App, address: Address<'_>, visitor: &Visitor<'_>) -> AppResult<Admission> {
     let mut conn = app.db.read().await?;
     let site = match address {
         Address::Basename(name) => sites::site_by_basename(&mut conn, name).await?,
         Address::Hostname(host) => sites::site_by_hostname(&mut conn, host).await?,
     };
     let Some(site) = site.filter(|s| s.published) else {
-        return Ok(None);
+        return Ok(Admission::Absent);
     };
+    let verified = visitor
+        .token
+        .map(|t| super::visitor::verify(t, &site.visitor_key, app.now()));
+    if let Some(Err(reason)) = &verified {
+        tracing::info!(site = %site.id, %reason, "visitor token refused");
+    }
+    let signed = verified.and_then(Result::ok);
     let admitted = match site.visibility.as_str() {
         "public" | "unlisted" => true,
-        "share-link" => match share_key {
+        "share-link" => match visitor.share_key {
             Some(key) => sites::active_share_link(&mut conn, &site.id, key).await?.is_some(),
             None => false,
         },
+        "visitor-auth" => {
+            if signed.is_none() {
+                return Ok(Admission::SignIn {
+                    fallback_url: site.visitor_fallback_url.clone(),
+                });
+            }
+            true
+        }
         _ => false,
     };
     if !admitted {
-        return Ok(None);
+        return Ok(Admission::Absent);
     }
+    let token_expires = signed.as_ref().and_then(|c| c.get("exp")).and_then(Value::as_i64);
+    let mut claims = signed.unwrap_or_default();
+    claims.insert("unsigned".into(), Value::Object(visitor.unsigned.clone()));
+    let context = json!({ "visitor": { "claims": claims } });
     let structure = sites::structure(&mut conn, &site.id).await?;
     let ids: Vec<String> = structure.site_spaces.iter().map(|s| s.space_id.clone()).collect();
     let rows = spaces::get_many(&mut conn, &ids).await?;
@@ -107,6 +166,7 @@ pub async fn open(app: &App, address: Address<'_>, share_key: Option<&str>) -> A
             .site_spaces
             .iter()
             .filter(|s| s.section_id.as_deref() == section)
+            .filter(|s| holds(s.condition.as_deref(), &context))
             .filter_map(|s| published_space(s, default))
             .collect();
         if !spaces.iter().any(|s| s.default)
@@ -144,6 +204,7 @@ pub async fn open(app: &App, address: Address<'_>, share_key: Option<&str>) -> A
     }
     let mut sections: Vec<PublishedSection> = ordered
         .into_iter()
+        .filter(|s| holds(s.condition.as_deref(), &context))
         .map(|s| PublishedSection {
             default: site.default_section_id.as_ref() == Some(&s.id),
             spaces: level(Some(&s.id), s.default_site_space_id.as_ref()),
@@ -157,7 +218,12 @@ pub async fn open(app: &App, address: Address<'_>, share_key: Option<&str>) -> A
         first.default = true;
     }
     let root = level(None, site.default_site_space_id.as_ref());
-    Ok(Some(PublishedSite { site, sections, root }))
+    Ok(Admission::Admitted(Box::new(PublishedSite {
+        site,
+        token_expires,
+        sections,
+        root,
+    })))
 }
 
 /// The current content of a published space.

@@ -1,5 +1,5 @@
 //! Sites: list, create, read, update, delete, publish and unpublish; their
-//! adaptive schema; their structure (sections, section groups, site spaces,
+//! adaptive schema and visitor authentication; their structure (sections, section groups, site spaces,
 //! `sortSiteStructure`); their share links.
 //!
 //! Deletes answer 205 when something was deleted and 204 when there was
@@ -15,6 +15,7 @@ use quire_app::sites::structure::{
     self, GroupSection, GroupUpdate, MoveBody, NewGroup, NewSection, NewSiteSpace, SectionPointer, SectionUpdate,
     SiteSpacePointer, SiteSpaceUpdate, SortInput, TypedPointer,
 };
+use quire_app::sites::visitor::{self, PublishingAuthUpdate};
 use quire_app::sites::{self, NewSite, SiteListFilter, SiteUpdate};
 use serde::Deserialize;
 
@@ -44,6 +45,14 @@ pub fn router() -> Router<AppState> {
         .route(
             "/orgs/{organizationId}/sites/{siteId}/adaptive-schema/template-conditions",
             get(list_template_conditions),
+        )
+        .route(
+            "/orgs/{organizationId}/sites/{siteId}/publishing/auth",
+            get(get_publishing_auth).patch(update_publishing_auth),
+        )
+        .route(
+            "/orgs/{organizationId}/sites/{siteId}/publishing/auth/regenerate",
+            post(regenerate_publishing_auth),
         )
         .route("/orgs/{organizationId}/sites/{siteId}/structure", get(get_structure))
         .route(
@@ -229,6 +238,34 @@ async fn list_template_conditions(
 ) -> ApiResult<Json<views::TemplateConditions>> {
     let items = adaptive::template(&state.app, &caller, &org_id, &site_id).await?;
     Ok(Json(views::template_conditions(items)))
+}
+
+async fn get_publishing_auth(
+    State(state): State<AppState>,
+    Auth(caller): Auth,
+    Path((org_id, site_id)): Path<(String, String)>,
+) -> ApiResult<Json<views::PublishingAuth>> {
+    let auth = visitor::get(&state.app, &caller, &org_id, &site_id).await?;
+    Ok(Json(views::publishing_auth(auth)))
+}
+
+async fn update_publishing_auth(
+    State(state): State<AppState>,
+    Auth(caller): Auth,
+    Path((org_id, site_id)): Path<(String, String)>,
+    JsonBody(body): JsonBody<PublishingAuthUpdate>,
+) -> ApiResult<Json<views::PublishingAuth>> {
+    let auth = visitor::update(&state.app, &caller, &org_id, &site_id, body).await?;
+    Ok(Json(views::publishing_auth(auth)))
+}
+
+async fn regenerate_publishing_auth(
+    State(state): State<AppState>,
+    Auth(caller): Auth,
+    Path((org_id, site_id)): Path<(String, String)>,
+) -> ApiResult<Json<views::PublishingAuth>> {
+    let auth = visitor::regenerate(&state.app, &caller, &org_id, &site_id).await?;
+    Ok(Json(views::publishing_auth(auth)))
 }
 
 // ---------------------------------------------------------------------------

@@ -4,6 +4,7 @@ use quire_app::access::SitePermissions;
 use quire_app::sites::SiteInfo;
 use quire_app::sites::adaptive::{AdaptiveSchema, TemplateCondition};
 use quire_app::sites::structure::{GroupInfo, SectionInfo, SiteSpaceInfo, StructureInfo, TopItem};
+use quire_app::sites::visitor::PublishingAuth as PublishingAuthInfo;
 use quire_core::{DefaultLevel, Timestamp};
 use quire_store::sites::{ShareLinkRow, SiteRow};
 use serde::Serialize;
@@ -346,5 +347,27 @@ pub fn template_conditions(items: Vec<TemplateCondition>) -> TemplateConditions 
                 condition: t.condition,
             })
             .collect(),
+    }
+}
+
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PublishingAuth {
+    pub object: &'static str,
+    pub backend: &'static str,
+    pub private_key: String,
+    #[serde(rename = "fallbackURL", skip_serializing_if = "Option::is_none")]
+    pub fallback_url: Option<String>,
+    #[serde(rename = "logoutURL", skip_serializing_if = "Option::is_none")]
+    pub logout_url: Option<String>,
+}
+
+pub fn publishing_auth(info: PublishingAuthInfo) -> PublishingAuth {
+    PublishingAuth {
+        object: "publishing-auth",
+        backend: "custom",
+        private_key: info.private_key,
+        fallback_url: info.fallback_url,
+        logout_url: info.logout_url,
     }
 }

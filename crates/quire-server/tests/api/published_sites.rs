@@ -193,9 +193,9 @@ both_backends! {
             .assert_status(200);
         assert_eq!(get(&app, &format!("/docs/{key}/")).await.status, 404, "a revoked key stops at once");
 
-        // Visitor authentication is not admitted without a token.
+        // Visitor authentication asks visitors without a token to sign in.
         app.patch(&ada, &site, json!({ "visibility": "visitor-auth" })).await.assert_status(200);
-        assert_eq!(get(&app, "/docs/").await.status, 404);
+        assert_eq!(get(&app, "/docs/").await.status, 401);
 
         // A custom hostname serves the site at its root.
         app.patch(&ada, &site, json!({ "visibility": "public", "hostname": "docs.acme.example" })).await.assert_status(200);
@@ -206,6 +206,83 @@ both_backends! {
         assert_eq!(fetch(&app, "/setup", &[("host", "other.acme.example")]).await.status, 404);
         // Another name of the instance itself still reaches sites by basename.
         assert_eq!(fetch(&app, "/docs/setup", &[("host", "localhost")]).await.status, 200);
+    }
+}
+
+both_backends! {
+    async fn visitor_auth_admits_signed_tokens_and_conditions_follow_claims(app: TestApp) {
+        let (ada, org, site) = docs_site(&app, "visitor-auth").await;
+        // Without a token: told to sign in, then sent to the login URL.
+        assert_eq!(get(&app, "/docs/").await.status, 401);
+        let auth = app
+            .request(reqwest::Method::PATCH, &format!("{site}/publishing/auth"))
+            .as_user(&ada)
+            .json(json!({ "fallbackURL": "https://login.acme.example/sso" }))
+            .send()
+            .await;
+        auth.assert_status(200);
+        let key = auth.body["privateKey"].as_str().unwrap().to_owned();
+        let login = get(&app, "/docs/setup").await;
+        assert_eq!(login.status, 302);
+        let location = login.headers["location"].to_str().unwrap();
+        assert!(location.starts_with("https://login.acme.example/sso?location=http"), "{location}");
+        assert!(location.ends_with("%2Fdocs%2Fsetup"), "{location}");
+
+        // A signed token in the URL becomes a cookie scoped to the site.
+        let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs() as i64;
+        let token = quire_app::sites::visitor::sign(&json!({ "exp": now + 600, "plan": "pro" }), &key);
+        let landed = get(&app, &format!("/docs/setup?jwt_token={token}")).await;
+        assert_eq!(landed.status, 303);
+        assert_eq!(landed.headers["location"], "/docs/setup");
+        let set = landed.headers["set-cookie"].to_str().unwrap().to_owned();
+        assert!(set.starts_with(&format!("quire_visitor={token}; Path=/docs/; Max-Age=")), "{set}");
+        assert!(set.contains("HttpOnly") && set.contains("SameSite=Lax"), "{set}");
+        let cookie = format!("quire_visitor={token}");
+        let page = fetch(&app, "/docs/setup", &[("cookie", &cookie)]).await;
+        assert_eq!(page.status, 200);
+        assert!(page.body.contains("<h1>Setup</h1>") && page.body.contains("noindex"));
+
+        // Expired, forged and superseded tokens are refused.
+        let expired = quire_app::sites::visitor::sign(&json!({ "exp": now - 3600 }), &key);
+        let forged = quire_app::sites::visitor::sign(&json!({ "exp": now + 600 }), "not-the-key");
+        for bad in [expired, forged] {
+            assert_eq!(get(&app, &format!("/docs/?jwt_token={bad}")).await.status, 302);
+            assert_eq!(fetch(&app, "/docs/", &[("cookie", &format!("quire_visitor={bad}"))]).await.status, 302);
+        }
+        app.post(&ada, &format!("{site}/publishing/auth/regenerate"), json!(null)).await.assert_status(200);
+        assert_eq!(fetch(&app, "/docs/", &[("cookie", &cookie)]).await.status, 302);
+
+        // Adaptive content on a public site: a section for beta testers
+        // (an unsigned claim) and a space for the "pro" plan (a signed one).
+        app.patch(&ada, &site, json!({ "visibility": "public" })).await.assert_status(200);
+        let key = app.get(&ada, &format!("{site}/publishing/auth")).await.body["privateKey"].as_str().unwrap().to_owned();
+        let beta_space = app.space(&ada, &org, "Beta", None).await;
+        app.publish(&ada, &beta_space, json!([{ "operation": "insert_page", "title": "Preview", "document": { "markdown": "New things.\n" } }])).await;
+        let sections = app.get(&ada, &format!("{site}/sections")).await;
+        assert!(sections.items().is_empty());
+        let beta = app.post(&ada, &format!("{site}/sections"), json!({ "spaceId": beta_space, "title": "Beta" })).await;
+        beta.assert_status(201);
+        app.patch(&ada, &format!("{site}/sections/{}", beta.id()), json!({ "condition": "visitor.claims.unsigned.beta == true" }))
+            .await
+            .assert_status(200);
+        let spaces = app.get(&ada, &format!("{site}/site-spaces")).await;
+        let api_site_space = spaces.items().iter().find(|s| s["title"] == "API").unwrap()["id"].as_str().unwrap().to_owned();
+        app.patch(&ada, &format!("{site}/site-spaces/{api_site_space}"), json!({ "condition": "visitor.claims.plan == \"pro\"" }))
+            .await
+            .assert_status(200);
+        let plain = get(&app, "/docs/").await;
+        assert_eq!(plain.status, 200);
+        assert!(!plain.body.contains(">Beta</a>") && !plain.body.contains(">API</a>"), "{}", plain.body);
+        assert_eq!(get(&app, "/docs/beta/").await.status, 404);
+        let opted = get(&app, "/docs/?visitor.beta=true").await;
+        assert_eq!(opted.status, 303);
+        let claims = opted.headers["set-cookie"].to_str().unwrap().split(';').next().unwrap().to_owned();
+        let with_beta = fetch(&app, "/docs/", &[("cookie", &claims)]).await;
+        assert!(with_beta.body.contains(">Beta</a>"), "{}", with_beta.body);
+        assert_eq!(fetch(&app, "/docs/beta/", &[("cookie", &claims)]).await.status, 200);
+        let pro = quire_app::sites::visitor::sign(&json!({ "exp": now + 600, "plan": "pro" }), &key);
+        let with_pro = fetch(&app, "/docs/", &[("cookie", &format!("quire_visitor={pro}"))]).await;
+        assert!(with_pro.body.contains(">API</a>"), "{}", with_pro.body);
     }
 }
 
