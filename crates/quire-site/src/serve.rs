@@ -577,8 +577,31 @@ fn shell(
         })
         .collect();
     let visible = visible_pages(snapshot);
+    // The tree shows the top level (and what top-level groups hold), and
+    // the children of the current page and of each of its ancestors: a
+    // 10,000-page space does not put 10,000 links on every page.
+    let mut open_pages: std::collections::HashSet<&str> = std::collections::HashSet::new();
+    let mut current = page_id.and_then(|p| snapshot.tree.pages.get_key_value(p));
+    while let Some((id, page)) = current {
+        if !open_pages.insert(id.as_str()) {
+            break;
+        }
+        current = page.parent.as_ref().and_then(|p| snapshot.tree.pages.get_key_value(p));
+    }
+    let shown = |id: &String| match &snapshot.tree.pages[id].parent {
+        None => true,
+        Some(parent) => {
+            open_pages.contains(parent.as_str())
+                || snapshot
+                    .tree
+                    .pages
+                    .get(parent)
+                    .is_some_and(|p| p.parent.is_none() && matches!(p.meta.kind, PageKind::Group))
+        }
+    };
     let tree = visible
         .iter()
+        .filter(|(id, _)| shown(id))
         .map(|(id, depth)| {
             let meta = &snapshot.tree.pages[id].meta;
             let href = match &meta.kind {

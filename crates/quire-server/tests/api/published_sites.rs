@@ -114,6 +114,8 @@ both_backends! {
         assert!(deep.body.contains("class=\"crumb\" href=\"/docs/setup\">Setup</a>"), "{}", deep.body);
         assert!(deep.body.contains("class=\"previous\" href=\"/docs/setup\">Setup</a>"));
         assert!(deep.body.contains("<a href=\"/docs/introduction\">the intro</a>"), "{}", deep.body);
+        assert!(!home.body.contains("href=\"/docs/setup/advanced\""), "the tree opens only along the current page");
+        assert!(deep.body.contains("class=\"page\" href=\"/docs/setup/advanced\" aria-current=\"page\""), "{}", deep.body);
         let setup = get(&app, "/docs/setup").await;
         assert!(setup.body.contains("<aside class=\"hint hint-info\">"));
 
