@@ -27,6 +27,7 @@
 mod content;
 mod members;
 mod memory;
+mod published;
 mod search;
 mod spaces;
 
@@ -57,6 +58,9 @@ enum Group {
     Memory,
     /// Full-text search over 10,000 pages and across 100 spaces.
     Search,
+    /// A published page of a 10,000-page space: render latency, throughput
+    /// against the same bytes served as a file, first-visit size.
+    Sites,
 }
 
 #[derive(Parser, Debug)]
@@ -108,6 +112,7 @@ fn main() -> anyhow::Result<()> {
             Group::Content => content::run(&args).await,
             Group::Memory => memory::run(&args).await,
             Group::Search => search::run(&args).await,
+            Group::Sites => published::run(&args).await,
         }
     })
 }

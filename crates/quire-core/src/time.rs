@@ -22,6 +22,13 @@ impl Timestamp {
             .to_rfc3339_opts(SecondsFormat::Millis, true)
     }
 
+    /// RFC 2822 (`Tue, 24 Nov 2026 05:00:00 +0000`), as feeds date items.
+    pub fn to_rfc2822(self) -> String {
+        DateTime::<Utc>::from_timestamp_millis(self.0)
+            .unwrap_or_default()
+            .to_rfc2822()
+    }
+
     pub fn plus_days(self, days: i64) -> Timestamp {
         Timestamp(self.0 + days * 86_400_000)
     }

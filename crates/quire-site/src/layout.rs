@@ -82,6 +82,10 @@ pub fn page(shell: &Shell, body: &str) -> String {
     if !shell.indexable {
         out.push_str("<meta name=\"robots\" content=\"noindex, nofollow\">");
     }
+    out.push_str(&format!(
+        "<link rel=\"alternate\" type=\"application/rss+xml\" title=\"Recent changes\" href=\"{}rss.xml\">",
+        safe_url(&shell.home)
+    ));
     if let Some(canonical) = &shell.canonical {
         out.push_str(&format!("<link rel=\"canonical\" href=\"{}\">", safe_url(canonical)));
     }

@@ -56,6 +56,40 @@ pub fn llms(site_title: &str, pages: &[Listed]) -> String {
     out
 }
 
+/// A change in the feed.
+#[derive(Debug, Clone)]
+pub struct Change {
+    pub title: String,
+    /// Absolute URL of the changed space.
+    pub url: String,
+    /// A stable id (the revision).
+    pub guid: String,
+    /// RFC 2822 date.
+    pub date: String,
+}
+
+/// The RSS 2.0 feed of recent changes.
+pub fn rss(site_title: &str, site_url: &str, changes: &[Change]) -> String {
+    let mut out = String::from("<?xml version=\"1.0\" encoding=\"UTF-8\"?>\n<rss version=\"2.0\"><channel>");
+    out.push_str(&format!(
+        "<title>{}</title><link>{}</link><description>Recent changes to {}</description>",
+        escape(site_title),
+        escape(site_url),
+        escape(site_title)
+    ));
+    for change in changes {
+        out.push_str(&format!(
+            "<item><title>{}</title><link>{}</link><guid isPermaLink=\"false\">{}</guid><pubDate>{}</pubDate></item>",
+            escape(&change.title),
+            escape(&change.url),
+            escape(&change.guid),
+            escape(&change.date)
+        ));
+    }
+    out.push_str("</channel></rss>\n");
+    out
+}
+
 /// A page as markdown: its title, its description, its body.
 pub fn markdown(title: &str, description: Option<&str>, body: &str) -> String {
     let mut out = format!("# {title}\n\n");

@@ -34,6 +34,7 @@ struct SiteState {
     public_url: Arc<str>,
     /// Its host (`localhost:8080`), to tell custom hostnames apart.
     public_host: Arc<str>,
+    orders: Arc<std::sync::Mutex<std::collections::HashMap<String, Arc<ReadingOrder>>>>,
 }
 
 /// The router of every published site; mount it as the fallback of the
@@ -51,6 +52,7 @@ pub fn router(app: App, public_url: &str) -> Router {
         app,
         public_url: public_url.into(),
         public_host: public_host.into(),
+        orders: Arc::default(),
     })
 }
 
@@ -279,6 +281,7 @@ async fn answer(state: &SiteState, headers: &HeaderMap, uri: &Uri) -> quire_app:
             ));
         }
         [one] if one == "llms-full.txt" => return llms_full(state, &visit).await,
+        [one] if one == "rss.xml" => return feed(state, &visit).await,
         _ => {}
     }
     // The section, then the site space.
@@ -334,8 +337,9 @@ async fn answer(state: &SiteState, headers: &HeaderMap, uri: &Uri) -> quire_app:
     if let Some(stripped) = path.strip_suffix(".md") {
         path = stripped.to_owned();
     }
+    let order = reading_order(state, &snapshot);
     let page_id = if path.is_empty() {
-        first_page(&snapshot)
+        order.documents.first().cloned()
     } else {
         snapshot.page_by_path(&path)
     };
@@ -371,6 +375,7 @@ async fn answer(state: &SiteState, headers: &HeaderMap, uri: &Uri) -> quire_app:
     }
     article.push_str(&render::document(&document, &links));
     let shell = shell(
+        &order,
         &visit,
         section,
         space,
@@ -479,6 +484,47 @@ fn space_url(base: &str, section: Option<&PublishedSection>, space: &PublishedSp
     url
 }
 
+/// The document pages of a revision a reader goes through with previous
+/// and next (not hidden, nor under a hidden page), in tree order; computed
+/// once per revision and kept by the router.
+struct ReadingOrder {
+    documents: Vec<String>,
+    index: std::collections::HashMap<String, usize>,
+}
+
+impl ReadingOrder {
+    fn of(snapshot: &Snapshot) -> ReadingOrder {
+        let documents: Vec<String> = visible_pages(snapshot)
+            .into_iter()
+            .map(|(id, _)| id)
+            .filter(|id| matches!(snapshot.tree.pages[id].meta.kind, PageKind::Document))
+            .collect();
+        let index = documents.iter().enumerate().map(|(i, id)| (id.clone(), i)).collect();
+        ReadingOrder { documents, index }
+    }
+}
+
+/// Reading orders by revision id (revisions never change). Bounded: it is
+/// emptied when it holds more than this many.
+const ORDER_CACHE: usize = 256;
+
+fn reading_order(state: &SiteState, snapshot: &Snapshot) -> Arc<ReadingOrder> {
+    let key = &snapshot.revision.id;
+    if let Ok(cache) = state.orders.lock()
+        && let Some(order) = cache.get(key)
+    {
+        return order.clone();
+    }
+    let order = Arc::new(ReadingOrder::of(snapshot));
+    if let Ok(mut cache) = state.orders.lock() {
+        if cache.len() >= ORDER_CACHE {
+            cache.clear();
+        }
+        cache.insert(key.clone(), order.clone());
+    }
+    order
+}
+
 /// Pages a reader walks through: document pages not hidden (nor under a
 /// hidden page), in tree order.
 fn visible_pages(snapshot: &Snapshot) -> Vec<(String, usize)> {
@@ -496,13 +542,6 @@ fn visible_pages(snapshot: &Snapshot) -> Vec<(String, usize)> {
         out.push((id, depth));
     }
     out
-}
-
-fn first_page(snapshot: &Snapshot) -> Option<String> {
-    visible_pages(snapshot)
-        .into_iter()
-        .map(|(id, _)| id)
-        .find(|id| matches!(snapshot.tree.pages[id].meta.kind, PageKind::Document))
 }
 
 struct SpaceLinks<'a> {
@@ -544,6 +583,7 @@ impl Links for SpaceLinks<'_> {
 /// Navigation around a page (or a search).
 #[allow(clippy::too_many_arguments)]
 fn shell(
+    order: &ReadingOrder,
     visit: &Visit,
     section: Option<&PublishedSection>,
     space: &PublishedSpace,
@@ -576,10 +616,10 @@ fn shell(
             current: v.site_space.id == space.site_space.id,
         })
         .collect();
-    let visible = visible_pages(snapshot);
     // The tree shows the top level (and what top-level groups hold), and
     // the children of the current page and of each of its ancestors: a
-    // 10,000-page space does not put 10,000 links on every page.
+    // 10,000-page space does not put 10,000 links on every page, and the
+    // walk visits only what it shows.
     let mut open_pages: std::collections::HashSet<&str> = std::collections::HashSet::new();
     let mut current = page_id.and_then(|p| snapshot.tree.pages.get_key_value(p));
     while let Some((id, page)) = current {
@@ -588,50 +628,46 @@ fn shell(
         }
         current = page.parent.as_ref().and_then(|p| snapshot.tree.pages.get_key_value(p));
     }
-    let shown = |id: &String| match &snapshot.tree.pages[id].parent {
-        None => true,
-        Some(parent) => {
-            open_pages.contains(parent.as_str())
-                || snapshot
-                    .tree
-                    .pages
-                    .get(parent)
-                    .is_some_and(|p| p.parent.is_none() && matches!(p.meta.kind, PageKind::Group))
+    let mut tree = Vec::new();
+    let mut stack: Vec<(&String, usize)> = snapshot.tree.children_of(None).iter().rev().map(|id| (id, 0)).collect();
+    while let Some((id, depth)) = stack.pop() {
+        let Some(page) = snapshot.tree.pages.get(id) else {
+            continue;
+        };
+        let meta = &page.meta;
+        if meta.hidden {
+            continue;
         }
-    };
-    let tree = visible
-        .iter()
-        .filter(|(id, _)| shown(id))
-        .map(|(id, depth)| {
-            let meta = &snapshot.tree.pages[id].meta;
-            let href = match &meta.kind {
-                PageKind::Link { target } => target.clone(),
-                _ => links.page_url(id),
-            };
-            TreeEntry {
-                depth: *depth,
-                group: matches!(meta.kind, PageKind::Group),
-                link: NavLink {
-                    title: meta.title.clone(),
-                    href,
-                    current: Some(id.as_str()) == page_id,
-                },
-            }
-        })
-        .collect();
-    let documents: Vec<&String> = visible
-        .iter()
-        .map(|(id, _)| id)
-        .filter(|id| matches!(snapshot.tree.pages[*id].meta.kind, PageKind::Document))
-        .collect();
-    let at = page_id.and_then(|p| documents.iter().position(|id| id.as_str() == p));
-    let nav = |id: &String| NavLink {
+        let href = match &meta.kind {
+            PageKind::Link { target } => target.clone(),
+            _ => links.page_url(id),
+        };
+        let group = matches!(meta.kind, PageKind::Group);
+        tree.push(TreeEntry {
+            depth,
+            group,
+            link: NavLink {
+                title: meta.title.clone(),
+                href,
+                current: Some(id.as_str()) == page_id,
+            },
+        });
+        if open_pages.contains(id.as_str()) || (group && depth == 0) {
+            stack.extend(snapshot.tree.children_of(Some(id)).iter().rev().map(|c| (c, depth + 1)));
+        }
+    }
+    let nav = |id: &str| NavLink {
         title: snapshot.tree.pages[id].meta.title.clone(),
         href: links.page_url(id),
         current: false,
     };
-    let previous = at.and_then(|i| i.checked_sub(1)).map(|i| nav(documents[i]));
-    let next = at.and_then(|i| documents.get(i + 1)).map(|id| nav(id));
+    let (previous, next) = match page_id.and_then(|p| order.index.get(p)) {
+        Some(&i) => (
+            i.checked_sub(1).map(|i| nav(&order.documents[i])),
+            order.documents.get(i + 1).map(|id| nav(id)),
+        ),
+        None => (None, None),
+    };
     let mut breadcrumbs = Vec::new();
     if let Some(page) = page_id {
         let mut current = snapshot.tree.pages.get(page).and_then(|p| p.parent.clone());
@@ -742,6 +778,42 @@ async fn listed(state: &SiteState, visit: &Visit) -> quire_app::AppResult<Vec<Li
     Ok(out)
 }
 
+/// The feed of the site's 20 most recent merges, each linking to its space.
+async fn feed(state: &SiteState, visit: &Visit) -> quire_app::AppResult<Response> {
+    let merges = published::recent_changes(&state.app, &visit.site, 20).await?;
+    let changes: Vec<outputs::Change> = merges
+        .into_iter()
+        .filter_map(|m| {
+            let (section, space) = visit
+                .site
+                .spaces()
+                .into_iter()
+                .find(|(_, s)| s.space.id == m.space_id)?;
+            let title = match (&m.subject, m.number) {
+                (Some(subject), Some(number)) => format!("{} (#{number}) in {}", subject, space.space.title),
+                _ => format!("Update to {}", space.space.title),
+            };
+            Some(outputs::Change {
+                title,
+                url: format!("{}{}/", visit.origin, space_url(&visit.base, section, space)),
+                guid: m.revision_id,
+                date: m.created_at.to_rfc2822(),
+            })
+        })
+        .collect();
+    let site_url = format!("{}{}/", visit.origin, visit.base);
+    let mut res = text(
+        StatusCode::OK,
+        "application/rss+xml; charset=utf-8",
+        outputs::rss(&visit.site.site.title, &site_url, &changes),
+    );
+    if !visit.site.indexable() {
+        res.headers_mut()
+            .insert("x-robots-tag", HeaderValue::from_static("noindex, nofollow"));
+    }
+    Ok(res)
+}
+
 /// Every visible page of the site as markdown, one after the other.
 async fn llms_full(state: &SiteState, visit: &Visit) -> quire_app::AppResult<Response> {
     let mut out = format!("# {}\n", visit.site.site.title);
@@ -802,6 +874,7 @@ async fn search_page(
         indexable: false,
         canonical: None,
         ..shell(
+            &reading_order(state, snapshot),
             visit,
             section,
             space,

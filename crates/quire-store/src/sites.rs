@@ -520,6 +520,44 @@ pub async fn remove_space(conn: &mut AnyConnection, space_id: &str) -> StoreResu
     Ok(sites)
 }
 
+/// A merge into a space's content, for a site's feed of recent changes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct MergeRow {
+    pub space_id: String,
+    pub revision_id: String,
+    pub created_at: Timestamp,
+    /// The merged change request's subject and number, when it still exists.
+    pub subject: Option<String>,
+    pub number: Option<i64>,
+}
+
+/// The `limit` most recent merges into these spaces, newest first.
+pub async fn recent_merges(conn: &mut AnyConnection, space_ids: &[String], limit: i64) -> StoreResult<Vec<MergeRow>> {
+    if space_ids.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut sql = Sql::new(
+        "SELECT r.space_id, r.id, r.created_at, c.subject, c.number FROM revisions r \
+         LEFT JOIN change_requests c ON c.id = r.merged_from \
+         WHERE r.kind = 'merge' AND r.space_id IN ",
+    );
+    sql.bind_list(space_ids)
+        .push(" ORDER BY r.created_at DESC, r.id DESC LIMIT ")
+        .bind(limit);
+    let rows = sql.fetch_all(conn).await?;
+    rows.iter()
+        .map(|row| {
+            Ok(MergeRow {
+                space_id: row.try_get("space_id")?,
+                revision_id: row.try_get("id")?,
+                created_at: Timestamp(row.try_get("created_at")?),
+                subject: row.try_get("subject")?,
+                number: row.try_get("number")?,
+            })
+        })
+        .collect()
+}
+
 // ---------------------------------------------------------------------------
 // Share links
 // ---------------------------------------------------------------------------

@@ -226,6 +226,13 @@ pub async fn open(app: &App, address: Address<'_>, visitor: &Visitor<'_>) -> App
     })))
 }
 
+/// The site's most recent merges (its feed of changes), newest first.
+pub async fn recent_changes(app: &App, site: &PublishedSite, limit: i64) -> AppResult<Vec<sites::MergeRow>> {
+    let ids: Vec<String> = site.spaces().iter().map(|(_, s)| s.space.id.clone()).collect();
+    let mut conn = app.db.read().await?;
+    Ok(sites::recent_merges(&mut conn, &ids, limit).await?)
+}
+
 /// The current content of a published space.
 pub async fn snapshot(app: &App, space: &SpaceRow) -> AppResult<Arc<Snapshot>> {
     Ok(app.engine.revisions.snapshot(&space.id, &space.revision_id).await?)

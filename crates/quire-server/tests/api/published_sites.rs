@@ -157,6 +157,13 @@ both_backends! {
         let full = get(&app, "/docs/llms-full.txt").await;
         assert!(full.body.contains("# Advanced\n\nDeeper.") && full.body.contains("# Authentication"), "{}", full.body);
 
+        let rss = get(&app, "/docs/rss.xml").await;
+        assert_eq!(rss.status, 200);
+        assert!(rss.content_type.starts_with("application/rss+xml"));
+        assert!(rss.body.contains("<title>Edits (#1) in Guide</title>"), "{}", rss.body);
+        assert!(rss.body.contains("<title>Edits (#1) in API</title>") && rss.body.contains("/docs/api/</link>"), "{}", rss.body);
+        assert!(home.body.contains("href=\"/docs/rss.xml\""));
+
         // Search on the server, no index download.
         let found = get(&app, "/docs/?q=configuration").await;
         assert_eq!(found.status, 200);
