@@ -23,9 +23,27 @@ pub struct TreeEntry {
     pub group: bool,
 }
 
+/// What the site's customization changes on every page.
+#[derive(Debug, Clone, Default)]
+pub struct Look {
+    /// The accent colour in light and dark mode.
+    pub accent: Option<(String, String)>,
+    /// `light` or `dark` when the site imposes a theme.
+    pub theme: Option<String>,
+    /// Whether readers may switch the theme.
+    pub toggle: bool,
+    pub favicon: Option<String>,
+    pub logo: Option<String>,
+    pub header_links: Vec<NavLink>,
+    /// The announcement: message, link, style.
+    pub announcement: Option<(String, Option<String>, String)>,
+    pub copyright: Option<String>,
+}
+
 /// Everything a page shows besides its content.
 #[derive(Debug, Clone, Default)]
 pub struct Shell {
+    pub look: Look,
     pub site_title: String,
     pub page_title: String,
     pub description: Option<String>,
@@ -64,7 +82,12 @@ fn link(out: &mut String, l: &NavLink, class: &str) {
 /// The whole HTML page.
 pub fn page(shell: &Shell, body: &str) -> String {
     let mut out = String::with_capacity(body.len() + 8192);
-    out.push_str("<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">");
+    let look = &shell.look;
+    out.push_str("<!doctype html>\n<html lang=\"en\"");
+    if let Some(theme) = &look.theme {
+        out.push_str(&format!(" data-theme=\"{}\"", escape(theme)));
+    }
+    out.push_str("><head><meta charset=\"utf-8\">");
     out.push_str("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">");
     out.push_str("<title>");
     if shell.page_title.is_empty() || shell.page_title == shell.site_title {
@@ -89,13 +112,47 @@ pub fn page(shell: &Shell, body: &str) -> String {
     if let Some(canonical) = &shell.canonical {
         out.push_str(&format!("<link rel=\"canonical\" href=\"{}\">", safe_url(canonical)));
     }
+    if let Some(icon) = &look.favicon {
+        out.push_str(&format!("<link rel=\"icon\" href=\"{}\">", safe_url(icon)));
+    }
     out.push_str("<style>");
     out.push_str(STYLE);
-    out.push_str("</style></head><body><header class=\"top\"><a class=\"brand\" href=\"");
+    if let Some((light, dark)) = &look.accent {
+        // Colours were checked to be #rgb or #rrggbb when saved.
+        out.push_str(&format!(
+            ":root{{--accent:{}}}:root[data-theme=dark]{{--accent:{}}}@media (prefers-color-scheme:dark){{:root:not([data-theme=light]){{--accent:{}}}}}",
+            escape(light),
+            escape(dark),
+            escape(dark)
+        ));
+    }
+    out.push_str("</style></head><body>");
+    if let Some((message, link, style)) = &look.announcement {
+        out.push_str(&format!("<div class=\"announcement hint hint-{}\">", escape(style)));
+        match link {
+            Some(url) => {
+                out.push_str(&format!("<a href=\"{}\">", safe_url(url)));
+                push_escaped(&mut out, message);
+                out.push_str("</a>");
+            }
+            None => push_escaped(&mut out, message),
+        }
+        out.push_str("</div>");
+    }
+    out.push_str("<header class=\"top\"><a class=\"brand\" href=\"");
     out.push_str(&safe_url(&shell.home));
     out.push_str("\">");
+    if let Some(logo) = &look.logo {
+        out.push_str(&format!(
+            "<img src=\"{}\" alt=\"\" width=\"24\" height=\"24\"> ",
+            safe_url(logo)
+        ));
+    }
     push_escaped(&mut out, &shell.site_title);
     out.push_str("</a>");
+    for l in &look.header_links {
+        link(&mut out, l, "header-link");
+    }
     if shell.sections.len() > 1 {
         out.push_str("<nav class=\"sections\" aria-label=\"Sections\">");
         for s in &shell.sections {
@@ -108,7 +165,10 @@ pub fn page(shell: &Shell, body: &str) -> String {
         safe_url(&shell.home),
         escape(&shell.query)
     ));
-    out.push_str("<button id=\"theme\" type=\"button\" hidden aria-label=\"Switch theme\">◐</button></header>");
+    if look.toggle {
+        out.push_str("<button id=\"theme\" type=\"button\" hidden aria-label=\"Switch theme\">◐</button>");
+    }
+    out.push_str("</header>");
     out.push_str("<div class=\"layout\"><nav class=\"tree\" aria-label=\"Pages\">");
     if shell.variants.len() > 1 {
         out.push_str("<div class=\"variants\">");
@@ -164,7 +224,14 @@ pub fn page(shell: &Shell, body: &str) -> String {
         out.push_str("</ul></aside>");
     }
     out.push_str("</div>");
-    out.push_str(THEME_SCRIPT);
+    if let Some(copyright) = &look.copyright {
+        out.push_str("<footer class=\"bottom\">");
+        push_escaped(&mut out, copyright);
+        out.push_str("</footer>");
+    }
+    if look.toggle {
+        out.push_str(THEME_SCRIPT);
+    }
     out.push_str("</body></html>\n");
     out
 }

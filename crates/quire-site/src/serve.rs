@@ -23,7 +23,7 @@ use quire_content::document::{Document, plain_text};
 use quire_content::tree::PageKind;
 use quire_engine::Snapshot;
 
-use crate::layout::{self, NavLink, Shell, TreeEntry};
+use crate::layout::{self, Look, NavLink, Shell, TreeEntry};
 use crate::outputs::{self, Listed};
 use crate::render::{self, FileLink, Links};
 
@@ -81,11 +81,61 @@ fn html(status: StatusCode, body: String, indexable: bool) -> Response {
     res
 }
 
+/// What the site's customization changes on its pages.
+fn look(site: &quire_store::sites::SiteRow) -> (String, Look) {
+    let settings = quire_app::sites::customization::of(site).settings;
+    let text = |v: &serde_json::Value| v.as_str().map(str::to_owned);
+    let url_of = |to: &serde_json::Value| match to.get("kind").and_then(|k| k.as_str()) {
+        Some("url") => text(&to["url"]),
+        _ => None,
+    };
+    let title = text(&settings["title"]).unwrap_or_else(|| site.title.clone());
+    let primary = &settings["styling"]["primaryColor"];
+    let theme = text(&settings["themes"]["default"]).filter(|t| t == "light" || t == "dark");
+    let announcement = settings
+        .get("announcement")
+        .filter(|a| a["enabled"] == true)
+        .and_then(|a| {
+            Some((
+                text(&a["message"])?,
+                a.get("link").and_then(|l| url_of(&l["to"])),
+                text(&a["style"]).unwrap_or_else(|| "info".into()),
+            ))
+        });
+    let header_links = settings["header"]["links"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|l| {
+            Some(NavLink {
+                title: text(&l["title"])?,
+                href: url_of(&l["to"])?,
+                current: false,
+            })
+        })
+        .collect();
+    let look = Look {
+        accent: text(&primary["light"]).zip(text(&primary["dark"])),
+        toggle: settings["themes"]["toggeable"] != false,
+        theme,
+        favicon: text(&settings["favicon"]["icon"]["light"]),
+        logo: text(&settings["header"]["logo"]["light"]),
+        header_links,
+        announcement,
+        copyright: text(&settings["footer"]["copyright"]),
+    };
+    (title, look)
+}
+
 fn not_found(visit: Option<&Visit>) -> Response {
-    let shell = visit.map(|v| Shell {
-        site_title: v.site.site.title.clone(),
-        home: format!("{}/", v.base),
-        ..Shell::default()
+    let shell = visit.map(|v| {
+        let (site_title, look) = look(&v.site.site);
+        Shell {
+            look,
+            site_title,
+            home: format!("{}/", v.base),
+            ..Shell::default()
+        }
     });
     html(StatusCode::NOT_FOUND, layout::not_found(shell.as_ref()), false)
 }
@@ -690,8 +740,10 @@ fn shell(
         .map(|h| (h.level.depth() + 1, h.id.clone(), plain_text(&h.content)))
         .collect();
     let meta = page_id.and_then(|p| snapshot.tree.pages.get(p)).map(|p| &p.meta);
+    let (site_title, look) = look(&visit.site.site);
     Shell {
-        site_title: visit.site.site.title.clone(),
+        look,
+        site_title,
         page_title: meta.map(|m| m.title.clone()).unwrap_or_default(),
         description: meta.and_then(|m| m.description.clone()),
         indexable: visit.site.indexable(),

@@ -8,6 +8,7 @@
 //! creators change their structure, admins their settings.
 
 pub mod adaptive;
+pub mod customization;
 pub mod published;
 pub mod share_links;
 pub mod structure;

@@ -10,6 +10,7 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::routing::{get, patch, post};
 use axum::{Json, Router};
 use quire_app::sites::adaptive::{self, SchemaInput};
+use quire_app::sites::customization;
 use quire_app::sites::share_links::{self, NewShareLink, ShareLinkUpdate};
 use quire_app::sites::structure::{
     self, GroupSection, GroupUpdate, MoveBody, NewGroup, NewSection, NewSiteSpace, SectionPointer, SectionUpdate,
@@ -53,6 +54,10 @@ pub fn router() -> Router<AppState> {
         .route(
             "/orgs/{organizationId}/sites/{siteId}/publishing/auth/regenerate",
             post(regenerate_publishing_auth),
+        )
+        .route(
+            "/orgs/{organizationId}/sites/{siteId}/customization",
+            get(get_customization).put(put_customization),
         )
         .route("/orgs/{organizationId}/sites/{siteId}/structure", get(get_structure))
         .route(
@@ -238,6 +243,25 @@ async fn list_template_conditions(
 ) -> ApiResult<Json<views::TemplateConditions>> {
     let items = adaptive::template(&state.app, &caller, &org_id, &site_id).await?;
     Ok(Json(views::template_conditions(items)))
+}
+
+async fn get_customization(
+    State(state): State<AppState>,
+    Auth(caller): Auth,
+    Path((org_id, site_id)): Path<(String, String)>,
+) -> ApiResult<Json<serde_json::Value>> {
+    let settings = customization::get(&state.app, &caller, &org_id, &site_id).await?;
+    Ok(Json(views::customization(settings)))
+}
+
+async fn put_customization(
+    State(state): State<AppState>,
+    Auth(caller): Auth,
+    Path((org_id, site_id)): Path<(String, String)>,
+    JsonBody(body): JsonBody<serde_json::Value>,
+) -> ApiResult<Json<serde_json::Value>> {
+    let settings = customization::put(&state.app, &caller, &org_id, &site_id, body).await?;
+    Ok(Json(views::customization(settings)))
 }
 
 async fn get_publishing_auth(

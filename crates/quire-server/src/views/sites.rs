@@ -371,3 +371,13 @@ pub fn publishing_auth(info: PublishingAuthInfo) -> PublishingAuth {
         logout_url: info.logout_url,
     }
 }
+
+/// The official `SiteCustomizationSettings`: the settings, and `updatedAt`
+/// once they were changed.
+pub fn customization(info: quire_app::sites::customization::Customization) -> Value {
+    let mut settings = info.settings;
+    if let (Some(object), Some(at)) = (settings.as_object_mut(), info.updated_at) {
+        object.insert("updatedAt".into(), Value::String(at.to_rfc3339()));
+    }
+    settings
+}

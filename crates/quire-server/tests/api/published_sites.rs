@@ -170,6 +170,35 @@ both_backends! {
         assert!(found.body.contains("<ul class=\"results\">"), "{}", found.body);
         assert!(found.body.contains(">Setup</a>") && found.body.contains(">Introduction</a>"), "{}", found.body);
 
+        // Customization: stored, read back complete, applied to every page.
+        let custom = app
+            .put(
+                &ada,
+                &format!("{site}/customization"),
+                json!({
+                    "title": "Acme Docs",
+                    "styling": { "primaryColor": { "light": "#ff0000", "dark": "#00ff00" } },
+                    "themes": { "default": "dark", "toggeable": false },
+                    "announcement": { "enabled": true, "message": "Version 2 is out", "style": "success" },
+                    "header": { "preset": "default", "links": [{ "title": "Status", "to": { "kind": "url", "url": "https://status.acme.example" }, "links": [] }] },
+                    "footer": { "groups": [], "copyright": "© Acme" }
+                }),
+            )
+            .await;
+        custom.assert_status(200);
+        assert_eq!(custom.body["styling"]["font"], "ABCFavorit", "defaults fill what was not set");
+        assert_eq!(app.get(&ada, &format!("{site}/customization")).await.body["title"], "Acme Docs");
+        let styled = get(&app, "/docs/").await;
+        assert!(styled.body.contains("<title>Introduction | Acme Docs</title>"), "{}", styled.body);
+        assert!(styled.body.contains("--accent:#ff0000") && styled.body.contains("data-theme=\"dark\""));
+        assert!(styled.body.contains("hint-success") && styled.body.contains("Version 2 is out"));
+        assert!(styled.body.contains("href=\"https://status.acme.example\">Status</a>"));
+        assert!(styled.body.contains("© Acme") && !styled.body.contains("id=\"theme\""));
+        app.put(&ada, &format!("{site}/customization"), json!({ "styling": { "primaryColor": { "light": "red", "dark": "#000" } } }))
+            .await
+            .assert_status(400);
+        assert_eq!(app.get(&ada, &format!("{site}/customization")).await.body["title"], "Acme Docs");
+
         // Unpublished: gone.
         app.post(&ada, &format!("{site}/unpublish"), json!(null)).await.assert_status(200);
         assert_eq!(get(&app, "/docs/").await.status, 404);
