@@ -356,6 +356,25 @@ pub async fn delete(app: &App, caller: &Caller, org_id: &str, site_id: &str) -> 
     Ok(deleted)
 }
 
+/// A published site as the official `published` read shows it: the site,
+/// its structure and its customization. An unpublished site is not found.
+pub async fn published_content(
+    app: &App,
+    caller: &Caller,
+    org_id: &str,
+    site_id: &str,
+) -> AppResult<(SiteInfo, structure::StructureInfo, customization::Customization)> {
+    let mut conn = app.db.read().await?;
+    let (site, access) = access::site(&mut conn, caller, org_id, site_id).await?;
+    if !site.published {
+        return Err(AppError::not_found("published site", site_id));
+    }
+    let settings = customization::of(&site);
+    let structure = structure::load(&mut conn, &access, site.clone()).await?;
+    let info = info(&mut conn, site, access.permissions).await?;
+    Ok((info, structure, settings))
+}
+
 /// Publishes or unpublishes the site.
 pub async fn set_published(
     app: &App,

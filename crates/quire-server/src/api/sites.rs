@@ -37,6 +37,7 @@ pub fn router() -> Router<AppState> {
             "/orgs/{organizationId}/sites/{siteId}",
             get(get_site).patch(update_site).delete(delete_site),
         )
+        .route("/orgs/{organizationId}/sites/{siteId}/published", get(get_published))
         .route("/orgs/{organizationId}/sites/{siteId}/publish", post(publish_site))
         .route("/orgs/{organizationId}/sites/{siteId}/unpublish", post(unpublish_site))
         .route(
@@ -197,6 +198,15 @@ async fn delete_site(
     Path((org_id, site_id)): Path<(String, String)>,
 ) -> ApiResult<StatusCode> {
     Ok(deleted(sites::delete(&state.app, &caller, &org_id, &site_id).await?))
+}
+
+async fn get_published(
+    State(state): State<AppState>,
+    Auth(caller): Auth,
+    Path((org_id, site_id)): Path<(String, String)>,
+) -> ApiResult<Json<views::PublishedContentSite>> {
+    let (site, structure, settings) = sites::published_content(&state.app, &caller, &org_id, &site_id).await?;
+    Ok(Json(views::published_content(&state, site, structure, settings)))
 }
 
 async fn publish_site(

@@ -381,3 +381,37 @@ pub fn customization(info: quire_app::sites::customization::Customization) -> Va
     }
     settings
 }
+
+#[derive(Debug, Serialize)]
+pub struct PublishedCustomizations {
+    pub site: Value,
+    #[serde(rename = "siteSpaces")]
+    pub site_spaces: serde_json::Map<String, Value>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct PublishedContentSite {
+    pub object: &'static str,
+    pub site: Site,
+    pub structure: SiteStructure,
+    pub customizations: PublishedCustomizations,
+    pub scripts: Vec<Value>,
+}
+
+pub fn published_content(
+    state: &AppState,
+    info: SiteInfo,
+    structure_info: StructureInfo,
+    settings: quire_app::sites::customization::Customization,
+) -> PublishedContentSite {
+    PublishedContentSite {
+        object: "published-content-site",
+        site: site(state, info),
+        structure: structure(state, structure_info),
+        customizations: PublishedCustomizations {
+            site: customization(settings),
+            site_spaces: serde_json::Map::new(),
+        },
+        scripts: Vec::new(),
+    }
+}

@@ -105,8 +105,15 @@ both_backends! {
         assert_eq!(published.body["published"], true);
         assert!(published.body["urls"]["published"].as_str().unwrap().starts_with("https://docs.acme.example"));
         assert_eq!(ids(app.get(&ada, &format!("{base}?published=true")).await.items()), [site_id.as_str()]);
+        let content = app.get(&ada, &format!("{path}/published")).await;
+        content.assert_status(200);
+        assert_eq!(content.body["object"], "published-content-site");
+        assert_eq!(content.body["structure"]["type"], "siteSpaces");
+        assert_eq!(content.body["structure"]["structure"].as_array().unwrap().len(), 2);
+        assert_eq!(content.body["customizations"]["site"]["themes"]["default"], "system");
         let unpublished = app.post(&ada, &format!("{path}/unpublish"), json!(null)).await;
         assert_eq!(unpublished.body["published"], false);
+        app.get(&ada, &format!("{path}/published")).await.assert_status(404);
 
         // Delete: 205 once, then 204; the site and its structure are gone.
         app.delete(&ada, &path).await.assert_status(205);
