@@ -2,6 +2,7 @@
 
 mod support;
 
+mod browser;
 mod change_requests;
 mod collections;
 mod content;

@@ -49,7 +49,7 @@ async fn get(app: &TestApp, path: &str) -> Page {
 
 /// An organization with a site "Docs" showing a Guide (three pages and an
 /// image) and an API space; returns the owner, the org and the site's API path.
-async fn docs_site(app: &TestApp, visibility: &str) -> (TestUser, String, String) {
+pub(crate) async fn docs_site(app: &TestApp, visibility: &str) -> (TestUser, String, String) {
     let ada = app.user("Ada").await;
     let org = app.org(&ada, "Acme").await;
     let guide = app.space(&ada, &org, "Guide", None).await;

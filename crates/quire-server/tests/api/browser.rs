@@ -1,0 +1,226 @@
+//! A published site in a real browser: headless Chromium driven through
+//! WebDriver (Debian's `chromium` and `chromium-driver`, installed by
+//! `.ci/run`). It opens a page, follows a navigation link, searches,
+//! switches the theme, checks what a page-speed audit would (no
+//! render-blocking script, images with their size), and saves screenshots
+//! at desktop and mobile width under `target/browser-artifacts/`.
+
+use std::path::PathBuf;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use base64::Engine as _;
+use serde_json::{Value, json};
+
+use crate::support::both_backends;
+
+/// A chromedriver process, stopped when dropped.
+struct Driver {
+    child: Child,
+    url: String,
+    http: reqwest::Client,
+}
+
+impl Drop for Driver {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Driver {
+    async fn start() -> Driver {
+        let port = std::net::TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .expect("a free port")
+            .port();
+        let child = Command::new("chromedriver")
+            .arg(format!("--port={port}"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("chromedriver (Debian package chromium-driver; .ci/run installs it)");
+        let driver = Driver {
+            child,
+            url: format!("http://127.0.0.1:{port}"),
+            http: reqwest::Client::new(),
+        };
+        let deadline = Instant::now() + Duration::from_secs(20);
+        loop {
+            if let Ok(res) = driver.http.get(format!("{}/status", driver.url)).send().await
+                && res.status().is_success()
+            {
+                return driver;
+            }
+            assert!(Instant::now() < deadline, "chromedriver did not start");
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+
+    async fn call(&self, method: reqwest::Method, path: &str, body: Option<Value>) -> Value {
+        let mut req = self.http.request(method.clone(), format!("{}{path}", self.url));
+        if let Some(body) = body {
+            req = req.json(&body);
+        }
+        let res = req.send().await.unwrap_or_else(|e| panic!("{method} {path}: {e}"));
+        let status = res.status();
+        let value: Value = res.json().await.unwrap_or(Value::Null);
+        assert!(status.is_success(), "{method} {path}: {status} {value}");
+        value["value"].clone()
+    }
+}
+
+/// A browser session.
+struct Browser<'a> {
+    driver: &'a Driver,
+    session: String,
+}
+
+impl Browser<'_> {
+    async fn open(driver: &Driver) -> Browser<'_> {
+        let caps = json!({ "capabilities": { "alwaysMatch": {
+            "browserName": "chrome",
+            "goog:chromeOptions": {
+                "binary": "/usr/bin/chromium",
+                "args": ["--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--window-size=1280,900"]
+            }
+        } } });
+        let value = driver.call(reqwest::Method::POST, "/session", Some(caps)).await;
+        Browser {
+            driver,
+            session: value["sessionId"].as_str().expect("session id").to_owned(),
+        }
+    }
+
+    async fn cmd(&self, method: reqwest::Method, path: &str, body: Option<Value>) -> Value {
+        self.driver
+            .call(method, &format!("/session/{}{path}", self.session), body)
+            .await
+    }
+
+    async fn go(&self, url: &str) {
+        self.cmd(reqwest::Method::POST, "/url", Some(json!({ "url": url })))
+            .await;
+    }
+
+    async fn run(&self, script: &str) -> Value {
+        self.cmd(
+            reqwest::Method::POST,
+            "/execute/sync",
+            Some(json!({ "script": script, "args": [] })),
+        )
+        .await
+    }
+
+    async fn find(&self, css: &str) -> String {
+        let found = self
+            .cmd(
+                reqwest::Method::POST,
+                "/element",
+                Some(json!({ "using": "css selector", "value": css })),
+            )
+            .await;
+        found
+            .as_object()
+            .and_then(|o| o.values().next())
+            .and_then(Value::as_str)
+            .unwrap_or_else(|| panic!("no element {css}"))
+            .to_owned()
+    }
+
+    async fn click(&self, css: &str) {
+        let id = self.find(css).await;
+        self.cmd(reqwest::Method::POST, &format!("/element/{id}/click"), Some(json!({})))
+            .await;
+    }
+
+    async fn type_into(&self, css: &str, text: &str) {
+        let id = self.find(css).await;
+        self.cmd(
+            reqwest::Method::POST,
+            &format!("/element/{id}/value"),
+            Some(json!({ "text": text })),
+        )
+        .await;
+    }
+
+    /// Waits until `script` returns true (pages load asynchronously).
+    async fn until(&self, script: &str) {
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while self.run(script).await != Value::Bool(true) {
+            assert!(Instant::now() < deadline, "timed out waiting for: {script}");
+            tokio::time::sleep(Duration::from_millis(25)).await;
+        }
+    }
+
+    async fn screenshot(&self, name: &str) -> usize {
+        let png = self.cmd(reqwest::Method::GET, "/screenshot", None).await;
+        let bytes = base64::engine::general_purpose::STANDARD
+            .decode(png.as_str().expect("base64 screenshot"))
+            .expect("a PNG");
+        let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../target/browser-artifacts");
+        std::fs::create_dir_all(&dir).expect("artifact directory");
+        std::fs::write(dir.join(name), &bytes).expect("write the screenshot");
+        bytes.len()
+    }
+
+    async fn close(self) {
+        self.driver
+            .call(reqwest::Method::DELETE, &format!("/session/{}", self.session), None)
+            .await;
+    }
+}
+
+both_backends! {
+    async fn a_reader_navigates_searches_and_switches_theme_in_chromium(app: TestApp) {
+        let (_ada, _org, _site) = crate::published_sites::docs_site(&app, "public").await;
+        let driver = Driver::start().await;
+        let browser = Browser::open(&driver).await;
+        browser.go(&format!("{}/docs/", app.base_url)).await;
+        browser.until("return document.querySelector('h1') !== null").await;
+        assert_eq!(browser.run("return document.querySelector('article h1').textContent").await, "Introduction");
+        assert_eq!(browser.run("return document.title").await, "Introduction | Docs");
+
+        // What a page-speed audit checks: no script that blocks rendering,
+        // no image without its size (no layout shift), nothing else to load.
+        assert_eq!(browser.run("return document.querySelectorAll('head script[src], link[rel=stylesheet]').length").await, 0);
+        assert_eq!(browser.run("return [...document.images].filter(i => !i.getAttribute('width') || !i.getAttribute('height')).length").await, 0);
+        assert_eq!(browser.run("return [...document.images].filter(i => i.complete && i.naturalWidth > 0).length").await, 1);
+
+        // Follow a navigation link.
+        browser.click("nav.tree a[href='/docs/setup']").await;
+        browser.until("return location.pathname === '/docs/setup' && document.querySelector('article h1').textContent === 'Setup'").await;
+        assert_eq!(browser.run("return [...document.querySelectorAll('article h2, article h3')].map(h => h.id).join(',')").await, "setup");
+        assert_eq!(browser.run("return document.querySelector('.outline a').getAttribute('href')").await, "#setup");
+
+        let port = app.base_url.rsplit(':').next().unwrap_or("0").to_owned();
+        assert!(browser.screenshot(&format!("site-desktop-{port}.png")).await > 1000);
+
+        // Search from the header box.
+        browser.type_into("form.search input[name=q]", "configuration\u{E007}").await;
+        browser.until("return document.querySelector('ul.results') !== null").await;
+        let titles = browser.run("return [...document.querySelectorAll('ul.results li > a')].map(a => a.textContent).join(',')").await;
+        assert!(titles.as_str().unwrap().contains("Setup"), "{titles}");
+
+        // Switch the theme: the reader's choice is kept.
+        let before = browser.run("return getComputedStyle(document.body).backgroundColor").await;
+        browser.click("#theme").await;
+        browser.until("return !!document.documentElement.dataset.theme").await;
+        let after = browser.run("return getComputedStyle(document.body).backgroundColor").await;
+        assert_ne!(before, after, "the background changes with the theme");
+        assert_eq!(
+            browser.run("return localStorage.getItem('quire-theme') === document.documentElement.dataset.theme").await,
+            true
+        );
+
+        // A screenshot at mobile width too.
+        browser
+            .cmd(reqwest::Method::POST, "/window/rect", Some(json!({ "width": 390, "height": 844 })))
+            .await;
+        browser.go(&format!("{}/docs/setup", app.base_url)).await;
+        browser.until("return document.querySelector('article h1') !== null").await;
+        assert_eq!(browser.run("return document.documentElement.scrollWidth <= window.innerWidth + 1").await, true, "no sideways scrolling on a phone");
+        assert!(browser.screenshot(&format!("site-mobile-{port}.png")).await > 1000);
+        browser.close().await;
+    }
+}
