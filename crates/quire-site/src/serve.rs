@@ -247,6 +247,14 @@ async fn answer(state: &SiteState, headers: &HeaderMap, uri: &Uri) -> quire_app:
             Admission::Absent => continue,
             Admission::SignIn { fallback_url } => return Ok(sign_in(fallback_url, &origin, uri)),
             Admission::Admitted(site) => {
+                // On a site open to everyone, a share link's URL still works.
+                if visitor.share_key.is_none()
+                    && let Some(key) = rest.first().filter(|k| looks_like_share_key(k))
+                    && published::is_share_key(&state.app, &site, key).await?
+                {
+                    found = Some((*site, &rest[1..], format!("{base}/{key}"), origin));
+                    break;
+                }
                 found = Some((*site, rest, base, origin));
                 break;
             }
@@ -440,6 +448,11 @@ async fn answer(state: &SiteState, headers: &HeaderMap, uri: &Uri) -> quire_app:
         layout::page(&shell, &article),
         visit.site.indexable(),
     ))
+}
+
+/// Share keys are 32 letters and digits; only such a segment is looked up.
+fn looks_like_share_key(segment: &str) -> bool {
+    segment.len() == 32 && segment.bytes().all(|b| b.is_ascii_alphanumeric())
 }
 
 /// The cookie holding a visitor's token, scoped to the site's path.

@@ -226,6 +226,13 @@ pub async fn open(app: &App, address: Address<'_>, visitor: &Visitor<'_>) -> App
     })))
 }
 
+/// Whether `key` is an active share key of the site (for sites that admit
+/// everyone, a share link's URL keeps working).
+pub async fn is_share_key(app: &App, site: &PublishedSite, key: &str) -> AppResult<bool> {
+    let mut conn = app.db.read().await?;
+    Ok(sites::active_share_link(&mut conn, &site.site.id, key).await?.is_some())
+}
+
 /// The site's most recent merges (its feed of changes), newest first.
 pub async fn recent_changes(app: &App, site: &PublishedSite, limit: i64) -> AppResult<Vec<sites::MergeRow>> {
     let ids: Vec<String> = site.spaces().iter().map(|(_, s)| s.space.id.clone()).collect();

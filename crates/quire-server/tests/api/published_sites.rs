@@ -324,6 +324,66 @@ both_backends! {
     }
 }
 
+both_backends! {
+    async fn the_audience_matrix(app: TestApp) {
+        let (ada, _org, site) = docs_site(&app, "public").await;
+        let key = app.get(&ada, &format!("{site}/publishing/auth")).await.body["privateKey"].as_str().unwrap().to_owned();
+        let link = |name: &'static str| {
+            let app = &app;
+            let ada = &ada;
+            let site = &site;
+            async move {
+                let res = app.post(ada, &format!("{site}/share-links"), json!({ "name": name })).await;
+                let url = res.body["urls"]["published"].as_str().map(str::to_owned);
+                (res.id(), url)
+            }
+        };
+        app.post(&ada, &format!("{site}/publish"), json!(null)).await.assert_status(200);
+        let (_, right_url) = link("right").await;
+        let right = right_url.unwrap().trim_end_matches('/').rsplit('/').next().unwrap().to_owned();
+        let (revoked_id, revoked_url) = link("revoked").await;
+        let revoked = revoked_url.unwrap().trim_end_matches('/').rsplit('/').next().unwrap().to_owned();
+        app.patch(&ada, &format!("{site}/share-links/{revoked_id}"), json!({ "active": false })).await.assert_status(200);
+        let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs() as i64;
+        let sign = quire_app::sites::visitor::sign;
+        let expired = sign(&json!({ "exp": now - 600 }), &key);
+        let forged = sign(&json!({ "exp": now + 600 }), "someone-elses-key");
+        let valid = sign(&json!({ "exp": now + 600 }), &key);
+        let wrong = "A".repeat(32);
+        // (path, cookie) for: no credential, wrong key, revoked key, right
+        // key, expired token, forged token, valid token.
+        let requests: Vec<(String, Option<String>)> = vec![
+            ("/docs/".into(), None),
+            (format!("/docs/{wrong}/"), None),
+            (format!("/docs/{revoked}/"), None),
+            (format!("/docs/{right}/"), None),
+            ("/docs/".into(), Some(format!("quire_visitor={expired}"))),
+            ("/docs/".into(), Some(format!("quire_visitor={forged}"))),
+            ("/docs/".into(), Some(format!("quire_visitor={valid}"))),
+        ];
+        let expected: [(&str, [u16; 7]); 4] = [
+            ("public", [200, 404, 404, 200, 200, 200, 200]),
+            ("unlisted", [200, 404, 404, 200, 200, 200, 200]),
+            ("share-link", [404, 404, 404, 200, 404, 404, 404]),
+            ("visitor-auth", [401, 401, 401, 401, 401, 401, 200]),
+        ];
+        for (visibility, statuses) in expected {
+            app.patch(&ada, &site, json!({ "visibility": visibility })).await.assert_status(200);
+            for ((path, cookie), status) in requests.iter().zip(statuses) {
+                let headers: Vec<(&str, &str)> = cookie.iter().map(|c| ("cookie", c.as_str())).collect();
+                let got = fetch(&app, path, &headers).await.status;
+                assert_eq!(got, status, "{visibility} {path} {cookie:?}");
+            }
+        }
+        // Unpublished: nobody, whatever they bring.
+        app.post(&ada, &format!("{site}/unpublish"), json!(null)).await.assert_status(200);
+        for (path, cookie) in &requests {
+            let headers: Vec<(&str, &str)> = cookie.iter().map(|c| ("cookie", c.as_str())).collect();
+            assert_eq!(fetch(&app, path, &headers).await.status, 404, "unpublished {path}");
+        }
+    }
+}
+
 /// The text between `start` (included) and the next `end` (excluded).
 fn regex_like(text: &str, start: &str, end: &str) -> String {
     let at = text.find(start).unwrap_or_else(|| panic!("{start} not in {text}"));
