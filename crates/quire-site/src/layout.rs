@@ -69,6 +69,18 @@ if(t)d.dataset.theme=t;var b=document.getElementById('theme');if(b)b.hidden=fals
 var n=(d.dataset.theme||(matchMedia('(prefers-color-scheme: dark)').matches?'dark':'light'))==='dark'?'light':'dark';\
 d.dataset.theme=n;localStorage.setItem('quire-theme',n)}})()</script>";
 
+/// Search as you type, for readers with JavaScript: the results page of the
+/// query (the same server-side search the form submits to) fetched after a
+/// pause in typing and shown under the box. Without JavaScript the form
+/// still submits.
+const SEARCH_SCRIPT: &str = "<script>(function(){var f=document.querySelector('form.search');if(!f||!window.fetch)return;\
+var i=f.querySelector('input'),box=document.createElement('div'),timer,n=0;box.className='suggest';box.hidden=true;f.appendChild(box);\
+i.setAttribute('autocomplete','off');i.addEventListener('input',function(){clearTimeout(timer);var q=i.value.trim();\
+if(!q){box.hidden=true;return}timer=setTimeout(function(){var mine=++n;fetch(f.action+'?q='+encodeURIComponent(q))\
+.then(function(r){return r.text()}).then(function(t){if(mine!==n)return;var d=new DOMParser().parseFromString(t,'text/html'),\
+l=d.querySelector('ul.results');box.replaceChildren();if(l){box.appendChild(document.importNode(l,true))}\
+else{var p=document.createElement('p');p.textContent='No results';box.appendChild(p)}box.hidden=false})},150)})})()</script>";
+
 fn link(out: &mut String, l: &NavLink, class: &str) {
     let current = if l.current { " aria-current=\"page\"" } else { "" };
     out.push_str(&format!(
@@ -232,6 +244,7 @@ pub fn page(shell: &Shell, body: &str) -> String {
     if look.toggle {
         out.push_str(THEME_SCRIPT);
     }
+    out.push_str(SEARCH_SCRIPT);
     out.push_str("</body></html>\n");
     out
 }

@@ -196,6 +196,12 @@ both_backends! {
         let port = app.base_url.rsplit(':').next().unwrap_or("0").to_owned();
         assert!(browser.screenshot(&format!("site-desktop-{port}.png")).await > 1000);
 
+        // Search as you type: results appear under the box.
+        browser.type_into("form.search input[name=q]", "configur").await;
+        browser.until("var b = document.querySelector('.suggest'); return !!b && !b.hidden && b.querySelectorAll('li').length > 0").await;
+        assert_eq!(browser.run("return location.pathname").await, "/docs/setup", "typing does not leave the page");
+        browser.run("document.querySelector('form.search input').value = ''; return true").await;
+
         // Search from the header box.
         browser.type_into("form.search input[name=q]", "configuration\u{E007}").await;
         browser.until("return document.querySelector('ul.results') !== null").await;
