@@ -81,13 +81,23 @@ fn site_from_row(row: &AnyRow) -> StoreResult<SiteRow> {
     })
 }
 
-pub async fn insert_site(conn: &mut AnyConnection, s: &SiteRow) -> StoreResult<()> {
+/// Inserts the site, or rewrites every mutable field of an existing one.
+pub async fn put_site(conn: &mut AnyConnection, s: &SiteRow) -> StoreResult<()> {
     sqlx::query(
         "INSERT INTO sites (id, organization_id, type, title, basename, hostname, proxy, visibility, published, \
          agents_context, default_level, adaptive_content, adaptive_schema, adaptive_updated_at, customization, \
          default_section_id, default_site_space_id, created_at, updated_at, visitor_key, visitor_fallback_url, \
          visitor_logout_url) \
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22)",
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16, $17, $18, $19, $20, $21, $22) \
+         ON CONFLICT (id) DO UPDATE SET type = excluded.type, title = excluded.title, basename = excluded.basename, \
+         hostname = excluded.hostname, proxy = excluded.proxy, visibility = excluded.visibility, \
+         published = excluded.published, agents_context = excluded.agents_context, \
+         default_level = excluded.default_level, adaptive_content = excluded.adaptive_content, \
+         adaptive_schema = excluded.adaptive_schema, adaptive_updated_at = excluded.adaptive_updated_at, \
+         customization = excluded.customization, default_section_id = excluded.default_section_id, \
+         default_site_space_id = excluded.default_site_space_id, updated_at = excluded.updated_at, \
+         visitor_key = excluded.visitor_key, visitor_fallback_url = excluded.visitor_fallback_url, \
+         visitor_logout_url = excluded.visitor_logout_url",
     )
     .bind(&s.id)
     .bind(&s.organization_id)
@@ -107,39 +117,6 @@ pub async fn insert_site(conn: &mut AnyConnection, s: &SiteRow) -> StoreResult<(
     .bind(&s.default_section_id)
     .bind(&s.default_site_space_id)
     .bind(s.created_at.0)
-    .bind(s.updated_at.0)
-    .bind(&s.visitor_key)
-    .bind(&s.visitor_fallback_url)
-    .bind(&s.visitor_logout_url)
-    .execute(conn)
-    .await?;
-    Ok(())
-}
-
-/// Writes every mutable field.
-pub async fn update_site(conn: &mut AnyConnection, s: &SiteRow) -> StoreResult<()> {
-    sqlx::query(
-        "UPDATE sites SET type = $2, title = $3, basename = $4, hostname = $5, proxy = $6, visibility = $7, \
-         published = $8, agents_context = $9, default_level = $10, adaptive_content = $11, adaptive_schema = $12, \
-         adaptive_updated_at = $13, customization = $14, default_section_id = $15, default_site_space_id = $16, \
-         updated_at = $17, visitor_key = $18, visitor_fallback_url = $19, visitor_logout_url = $20 WHERE id = $1",
-    )
-    .bind(&s.id)
-    .bind(&s.site_type)
-    .bind(&s.title)
-    .bind(&s.basename)
-    .bind(&s.hostname)
-    .bind(&s.proxy)
-    .bind(&s.visibility)
-    .bind(flag(s.published))
-    .bind(&s.agents_context)
-    .bind(s.default_level.to_column())
-    .bind(flag(s.adaptive_content))
-    .bind(&s.adaptive_schema)
-    .bind(s.adaptive_updated_at.map(|t| t.0))
-    .bind(&s.customization)
-    .bind(&s.default_section_id)
-    .bind(&s.default_site_space_id)
     .bind(s.updated_at.0)
     .bind(&s.visitor_key)
     .bind(&s.visitor_fallback_url)

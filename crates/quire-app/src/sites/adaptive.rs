@@ -189,7 +189,7 @@ pub async fn put(
     site.adaptive_schema = Some(json_schema.to_string());
     site.adaptive_updated_at = Some(now);
     site.updated_at = now;
-    sites::update_site(&mut tx, &site).await?;
+    sites::put_site(&mut tx, &site).await?;
     tx.commit().await?;
     Ok(AdaptiveSchema {
         json_schema,

@@ -249,7 +249,7 @@ pub async fn put(app: &App, caller: &Caller, org_id: &str, site_id: &str, settin
     let now = app.now();
     site.customization = json!({ "settings": object, "updatedAt": now.0 }).to_string();
     site.updated_at = now;
-    sites::update_site(&mut tx, &site).await?;
+    sites::put_site(&mut tx, &site).await?;
     tx.commit().await?;
     Ok(of(&site))
 }

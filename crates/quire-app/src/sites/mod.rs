@@ -243,7 +243,7 @@ pub async fn create(app: &App, caller: &Caller, org_id: &str, new: NewSite) -> A
         created_at: now,
         updated_at: now,
     };
-    sites::insert_site(&mut tx, &site).await?;
+    sites::put_site(&mut tx, &site).await?;
     let permissions = SitePermissions::of(org.role);
     for space_id in &new.spaces {
         structure::add_space_in(&mut tx, caller, &site, space_id, None).await?;
@@ -335,7 +335,7 @@ pub async fn update(
         structure::set_default_site_space(&mut tx, &mut site, &structure, site_space_id).await?;
     }
     site.updated_at = app.now();
-    sites::update_site(&mut tx, &site).await?;
+    sites::put_site(&mut tx, &site).await?;
     let info = info(&mut tx, site, permissions).await?;
     tx.commit().await?;
     Ok(info)
@@ -390,7 +390,7 @@ pub async fn set_published(
     if site.published != published {
         site.published = published;
         site.updated_at = app.now();
-        sites::update_site(&mut tx, &site).await?;
+        sites::put_site(&mut tx, &site).await?;
     }
     let info = info(&mut tx, site, permissions).await?;
     tx.commit().await?;

@@ -441,7 +441,7 @@ pub(crate) async fn add_space_in(
             let mut fresh = sites::get_site(conn, &site.organization_id, &site.id).await?;
             if fresh.default_site_space_id.is_none() {
                 fresh.default_site_space_id = Some(row.id.clone());
-                sites::update_site(conn, &fresh).await?;
+                sites::put_site(conn, &fresh).await?;
             }
         }
     }
@@ -633,7 +633,7 @@ async fn fix_level_default(edit: &mut Edit, section_id: Option<&str>, gone: &str
             let mut site = sites::get_site(&mut edit.tx, &edit.site.organization_id, &edit.site.id).await?;
             if site.default_site_space_id.as_deref() == Some(gone) {
                 site.default_site_space_id = first_or_none(rest);
-                sites::update_site(&mut edit.tx, &site).await?;
+                sites::put_site(&mut edit.tx, &site).await?;
             }
         }
         Some(section_id) => {
@@ -800,7 +800,7 @@ async fn lift_root_into_section(edit: &mut Edit) -> AppResult<()> {
     let mut site = sites::get_site(&mut edit.tx, &edit.site.organization_id, &edit.site.id).await?;
     site.default_site_space_id = None;
     site.default_section_id = Some(section.id.clone());
-    sites::update_site(&mut edit.tx, &site).await?;
+    sites::put_site(&mut edit.tx, &site).await?;
     edit.refresh().await
 }
 
@@ -843,7 +843,7 @@ pub async fn add_section(
     if edit.site.default_section_id.is_none() {
         let mut site = sites::get_site(&mut edit.tx, &edit.site.organization_id, &edit.site.id).await?;
         site.default_section_id = Some(section.id.clone());
-        sites::update_site(&mut edit.tx, &site).await?;
+        sites::put_site(&mut edit.tx, &site).await?;
     }
     let site = sites::get_site(&mut edit.tx, &edit.site.organization_id, &edit.site.id).await?;
     add_space_in(&mut edit.tx, caller, &site, &space.id, Some(&section.id)).await?;
@@ -942,7 +942,7 @@ pub async fn delete_section(app: &App, caller: &Caller, org_id: &str, site_id: &
             .map(|s| s.id.clone());
         let mut site = sites::get_site(&mut edit.tx, &edit.site.organization_id, &edit.site.id).await?;
         site.default_section_id = next;
-        sites::update_site(&mut edit.tx, &site).await?;
+        sites::put_site(&mut edit.tx, &site).await?;
     }
     edit.finish().await?;
     Ok(true)

@@ -151,7 +151,7 @@ pub async fn update(
         site.visitor_logout_url = url;
     }
     site.updated_at = app.now();
-    sites::update_site(&mut tx, &site).await?;
+    sites::put_site(&mut tx, &site).await?;
     tx.commit().await?;
     Ok(of(&site))
 }
@@ -163,7 +163,7 @@ pub async fn regenerate(app: &App, caller: &Caller, org_id: &str, site_id: &str)
     access.permissions.require_admin()?;
     site.visitor_key = quire_core::id::random_alphanumeric(48);
     site.updated_at = app.now();
-    sites::update_site(&mut tx, &site).await?;
+    sites::put_site(&mut tx, &site).await?;
     tx.commit().await?;
     Ok(of(&site))
 }
