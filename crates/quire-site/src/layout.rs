@@ -14,6 +14,13 @@ pub struct NavLink {
     pub current: bool,
 }
 
+/// A section tab, under its section group's title when it has one.
+#[derive(Debug, Clone)]
+pub struct SectionTab {
+    pub group: Option<String>,
+    pub link: NavLink,
+}
+
 /// An entry of the page tree, with its depth.
 #[derive(Debug, Clone)]
 pub struct TreeEntry {
@@ -51,7 +58,7 @@ pub struct Shell {
     pub canonical: Option<String>,
     /// The site's home, with a trailing slash.
     pub home: String,
-    pub sections: Vec<NavLink>,
+    pub sections: Vec<SectionTab>,
     pub variants: Vec<NavLink>,
     pub tree: Vec<TreeEntry>,
     pub breadcrumbs: Vec<NavLink>,
@@ -167,8 +174,23 @@ pub fn page(shell: &Shell, body: &str) -> String {
     }
     if shell.sections.len() > 1 {
         out.push_str("<nav class=\"sections\" aria-label=\"Sections\">");
+        let mut group: Option<&str> = None;
         for s in &shell.sections {
-            link(&mut out, s, "section");
+            if s.group.as_deref() != group {
+                if group.is_some() {
+                    out.push_str("</span>");
+                }
+                if let Some(title) = &s.group {
+                    out.push_str("<span class=\"section-group\"><span class=\"group-title\">");
+                    push_escaped(&mut out, title);
+                    out.push_str("</span>");
+                }
+                group = s.group.as_deref();
+            }
+            link(&mut out, &s.link, "section");
+        }
+        if group.is_some() {
+            out.push_str("</span>");
         }
         out.push_str("</nav>");
     }

@@ -23,7 +23,7 @@ use quire_content::document::{Document, plain_text};
 use quire_content::tree::PageKind;
 use quire_engine::Snapshot;
 
-use crate::layout::{self, Look, NavLink, Shell, TreeEntry};
+use crate::layout::{self, Look, NavLink, SectionTab, Shell, TreeEntry};
 use crate::outputs::{self, Listed};
 use crate::render::{self, FileLink, Links};
 
@@ -663,10 +663,13 @@ fn shell(
         .iter()
         .filter_map(|s| {
             let first = s.spaces.iter().find(|x| x.default)?;
-            Some(NavLink {
-                title: s.section.title.clone(),
-                href: format!("{}/", space_url(&visit.base, Some(s), first)),
-                current: section.is_some_and(|c| c.section.id == s.section.id),
+            Some(SectionTab {
+                group: s.group.clone(),
+                link: NavLink {
+                    title: s.section.title.clone(),
+                    href: format!("{}/", space_url(&visit.base, Some(s), first)),
+                    current: section.is_some_and(|c| c.section.id == s.section.id),
+                },
             })
         })
         .collect();

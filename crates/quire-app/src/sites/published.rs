@@ -44,6 +44,8 @@ pub struct PublishedSpace {
 #[derive(Debug, Clone)]
 pub struct PublishedSection {
     pub section: SectionRow,
+    /// The title of the section group it is in, if any.
+    pub group: Option<String>,
     pub default: bool,
     pub spaces: Vec<PublishedSpace>,
 }
@@ -206,6 +208,11 @@ pub async fn open(app: &App, address: Address<'_>, visitor: &Visitor<'_>) -> App
         .into_iter()
         .filter(|s| holds(s.condition.as_deref(), &context))
         .map(|s| PublishedSection {
+            group: s
+                .group_id
+                .as_ref()
+                .and_then(|g| structure.groups.iter().find(|x| &x.id == g))
+                .map(|g| g.title.clone()),
             default: site.default_section_id.as_ref() == Some(&s.id),
             spaces: level(Some(&s.id), s.default_site_space_id.as_ref()),
             section: s.clone(),

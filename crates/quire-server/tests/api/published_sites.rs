@@ -317,6 +317,16 @@ both_backends! {
         let claims = opted.headers["set-cookie"].to_str().unwrap().split(';').next().unwrap().to_owned();
         let with_beta = fetch(&app, "/docs/", &[("cookie", &claims)]).await;
         assert!(with_beta.body.contains(">Beta</a>"), "{}", with_beta.body);
+        // Section groups head their sections in the header.
+        app.post(&ada, &format!("{site}/section-groups"), json!({ "title": "Labs", "sections": [beta.id()] }))
+            .await
+            .assert_status(201);
+        let grouped = fetch(&app, "/docs/", &[("cookie", &claims)]).await;
+        assert!(
+            grouped.body.contains("<span class=\"section-group\"><span class=\"group-title\">Labs</span><a class=\"section\" href=\"/docs/beta/\">Beta</a></span>"),
+            "{}",
+            grouped.body
+        );
         assert_eq!(fetch(&app, "/docs/beta/", &[("cookie", &claims)]).await.status, 200);
         let pro = quire_app::sites::visitor::sign(&json!({ "exp": now + 600, "plan": "pro" }), &key);
         let with_pro = fetch(&app, "/docs/", &[("cookie", &format!("quire_visitor={pro}"))]).await;
