@@ -687,6 +687,41 @@ pub async fn site(conn: &mut Conn, caller: &Caller, org_id: &str, site_id: &str)
     Ok((site, SiteAccess { org, permissions }))
 }
 
+/// A site for reading: as [`site`] for members, and for anyone else who
+/// brings the key of an active share link of the published site (then with
+/// only `view` among the permissions).
+pub async fn site_for_reading(
+    conn: &mut Conn,
+    caller: &Caller,
+    org_id: &str,
+    site_id: &str,
+    share_key: Option<&str>,
+) -> AppResult<(SiteRow, SiteAccess)> {
+    let refused = match site(conn, caller, org_id, site_id).await {
+        Ok(found) => return Ok(found),
+        Err(err) if err.is_not_found() => err,
+        Err(err) => return Err(err),
+    };
+    let Some(key) = share_key else { return Err(refused) };
+    let shared = match sites::get_site(conn, org_id, site_id).await {
+        Ok(site) if site.published => site,
+        _ => return Err(refused),
+    };
+    if sites::active_share_link(conn, &shared.id, key).await?.is_none() {
+        return Err(refused);
+    }
+    let permissions = SitePermissions {
+        view: true,
+        ..SitePermissions::of(None)
+    };
+    let org = OrgAccess {
+        org_id: org_id.to_owned(),
+        user_id: caller.id().to_owned(),
+        role: None,
+    };
+    Ok((shared, SiteAccess { org, permissions }))
+}
+
 /// The caller's standing on a site: their organization membership and
 /// what it lets them do with the site.
 #[derive(Debug, Clone)]

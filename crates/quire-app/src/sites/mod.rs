@@ -361,13 +361,12 @@ pub async fn delete(app: &App, caller: &Caller, org_id: &str, site_id: &str) -> 
 pub async fn published_content(
     app: &App,
     caller: &Caller,
-    org_id: &str,
-    site_id: &str,
+    at: structure::SiteRef<'_>,
 ) -> AppResult<(SiteInfo, structure::StructureInfo, customization::Customization)> {
     let mut conn = app.db.read().await?;
-    let (site, access) = access::site(&mut conn, caller, org_id, site_id).await?;
+    let (site, access) = access::site_for_reading(&mut conn, caller, at.org_id, at.site_id, at.share_key).await?;
     if !site.published {
-        return Err(AppError::not_found("published site", site_id));
+        return Err(AppError::not_found("published site", at.site_id));
     }
     let settings = customization::of(&site);
     let structure = structure::load(&mut conn, &access, site.clone()).await?;

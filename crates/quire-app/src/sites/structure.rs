@@ -202,25 +202,33 @@ pub(crate) async fn load(conn: &mut Conn, access: &SiteAccess, site: SiteRow) ->
     Ok(StructureInfo { site, top, root })
 }
 
+/// Where a read of a site comes from: its organization and id, and the
+/// share key a visitor who is not a member may bring.
+#[derive(Debug, Clone, Copy)]
+pub struct SiteRef<'a> {
+    pub org_id: &'a str,
+    pub site_id: &'a str,
+    pub share_key: Option<&'a str>,
+}
+
 /// Opens a site for reading its structure.
-async fn read(app: &App, caller: &Caller, org_id: &str, site_id: &str) -> AppResult<StructureInfo> {
+async fn read(app: &App, caller: &Caller, at: SiteRef<'_>) -> AppResult<StructureInfo> {
     let mut conn = app.db.read().await?;
-    let (site, access) = access::site(&mut conn, caller, org_id, site_id).await?;
+    let (site, access) = access::site_for_reading(&mut conn, caller, at.org_id, at.site_id, at.share_key).await?;
     load(&mut conn, &access, site).await
 }
 
-pub async fn get(app: &App, caller: &Caller, org_id: &str, site_id: &str) -> AppResult<StructureInfo> {
-    read(app, caller, org_id, site_id).await
+pub async fn get(app: &App, caller: &Caller, at: SiteRef<'_>) -> AppResult<StructureInfo> {
+    read(app, caller, at).await
 }
 
 pub async fn list_sections(
     app: &App,
     caller: &Caller,
-    org_id: &str,
-    site_id: &str,
+    at: SiteRef<'_>,
     request: &PageRequest,
 ) -> AppResult<(SiteRow, Page<SectionInfo>)> {
-    let info = read(app, caller, org_id, site_id).await?;
+    let info = read(app, caller, at).await?;
     let sections = info.sections().into_iter().cloned().collect();
     Ok((info.site, Page::of_list(sections, request)))
 }
@@ -230,12 +238,11 @@ pub async fn list_sections(
 pub async fn list_site_spaces(
     app: &App,
     caller: &Caller,
-    org_id: &str,
-    site_id: &str,
+    at: SiteRef<'_>,
     default: Option<bool>,
     request: &PageRequest,
 ) -> AppResult<(SiteRow, Page<(Option<SectionInfo>, SiteSpaceInfo)>)> {
-    let info = read(app, caller, org_id, site_id).await?;
+    let info = read(app, caller, at).await?;
     let items = with_sections(&info)
         .into_iter()
         .filter(|(_, s)| default.is_none_or(|d| s.default == d))
@@ -250,7 +257,16 @@ pub async fn list_groups(
     site_id: &str,
     request: &PageRequest,
 ) -> AppResult<(SiteRow, Page<GroupInfo>)> {
-    let info = read(app, caller, org_id, site_id).await?;
+    let info = read(
+        app,
+        caller,
+        SiteRef {
+            org_id,
+            site_id,
+            share_key: None,
+        },
+    )
+    .await?;
     let groups = info
         .top
         .into_iter()

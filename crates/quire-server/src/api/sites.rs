@@ -14,7 +14,7 @@ use quire_app::sites::customization;
 use quire_app::sites::share_links::{self, NewShareLink, ShareLinkUpdate};
 use quire_app::sites::structure::{
     self, GroupSection, GroupUpdate, MoveBody, NewGroup, NewSection, NewSiteSpace, SectionPointer, SectionUpdate,
-    SiteSpacePointer, SiteSpaceUpdate, SortInput, TypedPointer,
+    SiteRef, SiteSpacePointer, SiteSpaceUpdate, SortInput, TypedPointer,
 };
 use quire_app::sites::visitor::{self, PublishingAuthUpdate};
 use quire_app::sites::{self, NewSite, SiteListFilter, SiteUpdate};
@@ -200,12 +200,29 @@ async fn delete_site(
     Ok(deleted(sites::delete(&state.app, &caller, &org_id, &site_id).await?))
 }
 
+/// `?shareKey=`: lets a caller who is not a member read a shared site.
+#[derive(Debug, Deserialize)]
+struct ShareKeyQuery {
+    #[serde(rename = "shareKey")]
+    share_key: Option<String>,
+}
+
+fn site_ref<'a>(org_id: &'a str, site_id: &'a str, query: &'a ShareKeyQuery) -> SiteRef<'a> {
+    SiteRef {
+        org_id,
+        site_id,
+        share_key: query.share_key.as_deref(),
+    }
+}
+
 async fn get_published(
     State(state): State<AppState>,
     Auth(caller): Auth,
     Path((org_id, site_id)): Path<(String, String)>,
+    Query(query): Query<ShareKeyQuery>,
 ) -> ApiResult<Json<views::PublishedContentSite>> {
-    let (site, structure, settings) = sites::published_content(&state.app, &caller, &org_id, &site_id).await?;
+    let at = site_ref(&org_id, &site_id, &query);
+    let (site, structure, settings) = sites::published_content(&state.app, &caller, at).await?;
     Ok(Json(views::published_content(&state, site, structure, settings)))
 }
 
@@ -310,8 +327,9 @@ async fn get_structure(
     State(state): State<AppState>,
     Auth(caller): Auth,
     Path((org_id, site_id)): Path<(String, String)>,
+    Query(query): Query<ShareKeyQuery>,
 ) -> ApiResult<Json<views::SiteStructure>> {
-    let info = structure::get(&state.app, &caller, &org_id, &site_id).await?;
+    let info = structure::get(&state.app, &caller, site_ref(&org_id, &site_id, &query)).await?;
     Ok(Json(views::structure(&state, info)))
 }
 
@@ -330,9 +348,11 @@ async fn list_sections(
     Auth(caller): Auth,
     Path((org_id, site_id)): Path<(String, String)>,
     page: PageParams,
+    Query(query): Query<ShareKeyQuery>,
 ) -> ApiResult<Json<List<views::SiteSection>>> {
     let request = page.request(STRUCTURE_ORDER)?;
-    let (site, page) = structure::list_sections(&state.app, &caller, &org_id, &site_id, &request).await?;
+    let at = site_ref(&org_id, &site_id, &query);
+    let (site, page) = structure::list_sections(&state.app, &caller, at, &request).await?;
     Ok(Json(List::from_page(page, STRUCTURE_ORDER, |s| {
         views::section(&state, &site, s)
     })))
@@ -453,6 +473,8 @@ async fn move_section_group(
 #[derive(Debug, Deserialize)]
 struct SiteSpaceListQuery {
     default: Option<bool>,
+    #[serde(rename = "shareKey")]
+    share_key: Option<String>,
 }
 
 async fn list_site_spaces(
@@ -463,8 +485,12 @@ async fn list_site_spaces(
     Query(query): Query<SiteSpaceListQuery>,
 ) -> ApiResult<Json<List<views::SiteSpace>>> {
     let request = page.request(STRUCTURE_ORDER)?;
-    let (site, page) =
-        structure::list_site_spaces(&state.app, &caller, &org_id, &site_id, query.default, &request).await?;
+    let at = SiteRef {
+        org_id: &org_id,
+        site_id: &site_id,
+        share_key: query.share_key.as_deref(),
+    };
+    let (site, page) = structure::list_site_spaces(&state.app, &caller, at, query.default, &request).await?;
     Ok(Json(List::from_page(page, STRUCTURE_ORDER, |(section, s)| {
         views::site_space(&state, &site, section.as_ref(), s)
     })))

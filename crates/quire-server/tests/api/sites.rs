@@ -281,12 +281,25 @@ both_backends! {
         let url = link.body["urls"]["published"].as_str().unwrap().to_owned();
         assert!(url.contains("/docs/"), "{url}");
         let link_id = link.id();
+        // Someone who is not a member reads the shared site with its key.
+        let key = url.trim_end_matches('/').rsplit('/').next().unwrap().to_owned();
+        let eve = app.user("Eve").await;
+        app.get(&eve, &format!("{base}/published")).await.assert_status(404);
+        let shared = app.get(&eve, &format!("{base}/published?shareKey={key}")).await;
+        shared.assert_status(200);
+        assert_eq!(shared.body["site"]["permissions"]["admin"], false);
+        app.get(&eve, &format!("{base}/site-spaces?shareKey={key}")).await.assert_status(200);
+        app.get(&eve, &format!("{base}/sections?shareKey={key}")).await.assert_status(200);
+        app.get(&eve, &format!("{base}/structure?shareKey={key}")).await.assert_status(200);
+        app.get(&eve, &format!("{base}/published?shareKey=wrong")).await.assert_status(404);
+        app.get(&eve, &format!("{base}?shareKey={key}")).await.assert_status(404);
         app.post(&ada, &format!("{base}/share-links"), json!({ "name": "x".repeat(51) })).await.assert_status(400);
         let revoked = app.patch(&ada, &format!("{base}/share-links/{link_id}"), json!({ "active": false })).await;
         revoked.assert_status(200);
         assert_eq!(revoked.body["active"], false);
         assert!(revoked.body["urls"].get("published").is_none());
         app.patch(&ada, &format!("{base}/share-links/{link_id}"), json!({})).await.assert_status(400);
+        app.get(&eve, &format!("{base}/published?shareKey={key}")).await.assert_status(404);
         assert_eq!(app.get(&ada, &format!("{base}/share-links")).await.items().len(), 1);
         app.delete(&ada, &format!("{base}/share-links/{link_id}")).await.assert_status(205);
         app.delete(&ada, &format!("{base}/share-links/{link_id}")).await.assert_status(204);
