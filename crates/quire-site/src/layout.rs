@@ -35,6 +35,9 @@ pub struct TreeEntry {
 pub struct Look {
     /// The accent colour in light and dark mode.
     pub accent: Option<(String, String)>,
+    /// The font family readers' browsers should prefer (checked to be
+    /// letters, digits and spaces when saved).
+    pub font: Option<String>,
     /// `light` or `dark` when the site imposes a theme.
     pub theme: Option<String>,
     /// Whether readers may switch the theme.
@@ -143,6 +146,12 @@ pub fn page(shell: &Shell, body: &str) -> String {
             escape(light),
             escape(dark),
             escape(dark)
+        ));
+    }
+    if let Some(font) = &look.font {
+        out.push_str(&format!(
+            "body{{font-family:\"{}\",system-ui,-apple-system,\"Segoe UI\",Roboto,sans-serif}}",
+            escape(font)
         ));
     }
     out.push_str("</style></head><body>");

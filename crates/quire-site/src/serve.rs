@@ -114,7 +114,14 @@ fn look(site: &quire_store::sites::SiteRow) -> (String, Look) {
             })
         })
         .collect();
+    // The default font is the platform's own; a font the site chose is
+    // preferred when the reader has it.
+    let default_font = quire_app::sites::customization::defaults()["styling"]["font"].clone();
+    let font = Some(&settings["styling"]["font"])
+        .filter(|f| **f != default_font)
+        .and_then(text);
     let look = Look {
+        font,
         accent: text(&primary["light"]).zip(text(&primary["dark"])),
         toggle: settings["themes"]["toggeable"] != false,
         theme,

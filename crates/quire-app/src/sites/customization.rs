@@ -178,6 +178,12 @@ fn check(settings: &Map<String, Value>) -> AppResult<()> {
             }
         }
     }
+    if let Some(font) = settings.get("styling").and_then(|s| s.get("font"))
+        && let Some(name) = font.as_str()
+        && (name.is_empty() || name.len() > 64 || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == ' '))
+    {
+        return invalid("styling.font must be a font name of letters, digits and spaces");
+    }
     if let Some(mode) = settings.get("themes").and_then(|t| t.get("default"))
         && !matches!(mode.as_str(), Some("light" | "dark" | "system"))
     {
@@ -277,6 +283,7 @@ mod tests {
             json!({ "favicon": { "icon": { "light": "javascript:x", "dark": "https://x.example/i.png" } } }),
             json!({ "announcement": { "enabled": true, "message": "x", "style": "info" } }),
             json!({ "title": "x" }),
+            json!({ "styling": { "font": "x;}body{display:none" } }),
         ] {
             assert!(check(bad.as_object().unwrap()).is_err(), "{bad}");
         }

@@ -177,7 +177,7 @@ both_backends! {
                 &format!("{site}/customization"),
                 json!({
                     "title": "Acme Docs",
-                    "styling": { "primaryColor": { "light": "#ff0000", "dark": "#00ff00" } },
+                    "styling": { "primaryColor": { "light": "#ff0000", "dark": "#00ff00" }, "font": "Inter" },
                     "themes": { "default": "dark", "toggeable": false },
                     "announcement": { "enabled": true, "message": "Version 2 is out", "style": "success" },
                     "header": { "preset": "default", "links": [{ "title": "Status", "to": { "kind": "url", "url": "https://status.acme.example" }, "links": [] }] },
@@ -186,11 +186,12 @@ both_backends! {
             )
             .await;
         custom.assert_status(200);
-        assert_eq!(custom.body["styling"]["font"], "ABCFavorit", "defaults fill what was not set");
+        assert_eq!(custom.body["styling"]["monospaceFont"], "FiraCode", "defaults fill what was not set");
         assert_eq!(app.get(&ada, &format!("{site}/customization")).await.body["title"], "Acme Docs");
         let styled = get(&app, "/docs/").await;
         assert!(styled.body.contains("<title>Introduction | Acme Docs</title>"), "{}", styled.body);
         assert!(styled.body.contains("--accent:#ff0000") && styled.body.contains("data-theme=\"dark\""));
+        assert!(styled.body.contains("body{font-family:\"Inter\""), "{}", styled.body);
         assert!(styled.body.contains("hint-success") && styled.body.contains("Version 2 is out"));
         assert!(styled.body.contains("href=\"https://status.acme.example\">Status</a>"));
         assert!(styled.body.contains("© Acme") && !styled.body.contains("id=\"theme\""));
