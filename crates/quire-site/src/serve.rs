@@ -819,6 +819,9 @@ async fn file(
         .unwrap_or_else(|_| HeaderValue::from_static("application/octet-stream"));
     h.insert(header::CONTENT_TYPE, content_type);
     h.insert("x-content-type-options", HeaderValue::from_static("nosniff"));
+    // An uploaded HTML or SVG file opened directly runs in a sandbox: no
+    // script of it acts on the site's origin.
+    h.insert(header::CONTENT_SECURITY_POLICY, HeaderValue::from_static("sandbox"));
     Ok(Some(res))
 }
 
