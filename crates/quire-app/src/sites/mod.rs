@@ -209,7 +209,7 @@ async fn free_basename(conn: &mut Conn, title: &str) -> AppResult<String> {
 
 pub async fn create(app: &App, caller: &Caller, org_id: &str, new: NewSite) -> AppResult<SiteInfo> {
     let title = site_title(new.title.as_deref().unwrap_or("Untitled site"))?;
-    let site_type = one_of("type", new.site_type.as_deref().unwrap_or("ultimate"), &SITE_TYPES)?;
+    let site_type = one_of("type", new.site_type.as_deref().unwrap_or("basic"), &SITE_TYPES)?;
     let visibility = one_of(
         "visibility",
         new.visibility.as_deref().unwrap_or("public"),

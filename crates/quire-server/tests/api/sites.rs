@@ -31,6 +31,7 @@ both_backends! {
         assert_eq!(site["siteSpaces"], 2);
         assert_eq!(site["basename"], "developer-docs");
         assert_eq!(site["visibility"], "public");
+        assert_eq!(site["type"], "basic", "the seed's default type");
         assert_eq!(site["published"], false);
         assert_eq!(site["permissions"]["admin"], true);
         assert!(site.get("urls").and_then(|u| u.get("published")).is_none());
