@@ -2,8 +2,7 @@
 //! adaptive schema and visitor authentication; their structure (sections, section groups, site spaces,
 //! `sortSiteStructure`); their share links.
 //!
-//! Deletes answer 205 when something was deleted and 204 when there was
-//! nothing to delete, as the official API does.
+//! Deletes answer 204, also when there was nothing to delete.
 
 use axum::extract::State;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
@@ -119,15 +118,6 @@ pub fn router() -> Router<AppState> {
         )
 }
 
-/// 205 when something was deleted, 204 when there was nothing to delete.
-fn deleted(done: bool) -> StatusCode {
-    if done {
-        StatusCode::RESET_CONTENT
-    } else {
-        StatusCode::NO_CONTENT
-    }
-}
-
 // ---------------------------------------------------------------------------
 // Sites
 // ---------------------------------------------------------------------------
@@ -197,7 +187,8 @@ async fn delete_site(
     Auth(caller): Auth,
     Path((org_id, site_id)): Path<(String, String)>,
 ) -> ApiResult<StatusCode> {
-    Ok(deleted(sites::delete(&state.app, &caller, &org_id, &site_id).await?))
+    sites::delete(&state.app, &caller, &org_id, &site_id).await?;
+    Ok(StatusCode::NO_CONTENT)
 }
 
 /// `?shareKey=`: lets a caller who is not a member read a shared site.
@@ -383,9 +374,8 @@ async fn delete_section(
     Auth(caller): Auth,
     Path((org_id, site_id, section_id)): Path<(String, String, String)>,
 ) -> ApiResult<StatusCode> {
-    Ok(deleted(
-        structure::delete_section(&state.app, &caller, &org_id, &site_id, &section_id).await?,
-    ))
+    structure::delete_section(&state.app, &caller, &org_id, &site_id, &section_id).await?;
+    Ok(StatusCode::NO_CONTENT)
 }
 
 async fn move_section(
@@ -436,9 +426,8 @@ async fn delete_section_group(
     Auth(caller): Auth,
     Path((org_id, site_id, group_id)): Path<(String, String, String)>,
 ) -> ApiResult<StatusCode> {
-    Ok(deleted(
-        structure::delete_group(&state.app, &caller, &org_id, &site_id, &group_id).await?,
-    ))
+    structure::delete_group(&state.app, &caller, &org_id, &site_id, &group_id).await?;
+    Ok(StatusCode::NO_CONTENT)
 }
 
 async fn add_section_to_group(
@@ -524,9 +513,8 @@ async fn delete_site_space(
     Auth(caller): Auth,
     Path((org_id, site_id, id)): Path<(String, String, String)>,
 ) -> ApiResult<StatusCode> {
-    Ok(deleted(
-        structure::delete_site_space(&state.app, &caller, &org_id, &site_id, &id).await?,
-    ))
+    structure::delete_site_space(&state.app, &caller, &org_id, &site_id, &id).await?;
+    Ok(StatusCode::NO_CONTENT)
 }
 
 async fn move_site_space(
@@ -581,7 +569,6 @@ async fn delete_share_link(
     Auth(caller): Auth,
     Path((org_id, site_id, link_id)): Path<(String, String, String)>,
 ) -> ApiResult<StatusCode> {
-    Ok(deleted(
-        share_links::delete(&state.app, &caller, &org_id, &site_id, &link_id).await?,
-    ))
+    share_links::delete(&state.app, &caller, &org_id, &site_id, &link_id).await?;
+    Ok(StatusCode::NO_CONTENT)
 }
