@@ -2,9 +2,10 @@
 //! `tests/official-client/smoke.mjs` drives users, organizations, invites,
 //! member lists and teams through the client, `content.mjs` change
 //! requests, pages, files, merges and conflicts, `search.mjs` search in a
-//! space and an organization, and `discussions.mjs` a threaded, resolved
-//! discussion with reactions on a change request; each asserts what comes
-//! back.
+//! space and an organization, `discussions.mjs` a threaded, resolved
+//! discussion with reactions on a change request, and `sites.mjs` a site of
+//! two spaces with sections, customized, published and read as a reader and
+//! an agent would; each asserts what comes back.
 //!
 //! The client is installed once with npm into `target/tmp/` and the script is
 //! copied next to its `node_modules`, so Node resolves the ESM import there.
@@ -39,7 +40,7 @@ fn client_dir() -> &'static Path {
                 String::from_utf8_lossy(&install.stderr)
             );
         }
-        for script in ["smoke.mjs", "content.mjs", "search.mjs", "discussions.mjs"] {
+        for script in ["smoke.mjs", "content.mjs", "search.mjs", "discussions.mjs", "sites.mjs"] {
             let source = Path::new(env!("CARGO_MANIFEST_DIR"))
                 .join("tests/official-client")
                 .join(script);
@@ -91,6 +92,13 @@ both_backends! {
         let mut node = Command::new("node");
         node.arg(client_dir().join("search.mjs")).env("QUIRE_URL", &app.base_url).env("QUIRE_TOKEN", &ada.token);
         run_node(node, "search.mjs").await;
+    }
+
+    async fn official_client_builds_and_publishes_a_site(app: TestApp) {
+        let ada = app.user("Ada").await;
+        let mut node = Command::new("node");
+        node.arg(client_dir().join("sites.mjs")).env("QUIRE_URL", &app.base_url).env("QUIRE_TOKEN", &ada.token);
+        run_node(node, "sites.mjs").await;
     }
 
     async fn official_client_holds_a_discussion_on_a_change_request(app: TestApp) {

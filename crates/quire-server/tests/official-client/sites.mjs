@@ -1,0 +1,96 @@
+// Sites through the official GitBook API client (`@gitbook/api`): a site
+// made of two spaces with sections is customized, published and read back,
+// then fetched as a reader and as an agent would (HTML, llms.txt, markdown).
+// Run by `tests/api/official_client.rs` with QUIRE_URL and QUIRE_TOKEN.
+
+import assert from 'node:assert/strict';
+import { GitBookAPI } from '@gitbook/api';
+
+const url = process.env.QUIRE_URL;
+const token = process.env.QUIRE_TOKEN;
+assert.ok(url && token, 'QUIRE_URL and QUIRE_TOKEN are required');
+const api = new GitBookAPI({ endpoint: url, authToken: token });
+
+async function step(name, run) {
+    try {
+        await run();
+        console.log(`ok   ${name}`);
+    } catch (error) {
+        console.error(`FAIL ${name}`);
+        throw error;
+    }
+}
+
+let orgId;
+let guideId;
+let referenceId;
+let site;
+
+async function spaceWithPage(title, pageTitle, markdown) {
+    const { data: space } = await api.orgs.createSpace(orgId, { title });
+    const { data: cr } = await api.spaces.createChangeRequest(space.id, { subject: 'First page' });
+    await api.spaces.updateChangeRequestContent(space.id, cr.id, {
+        changes: [{ operation: 'insert_page', title: pageTitle, document: { markdown } }],
+    });
+    await api.spaces.mergeChangeRequest(space.id, cr.id);
+    return space.id;
+}
+
+await step('two spaces with a page each', async () => {
+    const { data: org } = await api.orgs.createOrganization({ title: 'Sites Smoke' });
+    orgId = org.id;
+    guideId = await spaceWithPage('Guide', 'Welcome', 'Start with the **guide**.\n');
+    referenceId = await spaceWithPage('Reference', 'Endpoints', 'Every endpoint, one by one.\n');
+});
+
+await step('orgs.createSite with a space, orgs.addSectionToSite with another', async () => {
+    const { data } = await api.orgs.createSite(orgId, { title: 'Handbook', spaces: [guideId] });
+    site = data;
+    assert.equal(site.object, 'site');
+    assert.equal(site.siteSpaces, 1);
+    assert.equal(site.published, false);
+    const { data: section } = await api.orgs.addSectionToSite(orgId, site.id, { spaceId: referenceId, title: 'Reference' });
+    assert.equal(section.object, 'site-section');
+    const { data: sections } = await api.orgs.listSiteSections(orgId, site.id);
+    assert.deepEqual(sections.items.map((s) => s.title), ['Handbook', 'Reference']);
+    assert.equal(sections.items[0].default, true);
+});
+
+await step('orgs.updateSiteCustomizationById and orgs.publishSite', async () => {
+    const { data: custom } = await api.orgs.updateSiteCustomizationById(orgId, site.id, {
+        title: 'Handbook Docs',
+        announcement: { enabled: true, message: 'Fresh docs', style: 'info' },
+    });
+    assert.equal(custom.title, 'Handbook Docs');
+    const { data: published } = await api.orgs.publishSite(orgId, site.id);
+    assert.equal(published.published, true);
+    assert.ok(published.urls.published.endsWith('/handbook/'));
+    site = published;
+    const { data: content } = await api.orgs.getPublishedContentSite(orgId, site.id);
+    assert.equal(content.object, 'published-content-site');
+    assert.equal(content.structure.type, 'sections');
+    assert.equal(content.customizations.site.title, 'Handbook Docs');
+});
+
+await step('the published site, as a reader and as an agent', async () => {
+    const home = await fetch(site.urls.published);
+    assert.equal(home.status, 200);
+    const html = await home.text();
+    assert.ok(html.includes('<h1>Welcome</h1>'), html);
+    assert.ok(html.includes('Fresh docs'));
+    assert.ok(html.includes('>Reference</a>'));
+    const reference = await (await fetch(`${site.urls.published}reference/`)).text();
+    assert.ok(reference.includes('<h1>Endpoints</h1>'));
+    const llms = await (await fetch(`${site.urls.published}llms.txt`)).text();
+    assert.ok(llms.startsWith('# Handbook\n'), llms);
+    assert.ok(llms.includes('/handbook/reference/endpoints.md'), llms);
+    const markdown = await (await fetch(`${site.urls.published}welcome.md`)).text();
+    assert.equal(markdown, '# Welcome\n\nStart with the **guide**.\n');
+});
+
+await step('orgs.unpublishSite and orgs.deleteSiteById', async () => {
+    await api.orgs.unpublishSite(orgId, site.id);
+    assert.equal((await fetch(site.urls.published)).status, 404);
+    await api.orgs.deleteSiteById(orgId, site.id);
+    await assert.rejects(api.orgs.getSiteById(orgId, site.id), (error) => error.statusCode === 404 || error.status === 404 || /404/.test(String(error)));
+});
