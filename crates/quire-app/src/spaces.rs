@@ -167,15 +167,30 @@ pub struct NewSpace {
 /// Creates a space (with its first, empty revision) in the organization or
 /// in one of its collections.
 pub async fn create(app: &App, caller: &Caller, org_id: &str, new: NewSpace) -> AppResult<SpaceInfo> {
+    let now = app.now();
+    let mut tx = app.db.write().await?;
+    let space = create_in(&mut tx, caller, org_id, new, now).await?;
+    let info = fresh_info(&mut tx, caller, space).await?;
+    tx.commit().await?;
+    Ok(info)
+}
+
+/// [`create`] inside the caller's transaction (sites create spaces for
+/// their sections this way).
+pub(crate) async fn create_in(
+    tx: &mut Conn,
+    caller: &Caller,
+    org_id: &str,
+    new: NewSpace,
+    now: quire_core::Timestamp,
+) -> AppResult<SpaceRow> {
     let title = space_title(new.title.as_deref().unwrap_or("Untitled"))?;
     let emoji = new.emoji.as_deref().map(emoji).transpose()?.unwrap_or_default();
     let visibility = new.visibility.unwrap_or(Visibility::Private);
     check_visibility(visibility, new.parent.as_deref())?;
-    let now = app.now();
-    let mut tx = app.db.write().await?;
-    let org = access::org(&mut tx, caller, org_id).await?;
-    access::destination(&mut tx, caller, &org, new.parent.as_deref()).await?;
-    let position = quire_store::tree::next_position(&mut tx, org_id, new.parent.as_deref()).await?;
+    let org = access::org(tx, caller, org_id).await?;
+    access::destination(tx, caller, &org, new.parent.as_deref()).await?;
+    let position = quire_store::tree::next_position(tx, org_id, new.parent.as_deref()).await?;
     let space = SpaceRow {
         id: quire_core::id::new_id(),
         organization_id: org_id.to_owned(),
@@ -194,19 +209,9 @@ pub async fn create(app: &App, caller: &Caller, org_id: &str, new: NewSpace) -> 
         updated_at: now,
         deleted_at: None,
     };
-    spaces::insert(&mut tx, &space).await?;
-    content::insert_initial_revision(
-        &mut tx,
-        &space.id,
-        &space.revision_id,
-        content::EMPTY_ROOT,
-        caller.id(),
-        now,
-    )
-    .await?;
-    let info = fresh_info(&mut tx, caller, space).await?;
-    tx.commit().await?;
-    Ok(info)
+    spaces::insert(tx, &space).await?;
+    content::insert_initial_revision(tx, &space.id, &space.revision_id, content::EMPTY_ROOT, caller.id(), now).await?;
+    Ok(space)
 }
 
 /// A space the caller can see (with `share_key`, also one shared by link).

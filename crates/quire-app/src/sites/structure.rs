@@ -507,8 +507,35 @@ pub(crate) async fn set_default_site_space(
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct NewSiteSpace {
-    pub space_id: String,
+    /// The space to show; `null` creates a new, empty one.
+    #[serde(default, deserialize_with = "nullable")]
+    pub space_id: Option<Option<String>>,
     pub section_id: Option<String>,
+    /// The title of the space created for `spaceId: null`.
+    pub title: Option<String>,
+}
+
+/// The space a new site space or section shows: the one named, or for
+/// `null` a new, empty space of the site's organization titled `title`,
+/// created in the same transaction.
+async fn space_to_show(
+    edit: &mut Edit,
+    caller: &Caller,
+    space_id: Option<Option<String>>,
+    title: &str,
+    now: quire_core::Timestamp,
+) -> AppResult<quire_store::spaces::SpaceRow> {
+    match space_id {
+        None => Err(AppError::invalid("spaceId is required (null creates a new space)")),
+        Some(Some(id)) => site_content(&mut edit.tx, caller, &edit.site, &id).await,
+        Some(None) => {
+            let new = crate::spaces::NewSpace {
+                title: Some(title.to_owned()),
+                ..crate::spaces::NewSpace::default()
+            };
+            crate::spaces::create_in(&mut edit.tx, caller, &edit.site.organization_id, new, now).await
+        }
+    }
 }
 
 pub async fn add_site_space(
@@ -519,14 +546,12 @@ pub async fn add_site_space(
     new: NewSiteSpace,
 ) -> AppResult<PlacedSiteSpace> {
     let mut edit = begin(app, caller, org_id, site_id).await?;
-    let row = add_space_in(
-        &mut edit.tx,
-        caller,
-        &edit.site,
-        &new.space_id,
-        new.section_id.as_deref(),
-    )
-    .await?;
+    let title = match &new.title {
+        Some(t) => input::title("title", t, 2, 128)?,
+        None => "Untitled".to_owned(),
+    };
+    let space = space_to_show(&mut edit, caller, new.space_id, &title, app.now()).await?;
+    let row = add_space_in(&mut edit.tx, caller, &edit.site, &space.id, new.section_id.as_deref()).await?;
     let info = edit.finish().await?;
     site_space_of(info, &row.id)
 }
@@ -760,7 +785,9 @@ pub async fn move_site_space(
 #[derive(Debug, Deserialize)]
 #[serde(rename_all = "camelCase", deny_unknown_fields)]
 pub struct NewSection {
-    pub space_id: String,
+    /// The space the section shows first; `null` creates a new, empty one.
+    #[serde(default, deserialize_with = "nullable")]
+    pub space_id: Option<Option<String>>,
     #[serde(default, deserialize_with = "nullable")]
     pub title: Option<Option<String>>,
     #[serde(default, deserialize_with = "nullable")]
@@ -828,12 +855,24 @@ pub async fn add_section(
     new: NewSection,
 ) -> AppResult<(SiteRow, SectionInfo)> {
     let mut edit = begin(app, caller, org_id, site_id).await?;
-    let space = site_content(&mut edit.tx, caller, &edit.site, &new.space_id).await?;
     if let Some(group) = &new.site_section_group_id {
         edit.group(group)?;
     }
-    let title = match new.title.flatten() {
-        Some(t) => input::title("title", &t, 2, 128)?,
+    let named = new
+        .title
+        .flatten()
+        .map(|t| input::title("title", &t, 2, 128))
+        .transpose()?;
+    let space = space_to_show(
+        &mut edit,
+        caller,
+        new.space_id,
+        named.as_deref().unwrap_or("Untitled"),
+        app.now(),
+    )
+    .await?;
+    let title = match named {
+        Some(t) => t,
         None => input::title("title", &space.title, 2, 128).unwrap_or_else(|_| "Section".into()),
     };
     let icon_name = new.icon.flatten().as_deref().map(icon).transpose()?;

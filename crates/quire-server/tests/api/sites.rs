@@ -267,6 +267,22 @@ both_backends! {
         let defaults = app.get(&ada, &format!("{base}/site-spaces?default=true")).await;
         assert_eq!(defaults.items().len(), 1);
         assert_eq!(app.get(&ada, &base).await.body["siteSpaces"], 2);
+
+        // `spaceId: null` creates the space the section shows, in the same
+        // write; no `spaceId` at all is refused and creates nothing.
+        let fresh = app.post(&ada, &format!("{base}/sections"), json!({ "spaceId": null, "title": "Changelog" })).await;
+        fresh.assert_status(201);
+        let fresh_space = fresh.body["siteSpaces"][0]["space"]["id"].as_str().unwrap().to_owned();
+        assert_eq!(fresh.body["siteSpaces"][0]["space"]["title"], "Changelog");
+        let listed = app.get(&ada, &format!("/v1/orgs/{org}/spaces")).await;
+        assert!(listed.items().iter().any(|s| s["id"] == fresh_space.as_str()));
+        let before = listed.items().len();
+        app.post(&ada, &format!("{base}/sections"), json!({ "title": "Nothing" })).await.assert_status(400);
+        app.post(&ada, &format!("{base}/sections"), json!({ "spaceId": null, "title": "x" })).await.assert_status(400);
+        assert_eq!(app.get(&ada, &format!("/v1/orgs/{org}/spaces")).await.items().len(), before);
+        let extra = app.post(&ada, &format!("{base}/site-spaces"), json!({ "spaceId": null, "title": "Release notes" })).await;
+        extra.assert_status(201);
+        assert_eq!(extra.body["space"]["title"], "Release notes");
     }
 
     async fn share_links_and_the_adaptive_schema(app: TestApp) {
