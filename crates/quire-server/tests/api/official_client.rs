@@ -40,7 +40,14 @@ fn client_dir() -> &'static Path {
                 String::from_utf8_lossy(&install.stderr)
             );
         }
-        for script in ["smoke.mjs", "content.mjs", "search.mjs", "discussions.mjs", "sites.mjs"] {
+        for script in [
+            "harness.mjs",
+            "smoke.mjs",
+            "content.mjs",
+            "search.mjs",
+            "discussions.mjs",
+            "sites.mjs",
+        ] {
             let source = Path::new(env!("CARGO_MANIFEST_DIR"))
                 .join("tests/official-client")
                 .join(script);

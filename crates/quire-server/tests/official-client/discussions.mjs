@@ -12,6 +12,7 @@
 
 import assert from 'node:assert/strict';
 import { GitBookAPI } from '@gitbook/api';
+import { step } from './harness.mjs';
 
 const url = process.env.QUIRE_URL;
 const token = process.env.QUIRE_TOKEN;
@@ -21,16 +22,6 @@ const secondEmail = process.env.QUIRE_SECOND_EMAIL;
 assert.ok(url && token && secondToken && secondId && secondEmail, 'QUIRE_URL, QUIRE_TOKEN and QUIRE_SECOND_* are required');
 const api = new GitBookAPI({ endpoint: url, authToken: token });
 const bob = new GitBookAPI({ endpoint: url, authToken: secondToken });
-
-async function step(name, run) {
-    try {
-        await run();
-        console.log(`ok   ${name}`);
-    } catch (error) {
-        console.error(`FAIL ${name}`);
-        throw error;
-    }
-}
 
 let adaId;
 let spaceId;

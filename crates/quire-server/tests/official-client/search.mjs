@@ -5,22 +5,9 @@
 // Run by `tests/api/official_client.rs` with QUIRE_URL and QUIRE_TOKEN.
 
 import assert from 'node:assert/strict';
-import { GitBookAPI } from '@gitbook/api';
+import { client, step } from './harness.mjs';
 
-const url = process.env.QUIRE_URL;
-const token = process.env.QUIRE_TOKEN;
-assert.ok(url && token, 'QUIRE_URL and QUIRE_TOKEN are required');
-const api = new GitBookAPI({ endpoint: url, authToken: token });
-
-async function step(name, run) {
-    try {
-        await run();
-        console.log(`ok   ${name}`);
-    } catch (error) {
-        console.error(`FAIL ${name}`);
-        throw error;
-    }
-}
+const api = client();
 
 let orgId;
 let spaceId;

@@ -11,6 +11,7 @@
 
 import assert from 'node:assert/strict';
 import { GitBookAPI } from '@gitbook/api';
+import { step } from './harness.mjs';
 
 function env(name) {
     const value = process.env[name];
@@ -28,16 +29,6 @@ const api = new GitBookAPI({ endpoint: env('QUIRE_URL'), authToken: env('QUIRE_T
 
 /** The user ids of a member list page, in order. */
 const ids = (list) => list.items.map((m) => m.id);
-
-async function step(name, run) {
-    try {
-        await run();
-        console.log(`ok   ${name}`);
-    } catch (error) {
-        console.error(`FAIL ${name}`);
-        throw error;
-    }
-}
 
 let orgId;
 let teamId;
