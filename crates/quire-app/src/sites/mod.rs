@@ -341,19 +341,19 @@ pub async fn update(
     Ok(info)
 }
 
-/// Deletes the site with its structure and share links; false when there
-/// was nothing to delete (or nothing the caller may see).
-pub async fn delete(app: &App, caller: &Caller, org_id: &str, site_id: &str) -> AppResult<bool> {
+/// Deletes the site with its structure and share links; nothing happens
+/// when there is nothing to delete (or nothing the caller may see).
+pub async fn delete(app: &App, caller: &Caller, org_id: &str, site_id: &str) -> AppResult<()> {
     let mut tx = app.db.write().await?;
     let (site, access) = match access::site(&mut tx, caller, org_id, site_id).await {
         Ok(found) => found,
-        Err(err) if err.is_not_found() => return Ok(false),
+        Err(err) if err.is_not_found() => return Ok(()),
         Err(err) => return Err(err),
     };
     access.permissions.require_admin()?;
-    let deleted = sites::delete_site(&mut tx, &site.id).await?;
+    sites::delete_site(&mut tx, &site.id).await?;
     tx.commit().await?;
-    Ok(deleted)
+    Ok(())
 }
 
 /// A published site as the official `published` read shows it: the site,

@@ -102,12 +102,12 @@ pub async fn update(
     Ok((site, link))
 }
 
-/// Deletes a share link; false when the site has none with that id.
-pub async fn delete(app: &App, caller: &Caller, org_id: &str, site_id: &str, link_id: &str) -> AppResult<bool> {
+/// Deletes a share link, if the site has one with that id.
+pub async fn delete(app: &App, caller: &Caller, org_id: &str, site_id: &str, link_id: &str) -> AppResult<()> {
     let mut tx = app.db.write().await?;
     let (site, access) = access::site(&mut tx, caller, org_id, site_id).await?;
     access.permissions.require_admin()?;
-    let deleted = sites::delete_share_link(&mut tx, &site.id, link_id).await?;
+    sites::delete_share_link(&mut tx, &site.id, link_id).await?;
     tx.commit().await?;
-    Ok(deleted)
+    Ok(())
 }

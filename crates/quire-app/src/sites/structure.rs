@@ -648,11 +648,11 @@ fn first_or_none(ids: &[String]) -> Option<String> {
     ids.first().cloned()
 }
 
-/// Removes a site space; false when the site has none with that id.
-pub async fn delete_site_space(app: &App, caller: &Caller, org_id: &str, site_id: &str, id: &str) -> AppResult<bool> {
+/// Removes a site space, if the site has one with that id.
+pub async fn delete_site_space(app: &App, caller: &Caller, org_id: &str, site_id: &str, id: &str) -> AppResult<()> {
     let mut edit = begin(app, caller, org_id, site_id).await?;
     let Ok(row) = edit.site_space(id).cloned() else {
-        return Ok(false);
+        return Ok(());
     };
     sites::delete_part(&mut edit.tx, Part::SiteSpace, &edit.site.id, id).await?;
     let rest: Vec<String> = level_spaces(&edit.structure, row.section_id.as_deref())
@@ -663,7 +663,7 @@ pub async fn delete_site_space(app: &App, caller: &Caller, org_id: &str, site_id
     sites::set_positions(&mut edit.tx, Part::SiteSpace, &rest).await?;
     fix_level_default(&mut edit, row.section_id.as_deref(), id, &rest).await?;
     edit.finish().await?;
-    Ok(true)
+    Ok(())
 }
 
 /// After `gone` left a level: if it was the level's default, the first
@@ -968,12 +968,11 @@ pub async fn update_section(
     section_of(info, id)
 }
 
-/// Removes a section with its site spaces; false when the site has none
-/// with that id.
-pub async fn delete_section(app: &App, caller: &Caller, org_id: &str, site_id: &str, id: &str) -> AppResult<bool> {
+/// Removes a section with its site spaces, if the site has one with that id.
+pub async fn delete_section(app: &App, caller: &Caller, org_id: &str, site_id: &str, id: &str) -> AppResult<()> {
     let mut edit = begin(app, caller, org_id, site_id).await?;
     let Ok(section) = edit.section(id).cloned() else {
-        return Ok(false);
+        return Ok(());
     };
     sites::delete_part(&mut edit.tx, Part::Section, &edit.site.id, id).await?;
     match &section.group_id {
@@ -1000,7 +999,7 @@ pub async fn delete_section(app: &App, caller: &Caller, org_id: &str, site_id: &
         sites::put_site(&mut edit.tx, &site).await?;
     }
     edit.finish().await?;
-    Ok(true)
+    Ok(())
 }
 
 pub async fn move_section(
@@ -1136,12 +1135,12 @@ pub async fn update_group(
     group_of(info, id)
 }
 
-/// Deletes a group; its sections take its place at the top level. False
-/// when the site has no such group.
-pub async fn delete_group(app: &App, caller: &Caller, org_id: &str, site_id: &str, id: &str) -> AppResult<bool> {
+/// Deletes a group, if the site has it; its sections take its place at the
+/// top level.
+pub async fn delete_group(app: &App, caller: &Caller, org_id: &str, site_id: &str, id: &str) -> AppResult<()> {
     let mut edit = begin(app, caller, org_id, site_id).await?;
     if edit.group(id).is_err() {
-        return Ok(false);
+        return Ok(());
     }
     let members: Vec<String> = group_sections(&edit.structure, id)
         .iter()
@@ -1164,7 +1163,7 @@ pub async fn delete_group(app: &App, caller: &Caller, org_id: &str, site_id: &st
     edit.refresh().await?;
     write_top(&mut edit, &order).await?;
     edit.finish().await?;
-    Ok(true)
+    Ok(())
 }
 
 /// The input of `POST .../section-groups/{id}/sections`.
