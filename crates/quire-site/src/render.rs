@@ -125,6 +125,15 @@ impl Renderer<'_> {
                 }
                 self.out.push_str("</div>\n");
             }
+            Block::Expandable(expandable) => {
+                let open = if expandable.open { " open" } else { "" };
+                self.out
+                    .push_str(&format!("<details class=\"expandable\"{open}><summary>"));
+                self.inlines(&expandable.title);
+                self.out.push_str("</summary>");
+                self.blocks(&expandable.blocks);
+                self.out.push_str("</details>\n");
+            }
             Block::ContentRef { target } => {
                 let (href, title) = match target {
                     LinkTarget::Page { page } => (self.links.page(page, None), self.links.page_title(page)),

@@ -19,6 +19,8 @@ pub(crate) enum Place {
     Quote,
     Hint,
     Tab,
+    /// The body of an expandable block.
+    Expandable,
 }
 
 impl Document {
@@ -41,12 +43,15 @@ pub(crate) fn allows(place: Place, block: &Block) -> bool {
     match block {
         Block::Paragraph(_) | Block::Heading(_) | Block::List(_) | Block::Divider => true,
         _ if place == Top => true,
-        Block::Code(_) | Block::Hint(_) | Block::Math { .. } => matches!(place, ListItem | Tab),
-        Block::Quote(_) => matches!(place, ListItem | Quote | Tab),
-        Block::Table(_) => matches!(place, ListItem | Hint),
+        Block::Code(_) | Block::Hint(_) => matches!(place, ListItem | Tab | Expandable),
+        Block::Math { .. } => matches!(place, ListItem | Tab),
+        Block::Quote(_) => matches!(place, ListItem | Quote | Tab | Expandable),
+        Block::Table(_) => matches!(place, ListItem | Hint | Expandable),
         Block::Embed { .. } => matches!(place, Hint | Tab),
-        Block::ContentRef { .. } | Block::Images(_) => place == Tab,
-        Block::Tabs(_) | Block::Include { .. } => false,
+        Block::ContentRef { .. } => place == Tab,
+        Block::Images(_) => matches!(place, Tab | Expandable),
+        Block::Include { .. } => place == Expandable,
+        Block::Tabs(_) | Block::Expandable(_) => false,
     }
 }
 
@@ -86,6 +91,14 @@ fn fit_children(block: &mut Block) {
                 refit(&mut tab.blocks, Place::Tab);
             }
         }
+        Block::Expandable(expandable) => {
+            fit_inlines(&mut expandable.title);
+            refit(&mut expandable.blocks, Place::Expandable);
+            // The schema wants a block in the body.
+            if expandable.blocks.is_empty() {
+                expandable.blocks.push(Block::Paragraph(Vec::new()));
+            }
+        }
         Block::Code(_)
         | Block::ContentRef { .. }
         | Block::Include { .. }
@@ -108,6 +121,9 @@ pub(crate) fn blocks_fit(blocks: &[Block], place: Place) -> bool {
                 Block::Hint(hint) => blocks_fit(&hint.blocks, Place::Hint),
                 Block::List(list) => list.items.iter().all(|i| blocks_fit(&i.blocks, Place::ListItem)),
                 Block::Tabs(tabs) => tabs.iter().all(|t| blocks_fit(&t.blocks, Place::Tab)),
+                Block::Expandable(e) => {
+                    inlines_fit(&e.title) && !e.blocks.is_empty() && blocks_fit(&e.blocks, Place::Expandable)
+                }
                 _ => true,
             }
     })
@@ -168,6 +184,10 @@ pub(crate) fn degrade(block: Block) -> Vec<Block> {
                 title.into_iter().chain(tab.blocks)
             })
             .collect(),
+        Block::Expandable(expandable) => {
+            let title = (!expandable.title.is_empty()).then(|| Block::Paragraph(bold(expandable.title)));
+            title.into_iter().chain(expandable.blocks).collect()
+        }
         Block::Code(code) => vec![code_paragraph(&code)],
         Block::Images(images) => vec![Block::Paragraph(images.into_iter().map(Inline::Image).collect())],
         Block::Embed { url } => {
@@ -190,6 +210,25 @@ pub(crate) fn degrade(block: Block) -> Vec<Block> {
         // Always allowed; never degraded.
         block @ (Block::Paragraph(_) | Block::Heading(_) | Block::List(_) | Block::Divider) => vec![block],
     }
+}
+
+/// Inline content with its text made bold (a title kept as a paragraph).
+fn bold(content: Vec<Inline>) -> Vec<Inline> {
+    let content = content
+        .into_iter()
+        .map(|inline| match inline {
+            Inline::Text { text, marks } => Inline::Text {
+                text,
+                marks: Marks { bold: true, ..marks },
+            },
+            Inline::Link { target, content } => Inline::Link {
+                target,
+                content: bold(content),
+            },
+            other => other,
+        })
+        .collect();
+    normalize_inlines(content)
 }
 
 /// A link showing its own target.

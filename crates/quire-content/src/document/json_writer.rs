@@ -106,6 +106,29 @@ impl JsonWriter {
                     .collect();
                 block("tabs", empty(), Value::Array(items))
             }
+            Block::Expandable(expandable) => {
+                let fragment = |kind: &str, nodes: Value| {
+                    object([
+                        ("object", "fragment".into()),
+                        ("fragment", kind.into()),
+                        ("type", kind.into()),
+                        ("nodes", nodes),
+                    ])
+                };
+                object([
+                    ("object", "block".into()),
+                    ("type", "expandable".into()),
+                    ("isVoid", true.into()),
+                    ("data", object([("defaultExpanded", expandable.open.into())])),
+                    (
+                        "fragments",
+                        Value::Array(vec![
+                            fragment("expandable-title", Value::Array(vec![paragraph(&expandable.title)])),
+                            fragment("expandable-body", self.blocks(&expandable.blocks)),
+                        ]),
+                    ),
+                ])
+            }
             Block::ContentRef { target } => void_block("content-ref", object([("ref", link_ref(target))])),
             Block::Include { path } => void_block(
                 "reusable-content",

@@ -37,8 +37,8 @@ use std::fmt;
 use serde_json::Value;
 
 pub use model::{
-    Block, CodeBlock, Column, ColumnAlign, Document, Heading, HeadingLevel, Hint, HintStyle, Image, ImageSource,
-    Inline, LinkTarget, List, ListItem, ListKind, Mark, Marks, Overflow, Tab, Table, TableCell, anchor_id,
+    Block, CodeBlock, Column, ColumnAlign, Document, Expandable, Heading, HeadingLevel, Hint, HintStyle, Image,
+    ImageSource, Inline, LinkTarget, List, ListItem, ListKind, Mark, Marks, Overflow, Tab, Table, TableCell, anchor_id,
     normalize_inlines,
 };
 pub use text::{Section, Walk, plain_text};

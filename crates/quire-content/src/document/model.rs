@@ -28,6 +28,9 @@ pub enum Block {
     Hint(Hint),
     /// Tabbed content (`{% tabs %}`), one [`Tab`] per `{% tab %}`.
     Tabs(Vec<Tab>),
+    /// A section the reader opens and closes (`<details>` with a
+    /// `<summary>` in markdown).
+    Expandable(Expandable),
     /// A card pointing at a page, anchor, file or URL (`{% content-ref %}`).
     ContentRef {
         target: LinkTarget,
@@ -184,6 +187,15 @@ impl HintStyle {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Tab {
     pub title: String,
+    pub blocks: Vec<Block>,
+}
+
+/// A titled section shown closed unless `open` (GitBook's expandable
+/// block; `defaultExpanded` in JSON).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Expandable {
+    pub title: Vec<Inline>,
+    pub open: bool,
     pub blocks: Vec<Block>,
 }
 

@@ -8,8 +8,9 @@ use proptest::test_runner::{Config, TestRng, TestRunner};
 use serde_json::{Value, json};
 
 use super::model::{
-    Block, CodeBlock, Column, ColumnAlign, Document, Heading, HeadingLevel, Hint, HintStyle, Image, ImageSource,
-    Inline, LinkTarget, List, ListItem, ListKind, Marks, Overflow, Tab, Table, anchor_id, normalize_inlines,
+    Block, CodeBlock, Column, ColumnAlign, Document, Expandable, Heading, HeadingLevel, Hint, HintStyle, Image,
+    ImageSource, Inline, LinkTarget, List, ListItem, ListKind, Marks, Overflow, Tab, Table, anchor_id,
+    normalize_inlines,
 };
 use super::spec::schema_errors;
 
@@ -184,8 +185,13 @@ fn block() -> impl Strategy<Value = Block> {
             }),
             blocks.clone().prop_map(Block::Quote),
             (style, blocks.clone()).prop_map(|(style, blocks)| Block::Hint(Hint { style, blocks })),
-            prop::collection::vec((line(6), blocks), 1..3)
+            prop::collection::vec((line(6), blocks.clone()), 1..3)
                 .prop_map(|tabs| Block::Tabs(tabs.into_iter().map(|(title, blocks)| Tab { title, blocks }).collect())),
+            (content(), any::<bool>(), blocks).prop_map(|(title, open, blocks)| Block::Expandable(Expandable {
+                title,
+                open,
+                blocks
+            })),
         ]
     })
 }
@@ -216,6 +222,10 @@ fn normalize_blocks(blocks: &mut [Block]) {
             Block::Quote(blocks) => normalize_blocks(blocks),
             Block::Hint(hint) => normalize_blocks(&mut hint.blocks),
             Block::Tabs(tabs) => tabs.iter_mut().for_each(|t| normalize_blocks(&mut t.blocks)),
+            Block::Expandable(e) => {
+                normalize(&mut e.title);
+                normalize_blocks(&mut e.blocks);
+            }
             _ => {}
         }
     }

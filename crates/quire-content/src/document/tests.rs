@@ -907,3 +907,38 @@ fn sections_split_at_top_level_headings() {
             .is_some()
     );
 }
+
+#[test]
+fn expandables_are_details_with_a_summary() {
+    let markdown = "<details>\n\n<summary>How do I <strong>reset</strong> it?</summary>\n\nHold the button.\n\n```sh\nreset --hard\n```\n\n</details>\n\n<details open>\n\n<summary>Open one</summary>\n\n- a\n\n</details>\n";
+    let doc = markdown_to_document(markdown);
+    assert!(schema_errors(&doc).is_empty(), "{:?}", schema_errors(&doc));
+    let nodes = doc["nodes"].as_array().unwrap();
+    assert_eq!(nodes.len(), 2);
+    assert_eq!(nodes[0]["type"], "expandable");
+    assert_eq!(nodes[0]["data"]["defaultExpanded"], false);
+    assert_eq!(nodes[1]["data"]["defaultExpanded"], true);
+    let title = &nodes[0]["fragments"][0];
+    assert_eq!(title["fragment"], "expandable-title");
+    let leaves = &title["nodes"][0]["nodes"][0]["leaves"];
+    assert_eq!(leaves[1]["text"], "reset");
+    assert_eq!(leaves[1]["marks"][0]["type"], "bold");
+    let body = nodes[0]["fragments"][1]["nodes"].as_array().unwrap();
+    assert_eq!(body[1]["type"], "code");
+    assert_eq!(
+        document_to_markdown(&doc).unwrap(),
+        "<details>\n\n<summary>How do I **reset** it?</summary>\n\nHold the button.\n\n```sh\nreset --hard\n```\n\n</details>\n\n<details open>\n\n<summary>Open one</summary>\n\n- a\n\n</details>\n"
+    );
+    // Without its end it is text; inside a list it is its title and body.
+    assert_eq!(
+        markdown_to_document("<details>\n\n<summary>x</summary>\n")["nodes"][0]["type"],
+        "paragraph"
+    );
+    let in_tabs = markdown_to_document(
+        "{% tabs %}\n{% tab title=\"A\" %}\n<details>\n\n<summary>T</summary>\n\nBody\n\n</details>\n{% endtab %}\n{% endtabs %}\n",
+    );
+    assert!(schema_errors(&in_tabs).is_empty());
+    let tab = &in_tabs["nodes"][0]["nodes"][0]["nodes"];
+    assert_eq!(tab[0]["nodes"][0]["leaves"][0]["marks"][0]["type"], "bold");
+    assert_eq!(tab[1]["nodes"][0]["leaves"][0]["text"], "Body");
+}

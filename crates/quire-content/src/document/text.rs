@@ -25,7 +25,7 @@ fn push_inline_text(out: &mut String, content: &[Inline]) {
 
 impl Block {
     /// The block's text: inline content as [`plain_text`], code as its
-    /// lines, image captions, table cells, tab titles, containers as their
+    /// lines, image captions, table cells, tab and expandable titles, containers as their
     /// blocks' text; one block (or code line, caption, table row) a line.
     /// Formulas, dividers, embeds, references and includes have none.
     pub fn plain_text(&self) -> String {
@@ -50,6 +50,10 @@ impl Block {
                     push_line(out, &tab.title);
                     push_blocks_text(out, &tab.blocks);
                 }
+            }
+            Block::Expandable(expandable) => {
+                push_line(out, &plain_text(&expandable.title));
+                push_blocks_text(out, &expandable.blocks);
             }
             Block::Code(code) => {
                 for line in &code.lines {
@@ -98,7 +102,7 @@ fn push_blocks_text(out: &mut String, blocks: &[Block]) {
 
 impl Document {
     /// Every block, depth first in reading order: each block, then the
-    /// blocks inside it (list items, quotes, hints, tabs).
+    /// blocks inside it (list items, quotes, hints, tabs, expandables).
     pub fn walk(&self) -> Walk<'_> {
         Walk {
             stack: vec![self.blocks.iter()],
@@ -191,6 +195,7 @@ impl<'a> Iterator for Walk<'a> {
                 Block::Quote(blocks) => self.stack.push(blocks.iter()),
                 Block::Hint(hint) => self.stack.push(hint.blocks.iter()),
                 Block::Tabs(tabs) => self.stack.extend(tabs.iter().rev().map(|t| t.blocks.iter())),
+                Block::Expandable(expandable) => self.stack.push(expandable.blocks.iter()),
                 _ => {}
             }
             return Some(block);

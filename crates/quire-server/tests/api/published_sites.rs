@@ -60,7 +60,7 @@ pub(crate) async fn docs_site(app: &TestApp, visibility: &str) -> (TestUser, Str
         json!([
             { "operation": "insert_files", "files": [{ "name": "logo.png", "ref": "logo", "contentType": "image/png", "base64": PNG }] },
             { "operation": "insert_page", "ref": "intro", "title": "Introduction", "document": { "markdown": "Welcome. ![Logo](./logo)\n\nNext, [set it up](./setup.md).\n\n## Install the configuration\n\nRun it:\n\n```bash\nquire serve # start\n```\n" } },
-            { "operation": "insert_page", "ref": "setup", "title": "Setup", "document": { "markdown": "---\ndescription: Getting ready\n---\n\n# Setup\n\nConfiguration lives in one file.\n\n{% hint style=\"info\" %}\nA hint.\n{% endhint %}\n" } },
+            { "operation": "insert_page", "ref": "setup", "title": "Setup", "document": { "markdown": "---\ndescription: Getting ready\n---\n\n# Setup\n\nConfiguration lives in one file.\n\n{% hint style=\"info\" %}\nA hint.\n{% endhint %}\n\n<details>\n\n<summary>Why <em>one</em> file?</summary>\n\nIt is simpler.\n\n</details>\n" } },
             { "operation": "insert_page", "ref": "deep", "into": "setup", "title": "Advanced", "document": { "markdown": "Deeper. Back to [the intro](./intro.md).\n" } }
         ]),
     )
@@ -118,6 +118,11 @@ both_backends! {
         assert!(deep.body.contains("class=\"page\" href=\"/docs/setup/advanced\" aria-current=\"page\""), "{}", deep.body);
         let setup = get(&app, "/docs/setup").await;
         assert!(setup.body.contains("<aside class=\"hint hint-info\">"));
+        assert!(
+            setup.body.contains("<details class=\"expandable\"><summary>Why <em>one</em> file?</summary><p>It is simpler.</p>\n</details>"),
+            "expandables are <details>, working without script: {}",
+            setup.body
+        );
 
         // Any page as markdown.
         let md = get(&app, "/docs/setup.md").await;

@@ -109,6 +109,7 @@ fn place_name(place: Place) -> &'static str {
         Place::Quote => "a quote",
         Place::Hint => "a hint",
         Place::Tab => "a tab",
+        Place::Expandable => "an expandable block",
     }
 }
 
@@ -191,6 +192,7 @@ fn read_block(node: &Value, path: &Path, place: Place) -> Result<Block> {
         }
         "code" => read_code(&block)?,
         "tabs" => read_tabs(&block)?,
+        "expandable" => read_expandable(&block)?,
         "content-ref" => {
             block.only(&["object", "type", "key", "data", "isVoid"])?;
             let data = block.required_object("data", &data_path)?;
@@ -453,6 +455,72 @@ fn read_tabs(block: &Obj) -> Result<Block> {
     Ok(Block::Tabs(tabs))
 }
 
+/// An expandable block: its `expandable-title` fragment (one paragraph)
+/// and its `expandable-body` fragment.
+fn read_expandable(block: &Obj) -> Result<Block> {
+    let path = block.path;
+    block.only(&["object", "type", "key", "isVoid", "data", "fragments", "meta"])?;
+    check_meta(block, &["id"], Some("id"))?;
+    block.fixed("isVoid", &Value::Bool(true))?;
+    block.require("isVoid")?;
+    let data_path = path.field("data");
+    let data = block.required_object("data", &data_path)?;
+    data.only(&["defaultExpanded"])?;
+    let open = data.boolean("defaultExpanded")?.unwrap_or(false);
+    let fragments_path = path.field("fragments");
+    let fragments = match block.get("fragments") {
+        Some(fragments) => array(fragments, &fragments_path, "must be an array")?,
+        None => return Err(invalid(path, "missing `fragments`")),
+    };
+    let mut title = None;
+    let mut body = None;
+    for (i, fragment) in fragments.iter().enumerate() {
+        let fragment_path = fragments_path.index(i);
+        let fragment = Obj::of(fragment, &fragment_path)?;
+        fragment.only(&["object", "key", "fragment", "type", "nodes"])?;
+        if fragment.get("object") != Some(&Value::from("fragment")) {
+            return Err(invalid(&fragment_path, "expected a fragment (`object` \"fragment\")"));
+        }
+        fragment.string("key")?;
+        let kind = fragment.required_string("fragment")?;
+        if fragment.required_string("type")? != kind {
+            return Err(invalid(&fragment_path, "a fragment's `type` is its `fragment`"));
+        }
+        let nodes_path = fragment_path.field("nodes");
+        let nodes = child_nodes(&fragment)?;
+        match kind {
+            "expandable-title" if title.is_none() => {
+                let [node] = nodes else {
+                    return Err(invalid(&nodes_path, "an expandable's title is one paragraph"));
+                };
+                match read_block(node, &nodes_path.index(0), Place::Top)? {
+                    Block::Paragraph(content) => title = Some(content),
+                    _ => return Err(invalid(&nodes_path, "an expandable's title is one paragraph")),
+                }
+            }
+            "expandable-body" if body.is_none() => {
+                if nodes.is_empty() {
+                    return Err(invalid(&nodes_path, "an expandable's body holds at least one block"));
+                }
+                body = Some(read_blocks(nodes, &nodes_path, Place::Expandable)?);
+            }
+            _ => {
+                return Err(invalid(
+                    &fragment_path,
+                    "an expandable holds one `expandable-title` and one `expandable-body` fragment",
+                ));
+            }
+        }
+    }
+    match (title, body) {
+        (Some(title), Some(blocks)) => Ok(Block::Expandable(super::model::Expandable { title, open, blocks })),
+        _ => Err(invalid(
+            &fragments_path,
+            "an expandable needs its `expandable-title` and `expandable-body` fragments",
+        )),
+    }
+}
+
 /// An `image` block of an images block; its caption is the text of its
 /// caption fragments' paragraphs.
 fn read_image(image: &Obj) -> Result<Image> {
@@ -523,6 +591,7 @@ fn name_headings(blocks: &mut [Block]) {
                 Block::Quote(blocks) => visit(blocks, f),
                 Block::Hint(hint) => visit(&mut hint.blocks, f),
                 Block::Tabs(tabs) => tabs.iter_mut().for_each(|t| visit(&mut t.blocks, f)),
+                Block::Expandable(e) => visit(&mut e.blocks, f),
                 _ => {}
             }
         }

@@ -19,6 +19,16 @@ use super::super::text::plain_text;
 use super::Ids;
 use super::figure::parse_figure;
 
+/// The inline content of one line of markdown (an expandable's
+/// `<summary>`), read as a heading's text is: the writer writes it as one.
+pub(super) fn parse_inline_line(line: &str) -> Vec<Inline> {
+    let mut ids = Ids::default();
+    match parse_markdown(&format!("# {line}"), &mut ids).as_slice() {
+        [Block::Heading(heading)] => heading.content.clone(),
+        _ => vec![Inline::plain(line.trim())],
+    }
+}
+
 /// The blocks of CommonMark `src`.
 pub(super) fn parse_markdown(src: &str, ids: &mut Ids) -> Vec<Block> {
     let options =

@@ -3,7 +3,8 @@
 //! read into a [`Document`] that fits the schema.
 //!
 //! GitBook blocks (`{% hint %}`, `{% tabs %}`, `{% code %}`,
-//! `{% content-ref %}`, `{% embed %}`, `{% include %}` and `$$` formulas)
+//! `{% content-ref %}`, `{% embed %}`, `{% include %}`, `$$` formulas and
+//! `<details>` expandables)
 //! are recognised when their tags start a line at the top level or inside
 //! another GitBook block ([`tags`]); inside lists and quotes their text stays
 //! text. What is between them is CommonMark ([`commonmark`]). Headings get
@@ -17,7 +18,7 @@ mod tags;
 use std::collections::HashSet;
 
 use super::fit::{Place, fit_blocks};
-use super::model::{Block, Document, Hint, HintStyle, Inline, LinkTarget, Overflow, Tab, anchor_id};
+use super::model::{Block, Document, Expandable, Hint, HintStyle, Inline, LinkTarget, Overflow, Tab, anchor_id};
 use crate::markdown::split_front_matter;
 use tags::Segment;
 
@@ -79,6 +80,11 @@ fn segment_blocks(segments: Vec<Segment>, ids: &mut Ids) -> Vec<Block> {
                     .collect();
                 blocks.push(Block::Tabs(tabs));
             }
+            Segment::Expandable { open, title, body } => blocks.push(Block::Expandable(Expandable {
+                title: commonmark::parse_inline_line(&title),
+                open,
+                blocks: segment_blocks(body, ids),
+            })),
             Segment::Code(attrs, body) => {
                 let mut inner = commonmark::parse_markdown(&body, ids);
                 for block in &mut inner {

@@ -17,6 +17,13 @@ pub(super) enum Segment {
     },
     /// `{% tab %}` titles and bodies.
     Tabs(Vec<(String, Vec<Segment>)>),
+    /// `<details>` (`open` for `<details open>`), the markdown of its
+    /// `<summary>` and its body.
+    Expandable {
+        open: bool,
+        title: String,
+        body: Vec<Segment>,
+    },
     /// `{% code %}` attributes and the markdown they wrap.
     Code(Vec<(String, String)>, String),
     ContentRef(String),
@@ -251,6 +258,9 @@ fn special_segment(lines: &[&str], i: usize, depth: usize) -> Option<(Segment, u
     if line.starts_with("$$") {
         return math_segment(lines, i);
     }
+    if line.starts_with("<details") {
+        return details_segment(lines, i, depth);
+    }
     if !line.starts_with("{%") {
         return None;
     }
@@ -291,6 +301,60 @@ fn paired_segment(tag: TagLine, body: String, depth: usize) -> Segment {
         "code" => Segment::Code(tag.attrs, body),
         _ => Segment::ContentRef(tag.attr("url").unwrap_or_default().to_owned()),
     }
+}
+
+/// The opening line of an expandable block: `<details>` or
+/// `<details open>`, alone on its line; `Some(open)`.
+fn details_open(line: &str) -> Option<bool> {
+    match line.trim_end() {
+        "<details>" => Some(false),
+        "<details open>" => Some(true),
+        _ => None,
+    }
+}
+
+/// `<details>` up to its `</details>` line (nested ones counted, fenced
+/// code skipped), with the `<summary>…</summary>` line that starts its body
+/// (after blank lines) as its title. Without its end it stays text.
+fn details_segment(lines: &[&str], i: usize, depth: usize) -> Option<(Segment, usize)> {
+    let open = details_open(lines[i])?;
+    if depth >= MAX_NESTING {
+        return None;
+    }
+    let mut nested = 1;
+    let mut fence = None;
+    let mut end = None;
+    for (j, line) in lines.iter().enumerate().skip(i + 1) {
+        if in_fence(&mut fence, line) {
+            continue;
+        }
+        if details_open(line).is_some() {
+            nested += 1;
+        } else if line.trim_end() == "</details>" {
+            nested -= 1;
+            if nested == 0 {
+                end = Some(j);
+                break;
+            }
+        }
+    }
+    let end = end?;
+    let mut start = i + 1;
+    while start < end && is_blank(lines[start]) {
+        start += 1;
+    }
+    let mut title = String::new();
+    if let Some(inner) = lines
+        .get(start)
+        .filter(|_| start < end)
+        .and_then(|l| l.trim_end().strip_prefix("<summary>"))
+        .and_then(|l| l.strip_suffix("</summary>"))
+    {
+        title = inner.to_owned();
+        start += 1;
+    }
+    let body = segments(&lines[start..end].concat(), depth + 1);
+    Some((Segment::Expandable { open, title, body }, end + 1))
 }
 
 /// `$$` on its own line up to the next `$$` line, or `$$formula$$` alone on

@@ -12,7 +12,7 @@ mod inline;
 use super::fit::{Place, allows, degrade};
 use super::markdown_reader::quote_attr;
 use super::model::{
-    Block, CodeBlock, ColumnAlign, Document, Hint, Image, Inline, List, ListKind, Tab, Table, TableCell,
+    Block, CodeBlock, ColumnAlign, Document, Expandable, Hint, Image, Inline, List, ListKind, Tab, Table, TableCell,
 };
 use inline::{InlineWriter, destination, longest_run};
 
@@ -188,18 +188,10 @@ fn block_md(block: &Block, context: Context, after: Option<char>) -> String {
     match block {
         Block::Paragraph(content) => paragraph_md(content, context),
         Block::Heading(heading) => {
-            let mut writer = InlineWriter::heading();
-            writer.inlines(&heading.content);
-            // The reader trims a heading's text, Unicode spaces included.
-            let mut text = writer.finish().trim_start_matches([' ', '\t']).trim_end().to_owned();
-            // A trailing `#` run would be read as the closing sequence.
-            let before_run = text.trim_end_matches('#');
-            let backslashes = before_run.len() - before_run.trim_end_matches('\\').len();
-            if before_run.len() < text.len() && backslashes.is_multiple_of(2) {
-                text.insert(before_run.len(), '\\');
-            }
             let hashes = "#".repeat(usize::from(heading.level.depth()));
-            format!("{hashes} {text}").trim_end().to_owned()
+            format!("{hashes} {}", heading_text(&heading.content))
+                .trim_end()
+                .to_owned()
         }
         Block::List(list) => list_md(list, after),
         Block::Divider => "***".to_owned(),
@@ -209,6 +201,7 @@ fn block_md(block: &Block, context: Context, after: Option<char>) -> String {
         Block::Code(code) => code_md(code, context.tags),
         Block::Math { formula } => math_md(formula, context),
         Block::Tabs(tabs) => tabs_md(tabs, context, after),
+        Block::Expandable(expandable) => expandable_md(expandable, context, after),
         Block::ContentRef { target } => {
             let url = target.to_url();
             if context.tags {
@@ -240,6 +233,22 @@ fn block_md(block: &Block, context: Context, after: Option<char>) -> String {
         }
         Block::Table(table) => table_md(table),
     }
+}
+
+/// Inline content as a heading's text (also an expandable's summary, which
+/// is read as one).
+fn heading_text(content: &[Inline]) -> String {
+    let mut writer = InlineWriter::heading();
+    writer.inlines(content);
+    // The reader trims a heading's text, Unicode spaces included.
+    let mut text = writer.finish().trim_start_matches([' ', '\t']).trim_end().to_owned();
+    // A trailing `#` run would be read as the closing sequence.
+    let before_run = text.trim_end_matches('#');
+    let backslashes = before_run.len() - before_run.trim_end_matches('\\').len();
+    if before_run.len() < text.len() && backslashes.is_multiple_of(2) {
+        text.insert(before_run.len(), '\\');
+    }
+    text
 }
 
 fn inline_md(content: &[Inline]) -> String {
@@ -365,6 +374,7 @@ fn writes_text(block: &Block, context: Context, first: bool) -> bool {
         }
         Block::Hint(hint) if !context.tags => edge_of(&hint.blocks),
         Block::Tabs(tabs) if !context.tags => edge_of(&degrade(Block::Tabs(tabs.clone()))),
+        Block::Expandable(e) if !context.tags => edge_of(&degrade(Block::Expandable(e.clone()))),
         _ => false,
     }
 }
@@ -456,6 +466,25 @@ fn tabs_md(tabs: &[Tab], context: Context, after: Option<char>) -> String {
         })
         .collect();
     wrap_tag("tabs", "endtabs", &parts.join("\n\n"))
+}
+
+/// An expandable as `<details>` with its title in `<summary>`; outside the
+/// places tags are read, what it degrades to (its bold title and content).
+fn expandable_md(expandable: &Expandable, context: Context, after: Option<char>) -> String {
+    if !context.tags {
+        let blocks = degrade(Block::Expandable(expandable.clone()));
+        return blocks_md_first(&blocks, context, after).0;
+    }
+    let title = heading_text(&expandable.title);
+    let open = if expandable.open { "<details open>" } else { "<details>" };
+    let body = blocks_md(&expandable.blocks, context.inside(Place::Expandable));
+    let mut out = format!("{open}\n\n<summary>{title}</summary>\n\n");
+    if !body.is_empty() {
+        out.push_str(&body);
+        out.push_str("\n\n");
+    }
+    out.push_str("</details>");
+    out
 }
 
 fn code_md(code: &CodeBlock, tags: bool) -> String {
