@@ -180,6 +180,11 @@ pub struct NewSite {
     /// Spaces shown by the new site, in order, at its root level.
     #[serde(default)]
     pub spaces: Vec<String>,
+    /// Creates a new, empty space titled like the site and shows it first
+    /// (the seed's "flag to create a new space"; the official spec names
+    /// none).
+    #[serde(default)]
+    pub empty_space: bool,
 }
 
 /// Path segments of the public URL that belong to Quire, not to sites.
@@ -245,6 +250,14 @@ pub async fn create(app: &App, caller: &Caller, org_id: &str, new: NewSite) -> A
     };
     sites::put_site(&mut tx, &site).await?;
     let permissions = SitePermissions::of(org.role);
+    if new.empty_space {
+        let space = crate::spaces::NewSpace {
+            title: Some(site.title.clone()),
+            ..crate::spaces::NewSpace::default()
+        };
+        let space = crate::spaces::create_in(&mut tx, caller, org_id, space, now).await?;
+        structure::add_space_in(&mut tx, caller, &site, &space.id, None).await?;
+    }
     for space_id in &new.spaces {
         structure::add_space_in(&mut tx, caller, &site, space_id, None).await?;
     }

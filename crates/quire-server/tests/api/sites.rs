@@ -39,6 +39,22 @@ both_backends! {
         let other = create_site(&app, &ada, &org, json!({ "title": "Developer Docs", "visibility": "unlisted" })).await;
         assert_eq!(other["basename"], "developer-docs-2");
         let other_id = other["id"].as_str().unwrap().to_owned();
+        // The flag that creates a new space for the site, shown first.
+        let fresh = create_site(&app, &ada, &org, json!({ "title": "Handbook", "emptySpace": true, "spaces": [api] })).await;
+        assert_eq!(fresh["siteSpaces"], 2);
+        let fresh_path = format!("/v1/orgs/{org}/sites/{}", fresh["id"].as_str().unwrap());
+        let fresh_spaces = app.get(&ada, &format!("{fresh_path}/site-spaces")).await;
+        let created = &fresh_spaces.items()[0]["space"];
+        assert_eq!(created["title"], "Handbook");
+        assert_ne!(created["id"], api.as_str());
+        app.get(&ada, &format!("/v1/spaces/{}", created["id"].as_str().unwrap())).await.assert_status(200);
+        app.delete(&ada, &fresh_path).await.assert_status(204);
+        // A refused creation leaves no space behind.
+        let before = app.get(&ada, &format!("/v1/orgs/{org}/spaces")).await.items().len();
+        app.post(&ada, &format!("/v1/orgs/{org}/sites"), json!({ "title": "Bad", "emptySpace": true, "spaces": ["nope"] }))
+            .await
+            .assert_status(404);
+        assert_eq!(app.get(&ada, &format!("/v1/orgs/{org}/spaces")).await.items().len(), before);
 
         let base = format!("/v1/orgs/{org}/sites");
         let all = app.get(&ada, &base).await;
