@@ -35,9 +35,10 @@ pub struct TreeEntry {
 pub struct Look {
     /// The accent colour in light and dark mode.
     pub accent: Option<(String, String)>,
-    /// The font family readers' browsers should prefer (checked to be
-    /// letters, digits and spaces when saved).
-    pub font: Option<String>,
+    /// The text font, when the site chose one.
+    pub font: Option<Font>,
+    /// The font of code, when the site chose one.
+    pub monospace_font: Option<Font>,
     /// `light` or `dark` when the site imposes a theme.
     pub theme: Option<String>,
     /// Whether readers may switch the theme.
@@ -48,6 +49,46 @@ pub struct Look {
     /// The announcement: message, link, style.
     pub announcement: Option<(String, Option<String>, String)>,
     pub copyright: Option<String>,
+}
+
+/// A font a site chose: its family (checked to be letters, digits, spaces
+/// and hyphens when saved) and, for a web font, the files of its faces.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Font {
+    pub family: String,
+    /// The faces of a web font (none for a font only preferred when the
+    /// reader has it).
+    pub faces: Vec<FontFace>,
+}
+
+/// A weight of a web font and its files: `(url, format)`.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct FontFace {
+    pub weight: u64,
+    pub sources: Vec<(String, Option<String>)>,
+}
+
+impl Font {
+    /// `@font-face` rules for the faces, shown with a fallback until the
+    /// files arrive (`font-display: swap`): a web font never blocks text.
+    fn push_faces(&self, out: &mut String) {
+        for FontFace { weight, sources } in &self.faces {
+            let src: Vec<String> = sources
+                .iter()
+                .map(|(url, format)| match format {
+                    // URLs were checked to hold no quotes, parentheses,
+                    // backslashes or spaces when saved.
+                    Some(f) => format!("url(\"{}\") format(\"{}\")", escape(url), escape(f)),
+                    None => format!("url(\"{}\")", escape(url)),
+                })
+                .collect();
+            out.push_str(&format!(
+                "@font-face{{font-family:\"{}\";font-weight:{weight};font-display:swap;src:{}}}",
+                escape(&self.family),
+                src.join(",")
+            ));
+        }
+    }
 }
 
 /// Everything a page shows besides its content.
@@ -149,9 +190,17 @@ pub fn page(shell: &Shell, body: &str) -> String {
         ));
     }
     if let Some(font) = &look.font {
+        font.push_faces(&mut out);
         out.push_str(&format!(
             "body{{font-family:\"{}\",system-ui,-apple-system,\"Segoe UI\",Roboto,sans-serif}}",
-            escape(font)
+            escape(&font.family)
+        ));
+    }
+    if let Some(font) = &look.monospace_font {
+        font.push_faces(&mut out);
+        out.push_str(&format!(
+            "code,pre{{font-family:\"{}\",ui-monospace,SFMono-Regular,Menlo,Consolas,monospace}}",
+            escape(&font.family)
         ));
     }
     out.push_str("</style></head><body>");

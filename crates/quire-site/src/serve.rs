@@ -23,7 +23,7 @@ use quire_content::document::{Document, plain_text};
 use quire_content::tree::PageKind;
 use quire_engine::Snapshot;
 
-use crate::layout::{self, Look, NavLink, SectionTab, Shell, TreeEntry};
+use crate::layout::{self, Font, FontFace, Look, NavLink, SectionTab, Shell, TreeEntry};
 use crate::outputs::{self, Listed};
 use crate::render::{self, FileLink, Links};
 
@@ -81,9 +81,11 @@ fn html(status: StatusCode, body: String, indexable: bool) -> Response {
     res
 }
 
-/// What the site's customization changes on its pages.
-fn look(site: &quire_store::sites::SiteRow) -> (String, Look) {
-    let settings = quire_app::sites::customization::of(site).settings;
+/// What the site's customization (with the overrides of the site space
+/// being read, if any) changes on its pages.
+fn look(site: &quire_store::sites::SiteRow, space: Option<&PublishedSpace>) -> (String, Look) {
+    let overrides = space.and_then(|s| s.overrides.as_ref());
+    let settings = quire_app::sites::customization::of_site_space(site, overrides).settings;
     let text = |v: &serde_json::Value| v.as_str().map(str::to_owned);
     let url_of = |to: &serde_json::Value| match to.get("kind").and_then(|k| k.as_str()) {
         Some("url") => text(&to["url"]),
@@ -114,14 +116,16 @@ fn look(site: &quire_store::sites::SiteRow) -> (String, Look) {
             })
         })
         .collect();
-    // The default font is the platform's own; a font the site chose is
-    // preferred when the reader has it.
-    let default_font = quire_app::sites::customization::defaults()["styling"]["font"].clone();
-    let font = Some(&settings["styling"]["font"])
-        .filter(|f| **f != default_font)
-        .and_then(text);
+    // The default fonts are the platform's own.
+    let defaults = quire_app::sites::customization::defaults();
+    let chosen = |name: &str| {
+        Some(&settings["styling"][name])
+            .filter(|f| **f != defaults["styling"][name])
+            .and_then(font)
+    };
     let look = Look {
-        font,
+        font: chosen("font"),
+        monospace_font: chosen("monospaceFont"),
         accent: text(&primary["light"]).zip(text(&primary["dark"])),
         toggle: settings["themes"]["toggeable"] != false,
         theme,
@@ -134,9 +138,60 @@ fn look(site: &quire_store::sites::SiteRow) -> (String, Look) {
     (title, look)
 }
 
+/// A font setting: one of the platform's fonts by name (its family, preferred
+/// when the reader has it) or a web font's definition with its files.
+fn font(setting: &serde_json::Value) -> Option<Font> {
+    if let Some(name) = setting.as_str() {
+        return Some(Font {
+            family: family_of(name),
+            faces: Vec::new(),
+        });
+    }
+    let faces = setting["fontFaces"]
+        .as_array()?
+        .iter()
+        .filter_map(|face| {
+            let sources: Vec<(String, Option<String>)> = face["sources"]
+                .as_array()?
+                .iter()
+                .filter_map(|s| Some((s["url"].as_str()?.to_owned(), s["format"].as_str().map(str::to_owned))))
+                .collect();
+            Some(FontFace {
+                weight: face["weight"].as_u64()?,
+                sources,
+            })
+        })
+        .collect();
+    Some(Font {
+        family: setting["fontFamily"].as_str()?.to_owned(),
+        faces,
+    })
+}
+
+/// The CSS family of a platform font name (`OpenSans` is "Open Sans").
+fn family_of(name: &str) -> String {
+    match name {
+        "OpenSans" => "Open Sans",
+        "RobotoSlab" => "Roboto Slab",
+        "SourceSansPro" => "Source Sans Pro",
+        "NotoSans" => "Noto Sans",
+        "IBMPlexSerif" => "IBM Plex Serif",
+        "FiraSans" => "Fira Sans",
+        "FiraCode" => "Fira Code",
+        "IBMPlexMono" => "IBM Plex Mono",
+        "JetBrainsMono" => "JetBrains Mono",
+        "SourceCodePro" => "Source Code Pro",
+        "RobotoMono" => "Roboto Mono",
+        "SpaceMono" => "Space Mono",
+        "DMMono" => "DM Mono",
+        other => other,
+    }
+    .to_owned()
+}
+
 fn not_found(visit: Option<&Visit>) -> Response {
     let shell = visit.map(|v| {
-        let (site_title, look) = look(&v.site.site);
+        let (site_title, look) = look(&v.site.site, None);
         Shell {
             look,
             site_title,
@@ -763,7 +818,7 @@ fn shell(
         .map(|h| (h.level.depth() + 1, h.id.clone(), plain_text(&h.content)))
         .collect();
     let meta = page_id.and_then(|p| snapshot.tree.pages.get(p)).map(|p| &p.meta);
-    let (site_title, look) = look(&visit.site.site);
+    let (site_title, look) = look(&visit.site.site, Some(space));
     Shell {
         look,
         site_title,

@@ -638,3 +638,69 @@ pub async fn delete_share_link(conn: &mut AnyConnection, site_id: &str, id: &str
         .await?;
     Ok(done.rows_affected() == 1)
 }
+
+/// The customization a site space overrides: the settings set on it (a
+/// JSON object) and when they last changed.
+#[derive(Debug, Clone)]
+pub struct SiteSpaceCustomizationRow {
+    pub site_space_id: String,
+    pub settings: String,
+    pub updated_at: Timestamp,
+}
+
+fn site_space_customization_from_row(row: &AnyRow) -> StoreResult<SiteSpaceCustomizationRow> {
+    Ok(SiteSpaceCustomizationRow {
+        site_space_id: row.try_get("site_space_id")?,
+        settings: row.try_get("settings")?,
+        updated_at: Timestamp(row.try_get("updated_at")?),
+    })
+}
+
+/// Every site space customization of the site.
+pub async fn site_space_customizations(
+    conn: &mut AnyConnection,
+    site_id: &str,
+) -> StoreResult<Vec<SiteSpaceCustomizationRow>> {
+    let rows = sqlx::query(
+        "SELECT site_space_id, settings, updated_at FROM site_space_customizations WHERE site_id = $1 \
+         ORDER BY site_space_id",
+    )
+    .bind(site_id)
+    .fetch_all(conn)
+    .await?;
+    rows.iter().map(site_space_customization_from_row).collect()
+}
+
+/// Sets (or replaces) what a site space of the site overrides.
+pub async fn put_site_space_customization(
+    conn: &mut AnyConnection,
+    site_id: &str,
+    row: &SiteSpaceCustomizationRow,
+) -> StoreResult<()> {
+    sqlx::query(
+        "INSERT INTO site_space_customizations (site_space_id, site_id, settings, updated_at) \
+         VALUES ($1, $2, $3, $4) \
+         ON CONFLICT (site_space_id) DO UPDATE SET settings = excluded.settings, updated_at = excluded.updated_at",
+    )
+    .bind(&row.site_space_id)
+    .bind(site_id)
+    .bind(&row.settings)
+    .bind(row.updated_at.0)
+    .execute(conn)
+    .await?;
+    Ok(())
+}
+
+/// Removes what a site space overrides; false when it overrode nothing.
+pub async fn delete_site_space_customization(
+    conn: &mut AnyConnection,
+    site_id: &str,
+    site_space_id: &str,
+) -> StoreResult<bool> {
+    let done = sqlx::query("DELETE FROM site_space_customizations WHERE site_space_id = $1 AND site_id = $2")
+        .bind(site_space_id)
+        .bind(site_id)
+        .execute(conn)
+        .await?;
+    Ok(done.rows_affected() == 1)
+}

@@ -3,9 +3,13 @@
 //! `SiteCustomizationSettings`). What an administrator set is stored as
 //! given (after checks) and read merged over [`defaults`], so every read
 //! is complete; the published site applies it.
+//!
+//! A site space (a language variant, a version) may override part of it:
+//! its overrides are kept apart, changed as a merge patch (`null` removes
+//! an override) and read merged over the site's settings.
 
 use quire_core::Timestamp;
-use quire_store::sites::{self, SiteRow};
+use quire_store::sites::{self, SiteRow, SiteSpaceCustomizationRow};
 use serde_json::{Map, Value, json};
 
 use crate::access;
@@ -93,6 +97,62 @@ pub fn of(site: &SiteRow) -> Customization {
     }
 }
 
+/// The site's settings with a site space's overrides (`{"settings": ...}`
+/// as stored) over them.
+pub fn of_site_space(site: &SiteRow, overrides: Option<&SiteSpaceCustomizationRow>) -> Customization {
+    let mut customization = of(site);
+    if let Some(row) = overrides {
+        let stored: Value = serde_json::from_str(&row.settings).unwrap_or_else(|_| json!({}));
+        merge(&mut customization.settings, &stored);
+        customization.updated_at = customization.updated_at.max(Some(row.updated_at));
+    }
+    customization
+}
+
+/// Settings a site space may override (the official override operation's).
+const SITE_SPACE_KEYS: [&str; 15] = [
+    "title",
+    "localizedTitle",
+    "styling",
+    "internationalization",
+    "favicon",
+    "announcement",
+    "header",
+    "footer",
+    "themes",
+    "feedback",
+    "externalLinks",
+    "pagination",
+    "trademark",
+    "privacyPolicy",
+    "socialPreview",
+];
+
+/// Applies a merge patch: objects merge key by key, `null` removes a key,
+/// anything else replaces; objects left empty go too.
+fn apply_patch(base: &mut Map<String, Value>, patch: &Map<String, Value>) {
+    for (key, value) in patch {
+        match value {
+            Value::Null => {
+                base.remove(key);
+            }
+            Value::Object(inner) => {
+                let mut target = match base.remove(key) {
+                    Some(Value::Object(existing)) => existing,
+                    _ => Map::new(),
+                };
+                apply_patch(&mut target, inner);
+                if !target.is_empty() {
+                    base.insert(key.clone(), Value::Object(target));
+                }
+            }
+            other => {
+                base.insert(key.clone(), other.clone());
+            }
+        }
+    }
+}
+
 const KEYS: [&str; 20] = [
     "title",
     "styling",
@@ -144,6 +204,75 @@ fn themed_url(field: &str, value: &Value) -> AppResult<()> {
     Ok(())
 }
 
+/// A font family name safe to put in a stylesheet: letters, digits,
+/// spaces and hyphens.
+fn font_family(field: &str, name: &str) -> AppResult<()> {
+    if name.is_empty() || name.len() > 64 || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == ' ' || c == '-') {
+        return invalid(format!(
+            "{field} must be a font name of letters, digits, spaces and hyphens"
+        ));
+    }
+    Ok(())
+}
+
+/// A font: a name (one of the platform's fonts, preferred when the reader
+/// has it) or a definition of a web font (`fontFamily` and its
+/// `fontFaces`, each a weight and the URLs of its woff2/woff files).
+fn check_font(field: &str, font: &Value) -> AppResult<()> {
+    let definition = match font {
+        Value::Null if field == "styling.headingFont" => return Ok(()),
+        Value::String(name) => return font_family(field, name),
+        Value::Object(definition) => definition,
+        _ => return invalid(format!("{field} must be a font name or a font definition")),
+    };
+    for key in definition.keys() {
+        if !["id", "custom", "fontFamily", "fontFaces", "permissions"].contains(&key.as_str()) {
+            return invalid(format!("{field} has an unknown field {key:?}"));
+        }
+    }
+    if !definition.get("id").is_some_and(Value::is_string) || !definition.get("custom").is_some_and(Value::is_boolean) {
+        return invalid(format!("{field} needs an id and custom (true or false)"));
+    }
+    let family = definition.get("fontFamily").and_then(Value::as_str).unwrap_or_default();
+    font_family(&format!("{field}.fontFamily"), family)?;
+    let faces = match definition.get("fontFaces").and_then(Value::as_array) {
+        Some(faces) if !faces.is_empty() && faces.len() <= 16 => faces,
+        _ => return invalid(format!("{field}.fontFaces must list 1 to 16 font faces")),
+    };
+    for (i, face) in faces.iter().enumerate() {
+        let at = format!("{field}.fontFaces[{i}]");
+        if !face
+            .get("weight")
+            .and_then(Value::as_u64)
+            .is_some_and(|w| (1..=1000).contains(&w))
+        {
+            return invalid(format!("{at}.weight must be a whole number from 1 to 1000"));
+        }
+        let sources = match face.get("sources").and_then(Value::as_array) {
+            Some(sources) if !sources.is_empty() && sources.len() <= 4 => sources,
+            _ => return invalid(format!("{at}.sources must list 1 to 4 font files")),
+        };
+        for (j, source) in sources.iter().enumerate() {
+            let url = source.get("url").and_then(Value::as_str).unwrap_or_default();
+            let safe = !url.is_empty()
+                && url.len() <= 2048
+                && !url
+                    .chars()
+                    .any(|c| c.is_whitespace() || c.is_control() || "\"'()\\<>".contains(c))
+                && (url.starts_with('/') && !url.starts_with("//") || input::http_url("url", url).is_ok());
+            if !safe {
+                return invalid(format!("{at}.sources[{j}].url must be an http(s) URL or a path"));
+            }
+            if let Some(format) = source.get("format")
+                && !matches!(format.as_str(), Some("woff2" | "woff"))
+            {
+                return invalid(format!("{at}.sources[{j}].format must be woff2 or woff"));
+            }
+        }
+    }
+    Ok(())
+}
+
 /// The checks that keep a stored customization readable and safe to
 /// render; the rest is kept as given.
 fn check(settings: &Map<String, Value>) -> AppResult<()> {
@@ -178,11 +307,10 @@ fn check(settings: &Map<String, Value>) -> AppResult<()> {
             }
         }
     }
-    if let Some(font) = settings.get("styling").and_then(|s| s.get("font"))
-        && let Some(name) = font.as_str()
-        && (name.is_empty() || name.len() > 64 || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == ' '))
-    {
-        return invalid("styling.font must be a font name of letters, digits and spaces");
+    for name in ["font", "monospaceFont", "headingFont"] {
+        if let Some(font) = settings.get("styling").and_then(|s| s.get(name)) {
+            check_font(&format!("styling.{name}"), font)?;
+        }
     }
     if let Some(mode) = settings.get("themes").and_then(|t| t.get("default"))
         && !matches!(mode.as_str(), Some("light" | "dark" | "system"))
@@ -260,6 +388,110 @@ pub async fn put(app: &App, caller: &Caller, org_id: &str, site_id: &str, settin
     Ok(of(&site))
 }
 
+/// A site space of the site, with what it overrides; 404 when the site has
+/// no such site space.
+async fn site_space_overrides(
+    conn: &mut quire_store::Conn,
+    site: &SiteRow,
+    site_space_id: &str,
+) -> AppResult<Option<SiteSpaceCustomizationRow>> {
+    let structure = sites::structure(conn, &site.id).await?;
+    if !structure.site_spaces.iter().any(|s| s.id == site_space_id) {
+        return Err(AppError::not_found("site space", site_space_id));
+    }
+    let rows = sites::site_space_customizations(conn, &site.id).await?;
+    Ok(rows.into_iter().find(|r| r.site_space_id == site_space_id))
+}
+
+/// The customization readers of a site space get: the site's, with the
+/// site space's overrides.
+pub async fn get_site_space(
+    app: &App,
+    caller: &Caller,
+    org_id: &str,
+    site_id: &str,
+    site_space_id: &str,
+) -> AppResult<Customization> {
+    let mut conn = app.db.read().await?;
+    let (site, _) = access::site(&mut conn, caller, org_id, site_id).await?;
+    let overrides = site_space_overrides(&mut conn, &site, site_space_id).await?;
+    Ok(of_site_space(&site, overrides.as_ref()))
+}
+
+/// Changes what a site space overrides: only the settings given; `null`
+/// removes an override.
+pub async fn patch_site_space(
+    app: &App,
+    caller: &Caller,
+    org_id: &str,
+    site_id: &str,
+    site_space_id: &str,
+    patch: Value,
+) -> AppResult<Customization> {
+    let Some(patch) = patch.as_object() else {
+        return invalid("the customization overrides must be an object");
+    };
+    for key in patch.keys() {
+        if !SITE_SPACE_KEYS.contains(&key.as_str()) {
+            return invalid(format!("{key:?} cannot be overridden for a site space"));
+        }
+    }
+    let mut tx = app.db.write().await?;
+    let (site, access) = access::site(&mut tx, caller, org_id, site_id).await?;
+    access.permissions.require_admin()?;
+    let existing = site_space_overrides(&mut tx, &site, site_space_id).await?;
+    let mut overrides = existing
+        .as_ref()
+        .and_then(|row| serde_json::from_str::<Map<String, Value>>(&row.settings).ok())
+        .unwrap_or_default();
+    apply_patch(&mut overrides, patch);
+    check(&overrides)?;
+    let row = SiteSpaceCustomizationRow {
+        site_space_id: site_space_id.to_owned(),
+        settings: Value::Object(overrides).to_string(),
+        updated_at: app.now(),
+    };
+    sites::put_site_space_customization(&mut tx, &site.id, &row).await?;
+    tx.commit().await?;
+    Ok(of_site_space(&site, Some(&row)))
+}
+
+/// Removes every override of a site space (nothing to remove is fine).
+pub async fn delete_site_space(
+    app: &App,
+    caller: &Caller,
+    org_id: &str,
+    site_id: &str,
+    site_space_id: &str,
+) -> AppResult<()> {
+    let mut tx = app.db.write().await?;
+    let (site, access) = access::site(&mut tx, caller, org_id, site_id).await?;
+    access.permissions.require_admin()?;
+    site_space_overrides(&mut tx, &site, site_space_id).await?;
+    sites::delete_site_space_customization(&mut tx, &site.id, site_space_id).await?;
+    tx.commit().await?;
+    Ok(())
+}
+
+/// The customization of every site space of a site, with whether it
+/// overrides anything (for the published content site).
+pub async fn of_site_spaces(
+    conn: &mut quire_store::Conn,
+    site: &SiteRow,
+) -> AppResult<Vec<(String, Customization, bool)>> {
+    let structure = sites::structure(conn, &site.id).await?;
+    let rows = sites::site_space_customizations(conn, &site.id).await?;
+    Ok(structure
+        .site_spaces
+        .iter()
+        .map(|s| {
+            let row = rows.iter().find(|r| r.site_space_id == s.id);
+            let has_overrides = row.is_some_and(|r| r.settings != "{}");
+            (s.id.clone(), of_site_space(site, row), has_overrides)
+        })
+        .collect())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -276,6 +508,11 @@ mod tests {
         let ok =
             json!({ "title": "Docs", "announcement": { "enabled": true, "message": "New release", "style": "info" } });
         assert!(check(ok.as_object().unwrap()).is_ok());
+        let web_font = json!({ "styling": { "font": { "id": "brand", "custom": true, "fontFamily": "Brand Sans", "fontFaces": [
+            { "weight": 400, "sources": [{ "url": "https://cdn.example/brand.woff2", "format": "woff2" }] },
+            { "weight": 700, "sources": [{ "url": "/docs/~files/abc" }] }
+        ] } } });
+        assert!(check(web_font.as_object().unwrap()).is_ok());
         for bad in [
             json!({ "nope": {} }),
             json!({ "styling": { "primaryColor": { "light": "red", "dark": "#fff" } } }),
@@ -284,8 +521,29 @@ mod tests {
             json!({ "announcement": { "enabled": true, "message": "x", "style": "info" } }),
             json!({ "title": "x" }),
             json!({ "styling": { "font": "x;}body{display:none" } }),
+            json!({ "styling": { "font": { "id": "f", "custom": true, "fontFamily": "Brand", "fontFaces": [] } } }),
+            json!({ "styling": { "font": { "id": "f", "custom": true, "fontFamily": "Brand", "fontFaces": [
+                { "weight": 400, "sources": [{ "url": "https://x.example/a.woff2') } body { x: url('y" }] }
+            ] } } }),
+            json!({ "styling": { "monospaceFont": { "id": "m", "custom": true, "fontFamily": "Mono", "fontFaces": [
+                { "weight": 4000, "sources": [{ "url": "https://x.example/m.woff2" }] }
+            ] } } }),
         ] {
             assert!(check(bad.as_object().unwrap()).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn overrides_change_as_a_merge_patch() {
+        let mut overrides = json!({ "title": "Docs FR", "styling": { "theme": "bold", "corners": "rounded" } })
+            .as_object()
+            .unwrap()
+            .clone();
+        let patch = json!({ "styling": { "theme": null, "corners": null }, "themes": { "default": "dark" } });
+        apply_patch(&mut overrides, patch.as_object().unwrap());
+        assert_eq!(
+            Value::Object(overrides),
+            json!({ "title": "Docs FR", "themes": { "default": "dark" } })
+        );
     }
 }

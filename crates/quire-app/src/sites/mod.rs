@@ -371,20 +371,34 @@ pub async fn delete(app: &App, caller: &Caller, org_id: &str, site_id: &str) -> 
 
 /// A published site as the official `published` read shows it: the site,
 /// its structure and its customization. An unpublished site is not found.
-pub async fn published_content(
-    app: &App,
-    caller: &Caller,
-    at: structure::SiteRef<'_>,
-) -> AppResult<(SiteInfo, structure::StructureInfo, customization::Customization)> {
+/// What `GET .../published` shows: the site, its structure, and the
+/// customization of the site and of each site space.
+#[derive(Debug, Clone)]
+pub struct PublishedContent {
+    pub site: SiteInfo,
+    pub structure: structure::StructureInfo,
+    pub customization: customization::Customization,
+    /// Per site space: its id, its customization and whether it overrides
+    /// anything.
+    pub site_spaces: Vec<(String, customization::Customization, bool)>,
+}
+
+pub async fn published_content(app: &App, caller: &Caller, at: structure::SiteRef<'_>) -> AppResult<PublishedContent> {
     let mut conn = app.db.read().await?;
     let (site, access) = access::site_for_reading(&mut conn, caller, at.org_id, at.site_id, at.share_key).await?;
     if !site.published {
         return Err(AppError::not_found("published site", at.site_id));
     }
-    let settings = customization::of(&site);
+    let customization = customization::of(&site);
+    let site_spaces = customization::of_site_spaces(&mut conn, &site).await?;
     let structure = structure::load(&mut conn, &access, site.clone()).await?;
-    let info = info(&mut conn, site, access.permissions).await?;
-    Ok((info, structure, settings))
+    let site = info(&mut conn, site, access.permissions).await?;
+    Ok(PublishedContent {
+        site,
+        structure,
+        customization,
+        site_spaces,
+    })
 }
 
 /// Publishes or unpublishes the site.

@@ -39,6 +39,8 @@ pub struct PublishedSpace {
     pub site_space: SiteSpaceRow,
     pub space: SpaceRow,
     pub default: bool,
+    /// What the site space overrides of the site's customization.
+    pub overrides: Option<sites::SiteSpaceCustomizationRow>,
 }
 
 #[derive(Debug, Clone)]
@@ -154,6 +156,7 @@ pub async fn open(app: &App, address: Address<'_>, visitor: &Visitor<'_>) -> App
     let structure = sites::structure(&mut conn, &site.id).await?;
     let ids: Vec<String> = structure.site_spaces.iter().map(|s| s.space_id.clone()).collect();
     let rows = spaces::get_many(&mut conn, &ids).await?;
+    let overrides = sites::site_space_customizations(&mut conn, &site.id).await?;
     let published_space = |row: &SiteSpaceRow, default: Option<&String>| {
         rows.iter()
             .find(|s| s.id == row.space_id && s.deleted_at.is_none())
@@ -161,6 +164,7 @@ pub async fn open(app: &App, address: Address<'_>, visitor: &Visitor<'_>) -> App
                 default: default == Some(&row.id),
                 site_space: row.clone(),
                 space: space.clone(),
+                overrides: overrides.iter().find(|o| o.site_space_id == row.id).cloned(),
             })
     };
     let level = |section: Option<&str>, default: Option<&String>| -> Vec<PublishedSpace> {

@@ -59,6 +59,12 @@ pub fn router() -> Router<AppState> {
             "/orgs/{organizationId}/sites/{siteId}/customization",
             get(get_customization).put(put_customization),
         )
+        .route(
+            "/orgs/{organizationId}/sites/{siteId}/site-spaces/{siteSpaceId}/customization",
+            get(get_site_space_customization)
+                .patch(patch_site_space_customization)
+                .delete(delete_site_space_customization),
+        )
         .route("/orgs/{organizationId}/sites/{siteId}/structure", get(get_structure))
         .route(
             "/orgs/{organizationId}/sites/{siteId}/structure/sort",
@@ -213,8 +219,8 @@ async fn get_published(
     Query(query): Query<ShareKeyQuery>,
 ) -> ApiResult<Json<views::PublishedContentSite>> {
     let at = site_ref(&org_id, &site_id, &query);
-    let (site, structure, settings) = sites::published_content(&state.app, &caller, at).await?;
-    Ok(Json(views::published_content(&state, site, structure, settings)))
+    let content = sites::published_content(&state.app, &caller, at).await?;
+    Ok(Json(views::published_content(&state, content)))
 }
 
 async fn publish_site(
@@ -280,6 +286,35 @@ async fn put_customization(
 ) -> ApiResult<Json<serde_json::Value>> {
     let settings = customization::put(&state.app, &caller, &org_id, &site_id, body).await?;
     Ok(Json(views::customization(settings)))
+}
+
+async fn get_site_space_customization(
+    State(state): State<AppState>,
+    Auth(caller): Auth,
+    Path((org_id, site_id, site_space_id)): Path<(String, String, String)>,
+) -> ApiResult<Json<serde_json::Value>> {
+    let settings = customization::get_site_space(&state.app, &caller, &org_id, &site_id, &site_space_id).await?;
+    Ok(Json(views::customization(settings)))
+}
+
+async fn patch_site_space_customization(
+    State(state): State<AppState>,
+    Auth(caller): Auth,
+    Path((org_id, site_id, site_space_id)): Path<(String, String, String)>,
+    JsonBody(body): JsonBody<serde_json::Value>,
+) -> ApiResult<Json<serde_json::Value>> {
+    let settings =
+        customization::patch_site_space(&state.app, &caller, &org_id, &site_id, &site_space_id, body).await?;
+    Ok(Json(views::customization(settings)))
+}
+
+async fn delete_site_space_customization(
+    State(state): State<AppState>,
+    Auth(caller): Auth,
+    Path((org_id, site_id, site_space_id)): Path<(String, String, String)>,
+) -> ApiResult<StatusCode> {
+    customization::delete_site_space(&state.app, &caller, &org_id, &site_id, &site_space_id).await?;
+    Ok(StatusCode::NO_CONTENT)
 }
 
 async fn get_publishing_auth(

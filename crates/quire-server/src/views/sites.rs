@@ -398,19 +398,25 @@ pub struct PublishedContentSite {
     pub scripts: Vec<Value>,
 }
 
-pub fn published_content(
-    state: &AppState,
-    info: SiteInfo,
-    structure_info: StructureInfo,
-    settings: quire_app::sites::customization::Customization,
-) -> PublishedContentSite {
+pub fn published_content(state: &AppState, content: quire_app::sites::PublishedContent) -> PublishedContentSite {
+    let site_spaces = content
+        .site_spaces
+        .into_iter()
+        .map(|(id, settings, has_overrides)| {
+            let mut value = customization(settings);
+            if let Some(object) = value.as_object_mut() {
+                object.insert("hasOverrides".into(), Value::Bool(has_overrides));
+            }
+            (id, value)
+        })
+        .collect();
     PublishedContentSite {
         object: "published-content-site",
-        site: site(state, info),
-        structure: structure(state, structure_info),
+        site: site(state, content.site),
+        structure: structure(state, content.structure),
         customizations: PublishedCustomizations {
-            site: customization(settings),
-            site_spaces: serde_json::Map::new(),
+            site: customization(content.customization),
+            site_spaces,
         },
         scripts: Vec::new(),
     }

@@ -207,6 +207,64 @@ both_backends! {
             .assert_status(400);
         assert_eq!(app.get(&ada, &format!("{site}/customization")).await.body["title"], "Acme Docs");
 
+        // A web font: its faces are declared, shown with a fallback until loaded.
+        let brand = json!({ "id": "brand", "custom": true, "fontFamily": "Brand Sans", "fontFaces": [
+            { "weight": 400, "sources": [{ "url": "https://cdn.acme.example/brand.woff2", "format": "woff2" }] },
+            { "weight": 700, "sources": [{ "url": "https://cdn.acme.example/brand-bold.woff2", "format": "woff2" }] }
+        ] });
+        app.put(&ada, &format!("{site}/customization"), json!({ "title": "Acme Docs", "styling": { "font": brand, "monospaceFont": "JetBrainsMono" } }))
+            .await
+            .assert_status(200);
+        let fonts = get(&app, "/docs/").await;
+        assert!(
+            fonts.body.contains("@font-face{font-family:\"Brand Sans\";font-weight:700;font-display:swap;src:url(\"https://cdn.acme.example/brand-bold.woff2\") format(\"woff2\")}"),
+            "{}",
+            fonts.body
+        );
+        assert!(fonts.body.contains("body{font-family:\"Brand Sans\""));
+        assert!(fonts.body.contains("code,pre{font-family:\"JetBrains Mono\""), "{}", fonts.body);
+
+        // A site space overrides part of the site's customization.
+        let listed = app.get(&ada, &format!("{site}/site-spaces")).await;
+        let space_ids: Vec<String> = listed.items().iter().map(|s| s["id"].as_str().unwrap().to_owned()).collect();
+        let (guide_ss, api_ss) = (&space_ids[0], &space_ids[1]);
+        let overrides = format!("{site}/site-spaces/{api_ss}/customization");
+        let patched = app
+            .patch(&ada, &overrides, json!({ "title": "Acme API", "styling": { "primaryColor": { "light": "#0000ff", "dark": "#0000aa" } } }))
+            .await;
+        patched.assert_status(200);
+        assert_eq!(patched.body["title"], "Acme API");
+        assert_eq!(patched.body["styling"]["font"]["fontFamily"], "Brand Sans", "what is not overridden is the site's");
+        assert_eq!(app.get(&ada, &overrides).await.body["styling"]["primaryColor"]["light"], "#0000ff");
+        let guide_settings = app.get(&ada, &format!("{site}/site-spaces/{guide_ss}/customization")).await;
+        assert_eq!(guide_settings.body["title"], "Acme Docs");
+        let api_page = get(&app, "/docs/api/").await;
+        assert!(api_page.body.contains("| Acme API</title>") && api_page.body.contains("--accent:#0000ff"), "{}", api_page.body);
+        assert!(get(&app, "/docs/").await.body.contains("| Acme Docs</title>"));
+        let published = app.get(&ada, &format!("{site}/published")).await;
+        assert_eq!(published.body["customizations"]["siteSpaces"][api_ss]["hasOverrides"], true);
+        assert_eq!(published.body["customizations"]["siteSpaces"][guide_ss]["hasOverrides"], false);
+        assert_eq!(published.body["customizations"]["siteSpaces"][api_ss]["title"], "Acme API");
+        // null removes one override; bad overrides change nothing.
+        let unset = app.patch(&ada, &overrides, json!({ "title": null })).await;
+        assert_eq!(unset.body["title"], "Acme Docs");
+        assert_eq!(unset.body["styling"]["primaryColor"]["light"], "#0000ff");
+        for bad in [
+            json!({ "ai": { "mode": "search" } }),
+            json!({ "styling": { "primaryColor": { "light": "blue", "dark": "#000" } } }),
+            json!({ "title": "x" }),
+            json!([1]),
+        ] {
+            app.patch(&ada, &overrides, bad).await.assert_status(400);
+        }
+        app.patch(&ada, &format!("{site}/site-spaces/nope/customization"), json!({})).await.assert_status(404);
+        // Delete: every override goes (204, also when there is none).
+        app.delete(&ada, &overrides).await.assert_status(204);
+        app.delete(&ada, &overrides).await.assert_status(204);
+        let published = app.get(&ada, &format!("{site}/published")).await;
+        assert_eq!(published.body["customizations"]["siteSpaces"][api_ss]["hasOverrides"], false);
+        assert!(get(&app, "/docs/api/").await.body.contains("| Acme Docs</title>"));
+
         // Unpublished: gone.
         app.post(&ada, &format!("{site}/unpublish"), json!(null)).await.assert_status(200);
         assert_eq!(get(&app, "/docs/").await.status, 404);
