@@ -220,6 +220,7 @@ fn merge_page(
             .map_err(field("the description"))?,
         emoji: pick(bm.map(|b| &b.emoji), &o.emoji, &t.emoji).map_err(field("the emoji"))?,
         hidden: pick(bm.map(|b| &b.hidden), &o.hidden, &t.hidden).map_err(field("hidden"))?,
+        condition: pick(bm.map(|b| &b.condition), &o.condition, &t.condition).map_err(field("the condition"))?,
         kind: pick(bm.map(|b| &b.kind), &o.kind, &t.kind).map_err(field("the page type"))?,
         document,
     };
@@ -306,6 +307,7 @@ mod tests {
             description: None,
             emoji: None,
             hidden: false,
+            condition: None,
             kind: PageKind::Document,
             document: Some(doc.into()),
         }

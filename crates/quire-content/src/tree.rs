@@ -32,6 +32,10 @@ pub struct PageMeta {
     pub emoji: Option<String>,
     #[serde(default)]
     pub hidden: bool,
+    /// Adaptive content: the expression deciding whether a published
+    /// site's visitor sees the page (`visitor.claims.plan == "pro"`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub condition: Option<String>,
     pub kind: PageKind,
     /// Hash of the page's document object (document pages only).
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -257,6 +257,12 @@ impl Parser {
     }
 }
 
+/// Checks a condition as it is saved (sections, site spaces, pages): an
+/// expression that parses; the message says why not.
+pub fn check_condition(text: &str) -> Result<(), String> {
+    parse(text).map(|_| ()).map_err(|e| format!("condition: {e}"))
+}
+
 /// Parses a condition. An empty (or blank) condition is `true`.
 pub fn parse(text: &str) -> Result<Expr, ParseError> {
     if text.chars().count() > MAX_LEN {

@@ -25,13 +25,14 @@ pub struct PageFields {
     pub emoji: Option<String>,
     pub description: Option<String>,
     pub hidden: Option<bool>,
+    /// The adaptive-content condition; an empty string removes it.
+    pub condition: Option<String>,
 }
 
 /// Fields of the official page settings that Quire accepts but does not
-/// keep (icons, indexing hints and adaptive-content conditions have no place
-/// in Quire's pages yet).
-const UNKEPT_PAGE_FIELDS: [&str; 4] = ["icon", "noIndex", "noRobotsIndex", "condition"];
-const PAGE_FIELDS: [&str; 5] = ["title", "slug", "emoji", "description", "hidden"];
+/// keep (icons and indexing hints have no place in Quire's pages yet).
+const UNKEPT_PAGE_FIELDS: [&str; 3] = ["icon", "noIndex", "noRobotsIndex"];
+const PAGE_FIELDS: [&str; 6] = ["title", "slug", "emoji", "description", "hidden", "condition"];
 
 /// A page body in one of the official forms.
 #[derive(Debug, Clone)]

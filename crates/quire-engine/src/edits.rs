@@ -216,6 +216,7 @@ impl Edits {
                     description: markdown::front_matter_value(front, "description").or(fields.description.clone()),
                     emoji: fields.emoji.clone().filter(|e| !e.is_empty()),
                     hidden: fields.hidden.unwrap_or(false),
+                    condition: page_condition(index, fields.condition.as_deref())?,
                     kind: PageKind::Document,
                     document: Some(document_hash),
                 };
@@ -268,6 +269,9 @@ impl Edits {
                 }
                 if let Some(hidden) = fields.hidden {
                     meta.hidden = hidden;
+                }
+                if let Some(condition) = fields.condition.as_deref() {
+                    meta.condition = page_condition(index, Some(condition))?;
                 }
                 let parent = match &into {
                     None => current.parent.clone(),
@@ -385,6 +389,18 @@ fn check_title(index: usize, title: &str) -> EngineResult<()> {
         return Err(invalid(index, "a page title must be 1 to 200 characters"));
     }
     Ok(())
+}
+
+/// A page's condition as given: checked, and `None` for an empty one (the
+/// official way to remove it).
+fn page_condition(index: usize, condition: Option<&str>) -> EngineResult<Option<String>> {
+    match condition.map(str::trim).filter(|c| !c.is_empty()) {
+        None => Ok(None),
+        Some(text) => {
+            quire_core::expression::check_condition(text).map_err(|e| invalid(index, e))?;
+            Ok(Some(text.to_owned()))
+        }
+    }
 }
 
 /// The markdown of a document input, at most [`MAX_PAGE_MARKDOWN_BYTES`].

@@ -458,15 +458,16 @@ async fn answer(state: &SiteState, headers: &HeaderMap, uri: &Uri) -> quire_app:
         path = stripped.to_owned();
     }
     let order = reading_order(state, &snapshot);
+    let withheld = order.withheld(&visit.site);
     let page_id = if path.is_empty() {
-        order.documents.first().cloned()
+        withheld.documents(&snapshot, &order).next().cloned()
     } else {
         snapshot.page_by_path(&path)
     };
     if let Some(q) = query_value(query, "q") {
         return search_page(state, &visit, section, space, &snapshot, &space_base, &q).await;
     }
-    let Some(page_id) = page_id else {
+    let Some(page_id) = page_id.filter(|id| !withheld.page(&snapshot, id)) else {
         return Ok(not_found(Some(&visit)));
     };
     let meta = &snapshot.tree.pages[&page_id].meta;
@@ -483,6 +484,7 @@ async fn answer(state: &SiteState, headers: &HeaderMap, uri: &Uri) -> quire_app:
     let links = SpaceLinks {
         snapshot: &snapshot,
         space_base: &space_base,
+        withheld: &withheld,
     };
     let mut article = String::new();
     article.push_str("<h1>");
@@ -496,6 +498,7 @@ async fn answer(state: &SiteState, headers: &HeaderMap, uri: &Uri) -> quire_app:
     article.push_str(&render::document(&document, &links));
     let shell = shell(
         &order,
+        &withheld,
         &visit,
         section,
         space,
@@ -615,6 +618,8 @@ fn space_url(base: &str, section: Option<&PublishedSection>, space: &PublishedSp
 struct ReadingOrder {
     documents: Vec<String>,
     index: std::collections::HashMap<String, usize>,
+    /// Pages with an adaptive-content condition, and the condition.
+    conditioned: Vec<(String, String)>,
 }
 
 impl ReadingOrder {
@@ -625,9 +630,64 @@ impl ReadingOrder {
             .filter(|id| matches!(snapshot.tree.pages[id].meta.kind, PageKind::Document))
             .collect();
         let index = documents.iter().enumerate().map(|(i, id)| (id.clone(), i)).collect();
-        ReadingOrder { documents, index }
+        let conditioned = snapshot
+            .tree
+            .pages
+            .iter()
+            .filter_map(|(id, page)| Some((id.clone(), page.meta.condition.clone()?)))
+            .collect();
+        ReadingOrder {
+            documents,
+            index,
+            conditioned,
+        }
+    }
+
+    /// The pages this visitor may not see: those whose condition does not
+    /// hold for them (their subpages go with them, see [`Withheld::page`]).
+    fn withheld(&self, site: &PublishedSite) -> Withheld {
+        Withheld(
+            self.conditioned
+                .iter()
+                .filter(|(_, condition)| !site.shows(Some(condition)))
+                .map(|(id, _)| id.clone())
+                .collect(),
+        )
     }
 }
+
+/// Pages a visitor may not see, by adaptive-content condition; everything
+/// about such a page answers as if it did not exist (404, left out of the
+/// navigation, previous/next, search and the index files; links to it are
+/// broken).
+#[derive(Default)]
+struct Withheld(std::collections::HashSet<String>);
+
+impl Withheld {
+    /// Whether `id` or a page above it is withheld.
+    fn page(&self, snapshot: &Snapshot, id: &str) -> bool {
+        if self.0.is_empty() {
+            return false;
+        }
+        let mut current = Some(id);
+        for _ in 0..=MAX_DEPTH {
+            let Some(at) = current else { return false };
+            if self.0.contains(at) {
+                return true;
+            }
+            current = snapshot.tree.pages.get(at).and_then(|p| p.parent.as_deref());
+        }
+        false
+    }
+
+    /// The reading order without withheld pages.
+    fn documents<'o>(&'o self, snapshot: &'o Snapshot, order: &'o ReadingOrder) -> impl Iterator<Item = &'o String> {
+        order.documents.iter().filter(move |id| !self.page(snapshot, id))
+    }
+}
+
+/// How far up a page's ancestors are followed (page trees are far shallower).
+const MAX_DEPTH: usize = 256;
 
 /// Reading orders by revision id (revisions never change). Bounded: it is
 /// emptied when it holds more than this many.
@@ -672,6 +732,7 @@ fn visible_pages(snapshot: &Snapshot) -> Vec<(String, usize)> {
 struct SpaceLinks<'a> {
     snapshot: &'a Snapshot,
     space_base: &'a str,
+    withheld: &'a Withheld,
 }
 
 impl SpaceLinks<'_> {
@@ -683,6 +744,9 @@ impl SpaceLinks<'_> {
 impl Links for SpaceLinks<'_> {
     fn page(&self, page_id: &str, anchor: Option<&str>) -> Option<String> {
         self.snapshot.tree.pages.get(page_id)?;
+        if self.withheld.page(self.snapshot, page_id) {
+            return None;
+        }
         let mut url = self.page_url(page_id);
         if let Some(a) = anchor {
             url.push('#');
@@ -692,6 +756,9 @@ impl Links for SpaceLinks<'_> {
     }
 
     fn page_title(&self, page_id: &str) -> Option<String> {
+        if self.withheld.page(self.snapshot, page_id) {
+            return None;
+        }
         self.snapshot.tree.pages.get(page_id).map(|p| p.meta.title.clone())
     }
 
@@ -709,6 +776,7 @@ impl Links for SpaceLinks<'_> {
 #[allow(clippy::too_many_arguments)]
 fn shell(
     order: &ReadingOrder,
+    withheld: &Withheld,
     visit: &Visit,
     section: Option<&PublishedSection>,
     space: &PublishedSpace,
@@ -718,7 +786,11 @@ fn shell(
     document: &Document,
     query: &str,
 ) -> Shell {
-    let links = SpaceLinks { snapshot, space_base };
+    let links = SpaceLinks {
+        snapshot,
+        space_base,
+        withheld,
+    };
     let sections = visit
         .site
         .sections
@@ -763,7 +835,7 @@ fn shell(
             continue;
         };
         let meta = &page.meta;
-        if meta.hidden {
+        if meta.hidden || withheld.0.contains(id.as_str()) {
             continue;
         }
         let href = match &meta.kind {
@@ -789,10 +861,11 @@ fn shell(
         href: links.page_url(id),
         current: false,
     };
+    let shown = |id: &&String| !withheld.page(snapshot, id);
     let (previous, next) = match page_id.and_then(|p| order.index.get(p)) {
         Some(&i) => (
-            i.checked_sub(1).map(|i| nav(&order.documents[i])),
-            order.documents.get(i + 1).map(|id| nav(id)),
+            order.documents[..i].iter().rev().find(shown).map(|id| nav(id)),
+            order.documents[i + 1..].iter().find(shown).map(|id| nav(id)),
         ),
         None => (None, None),
     };
@@ -880,31 +953,32 @@ async fn file(
     Ok(Some(res))
 }
 
-/// Every visible document page of the site, in order, for the index files.
+/// Every document page of the site the visitor may read, in order, for the
+/// index files.
 async fn listed(state: &SiteState, visit: &Visit) -> quire_app::AppResult<Vec<Listed>> {
     let mut out = Vec::new();
     for (section, space) in visit.site.spaces() {
         let snapshot = published::snapshot(&state.app, &space.space).await?;
+        let order = reading_order(state, &snapshot);
+        let withheld = order.withheld(&visit.site);
         let space_base = space_url(&visit.base, section, space);
         let links = SpaceLinks {
             snapshot: &snapshot,
             space_base: &space_base,
+            withheld: &withheld,
         };
         let group = match section {
             Some(s) if s.spaces.len() > 1 => format!("{} / {}", s.section.title, space.space.title),
             Some(s) => s.section.title.clone(),
             None => space.space.title.clone(),
         };
-        for (id, _) in visible_pages(&snapshot) {
-            let meta = &snapshot.tree.pages[&id].meta;
-            if !matches!(meta.kind, PageKind::Document) {
-                continue;
-            }
+        for id in withheld.documents(&snapshot, &order) {
+            let meta = &snapshot.tree.pages[id].meta;
             out.push(Listed {
                 group: group.clone(),
                 title: meta.title.clone(),
                 description: meta.description.clone(),
-                url: format!("{}{}", visit.origin, links.page_url(&id)),
+                url: format!("{}{}", visit.origin, links.page_url(id)),
             });
         }
     }
@@ -947,17 +1021,17 @@ async fn feed(state: &SiteState, visit: &Visit) -> quire_app::AppResult<Response
     Ok(res)
 }
 
-/// Every visible page of the site as markdown, one after the other.
+/// Every page of the site the visitor may read as markdown, one after the
+/// other.
 async fn llms_full(state: &SiteState, visit: &Visit) -> quire_app::AppResult<Response> {
     let mut out = format!("# {}\n", visit.site.site.title);
     for (_, space) in visit.site.spaces() {
         let snapshot = published::snapshot(&state.app, &space.space).await?;
-        for (id, _) in visible_pages(&snapshot) {
-            let meta = &snapshot.tree.pages[&id].meta;
-            if !matches!(meta.kind, PageKind::Document) {
-                continue;
-            }
-            let body = published::markdown(&state.app, &snapshot, &id)
+        let order = reading_order(state, &snapshot);
+        let withheld = order.withheld(&visit.site);
+        for id in withheld.documents(&snapshot, &order) {
+            let meta = &snapshot.tree.pages[id].meta;
+            let body = published::markdown(&state.app, &snapshot, id)
                 .await?
                 .unwrap_or_default();
             out.push('\n');
@@ -977,8 +1051,18 @@ async fn search_page(
     space_base: &str,
     query: &str,
 ) -> quire_app::AppResult<Response> {
-    let results = quire_app::search::in_published_space(&state.app, &space.space, query, 20).await?;
-    let links = SpaceLinks { snapshot, space_base };
+    let order = reading_order(state, snapshot);
+    let withheld = order.withheld(&visit.site);
+    let results: Vec<_> = quire_app::search::in_published_space(&state.app, &space.space, query, 20)
+        .await?
+        .into_iter()
+        .filter(|hit| !withheld.page(snapshot, &hit.page_id))
+        .collect();
+    let links = SpaceLinks {
+        snapshot,
+        space_base,
+        withheld: &withheld,
+    };
     let mut body = String::from("<h1>Search</h1>");
     if results.is_empty() {
         body.push_str("<p>No results for <strong>");
@@ -1007,7 +1091,8 @@ async fn search_page(
         indexable: false,
         canonical: None,
         ..shell(
-            &reading_order(state, snapshot),
+            &order,
+            &withheld,
             visit,
             section,
             space,

@@ -11,7 +11,8 @@
 //!
 //! Adaptive content: sections and site spaces whose condition does not
 //! hold for the visitor's claims (signed ones from the token, unsigned ones
-//! as the visitor set them) are left out, as if they did not exist.
+//! as the visitor set them) are left out, as if they did not exist; the
+//! site answers [`PublishedSite::shows`] for pages' conditions.
 
 use std::sync::Arc;
 
@@ -86,12 +87,20 @@ pub struct PublishedSite {
     pub sections: Vec<PublishedSection>,
     /// Root-level spaces (sites without sections).
     pub root: Vec<PublishedSpace>,
+    /// What conditions are evaluated against: `{"visitor": {"claims": ...}}`.
+    pub context: Value,
 }
 
 impl PublishedSite {
     /// Only public sites may be indexed by search engines.
     pub fn indexable(&self) -> bool {
         self.site.visibility == "public"
+    }
+
+    /// Whether content with this condition (a page's) is shown to the
+    /// visitor: no condition, or one that holds for their claims.
+    pub fn shows(&self, condition: Option<&str>) -> bool {
+        holds(condition, &self.context)
     }
 
     /// Every site space, in order, with its section.
@@ -234,6 +243,7 @@ pub async fn open(app: &App, address: Address<'_>, visitor: &Visitor<'_>) -> App
         token_expires,
         sections,
         root,
+        context,
     })))
 }
 

@@ -379,10 +379,7 @@ fn free_path(title: &str, taken: &[&str]) -> String {
 }
 
 fn condition(value: &str) -> AppResult<String> {
-    if value.chars().count() > 1024 {
-        return Err(AppError::invalid("condition must be at most 1024 characters long"));
-    }
-    quire_core::expression::parse(value).map_err(|e| AppError::invalid(format!("condition: {e}")))?;
+    quire_core::expression::check_condition(value).map_err(AppError::invalid)?;
     Ok(value.to_owned())
 }
 

@@ -82,6 +82,8 @@ pub struct Page {
     pub target: Option<Value>,
     pub hidden: bool,
     #[serde(skip_serializing_if = "Option::is_none")]
+    pub condition: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub created_at: Option<Timestamp>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub updated_at: Option<Timestamp>,
@@ -154,6 +156,7 @@ impl ContentContext<'_> {
             tags: None,
             target: None,
             hidden: meta.hidden,
+            condition: meta.condition.clone(),
             created_at: Some(Timestamp(created)),
             updated_at: Some(Timestamp(updated)),
             description: meta.description.clone(),

@@ -397,6 +397,56 @@ both_backends! {
         let pro = quire_app::sites::visitor::sign(&json!({ "exp": now + 600, "plan": "pro" }), &key);
         let with_pro = fetch(&app, "/docs/", &[("cookie", &format!("quire_visitor={pro}"))]).await;
         assert!(with_pro.body.contains(">API</a>"), "{}", with_pro.body);
+
+        // Pages have conditions too: a staff-only page (and its subpage)
+        // exists only for visitors whose claims satisfy it.
+        let all_spaces = app.get(&ada, &format!("/v1/orgs/{org}/spaces")).await;
+        let guide = all_spaces.items().iter().find(|s| s["title"] == "Guide").unwrap()["id"].as_str().unwrap().to_owned();
+        let tree = app.get(&ada, &format!("/v1/spaces/{guide}/content")).await;
+        let setup_id = tree.body["pages"].as_array().unwrap().iter().find(|p| p["title"] == "Setup").unwrap()["id"]
+            .as_str()
+            .unwrap()
+            .to_owned();
+        let cr = app.change_request(&ada, &guide, "Staff only").await;
+        let refused = app
+            .post(
+                &ada,
+                &format!("/v1/spaces/{guide}/change-requests/{cr}/content"),
+                json!({ "changes": [{ "operation": "update_page", "page": setup_id, "condition": "visitor.claims.(" }] }),
+            )
+            .await;
+        refused.assert_status(400);
+        assert!(refused.body["error"]["message"].as_str().unwrap().contains("condition"), "{}", refused.body);
+        app.publish(
+            &ada,
+            &guide,
+            json!([{ "operation": "update_page", "page": setup_id, "condition": "visitor.claims.unsigned.staff == true" }]),
+        )
+        .await;
+        let page = app.get(&ada, &format!("/v1/spaces/{guide}/content/page/{setup_id}")).await;
+        assert_eq!(page.body["condition"], "visitor.claims.unsigned.staff == true");
+        let reader = get(&app, "/docs/").await;
+        assert!(!reader.body.contains(">Setup</a>"), "left out of the navigation: {}", reader.body);
+        assert!(!reader.body.contains("class=\"next\""), "and of previous/next: {}", reader.body);
+        assert!(reader.body.contains("class=\"broken\""), "links to it are broken: {}", reader.body);
+        for path in ["/docs/setup", "/docs/setup.md", "/docs/setup/advanced"] {
+            assert_eq!(get(&app, path).await.status, 404, "{path}");
+        }
+        for index in ["/docs/sitemap.xml", "/docs/llms.txt", "/docs/llms-full.txt", "/docs/?q=configuration"] {
+            let listed = get(&app, index).await;
+            assert!(!listed.body.contains("/docs/setup") && !listed.body.contains("Getting ready"), "{index}: {}", listed.body);
+        }
+        let staff = get(&app, "/docs/?visitor.staff=true").await;
+        let staff_claims = staff.headers["set-cookie"].to_str().unwrap().split(';').next().unwrap().to_owned();
+        let staff_home = fetch(&app, "/docs/", &[("cookie", &staff_claims)]).await;
+        assert!(staff_home.body.contains(">Setup</a>"), "{}", staff_home.body);
+        assert_eq!(fetch(&app, "/docs/setup/advanced", &[("cookie", &staff_claims)]).await.status, 200);
+        assert!(fetch(&app, "/docs/llms.txt", &[("cookie", &staff_claims)]).await.body.contains("/docs/setup"));
+        // An empty condition removes it.
+        app.publish(&ada, &guide, json!([{ "operation": "update_page", "page": setup_id, "condition": "" }])).await;
+        let page = app.get(&ada, &format!("/v1/spaces/{guide}/content/page/{setup_id}")).await;
+        assert!(page.body.get("condition").is_none(), "{}", page.body);
+        assert_eq!(get(&app, "/docs/setup").await.status, 200);
     }
 }
 
