@@ -455,6 +455,49 @@ fn read_tabs(block: &Obj) -> Result<Block> {
     Ok(Block::Tabs(tabs))
 }
 
+/// A fragment of a block: where it is, its name (`fragment`), its `type`
+/// and its nodes.
+struct Fragment<'v, 'p> {
+    path: &'p Path<'p>,
+    name: Option<&'v str>,
+    kind: Option<&'v str>,
+    nodes: &'v [Value],
+    nodes_path: &'p Path<'p>,
+}
+
+/// Calls `f` with each fragment of `block` (its `fragments` array), after
+/// the checks every fragment gets.
+fn each_fragment<'v>(block: &Obj<'v, '_>, mut f: impl FnMut(Fragment<'v, '_>) -> Result<()>) -> Result<()> {
+    let path = block.path;
+    let fragments_path = path.field("fragments");
+    let fragments = match block.get("fragments") {
+        Some(fragments) => array(fragments, &fragments_path, "must be an array")?,
+        None => return Err(invalid(path, "missing `fragments`")),
+    };
+    for (i, fragment) in fragments.iter().enumerate() {
+        let fragment_path = fragments_path.index(i);
+        let fragment = Obj::of(fragment, &fragment_path)?;
+        fragment.only(&["object", "key", "fragment", "type", "nodes"])?;
+        if fragment.get("object") != Some(&Value::from("fragment")) {
+            return Err(invalid(&fragment_path, "expected a fragment (`object` \"fragment\")"));
+        }
+        fragment.string("key")?;
+        let nodes_path = fragment_path.field("nodes");
+        let nodes = match fragment.get("nodes") {
+            Some(nodes) => array(nodes, &fragment_path, "`nodes` must be an array")?,
+            None => return Err(invalid(&fragment_path, "`nodes` must be an array")),
+        };
+        f(Fragment {
+            path: &fragment_path,
+            name: fragment.string("fragment")?,
+            kind: fragment.string("type")?,
+            nodes,
+            nodes_path: &nodes_path,
+        })?;
+    }
+    Ok(())
+}
+
 /// An expandable block: its `expandable-title` fragment (one paragraph)
 /// and its `expandable-body` fragment.
 fn read_expandable(block: &Obj) -> Result<Block> {
@@ -467,55 +510,42 @@ fn read_expandable(block: &Obj) -> Result<Block> {
     let data = block.required_object("data", &data_path)?;
     data.only(&["defaultExpanded"])?;
     let open = data.boolean("defaultExpanded")?.unwrap_or(false);
-    let fragments_path = path.field("fragments");
-    let fragments = match block.get("fragments") {
-        Some(fragments) => array(fragments, &fragments_path, "must be an array")?,
-        None => return Err(invalid(path, "missing `fragments`")),
-    };
     let mut title = None;
     let mut body = None;
-    for (i, fragment) in fragments.iter().enumerate() {
-        let fragment_path = fragments_path.index(i);
-        let fragment = Obj::of(fragment, &fragment_path)?;
-        fragment.only(&["object", "key", "fragment", "type", "nodes"])?;
-        if fragment.get("object") != Some(&Value::from("fragment")) {
-            return Err(invalid(&fragment_path, "expected a fragment (`object` \"fragment\")"));
-        }
-        fragment.string("key")?;
-        let kind = fragment.required_string("fragment")?;
-        if fragment.required_string("type")? != kind {
-            return Err(invalid(&fragment_path, "a fragment's `type` is its `fragment`"));
-        }
-        let nodes_path = fragment_path.field("nodes");
-        let nodes = child_nodes(&fragment)?;
-        match kind {
+    each_fragment(block, |fragment| {
+        let Some(name) = fragment.name.filter(|name| fragment.kind == Some(name)) else {
+            return Err(invalid(fragment.path, "a fragment's `type` is its `fragment`"));
+        };
+        let (nodes, nodes_path) = (fragment.nodes, fragment.nodes_path);
+        match name {
             "expandable-title" if title.is_none() => {
                 let [node] = nodes else {
-                    return Err(invalid(&nodes_path, "an expandable's title is one paragraph"));
+                    return Err(invalid(nodes_path, "an expandable's title is one paragraph"));
                 };
                 match read_block(node, &nodes_path.index(0), Place::Top)? {
                     Block::Paragraph(content) => title = Some(content),
-                    _ => return Err(invalid(&nodes_path, "an expandable's title is one paragraph")),
+                    _ => return Err(invalid(nodes_path, "an expandable's title is one paragraph")),
                 }
             }
             "expandable-body" if body.is_none() => {
                 if nodes.is_empty() {
-                    return Err(invalid(&nodes_path, "an expandable's body holds at least one block"));
+                    return Err(invalid(nodes_path, "an expandable's body holds at least one block"));
                 }
-                body = Some(read_blocks(nodes, &nodes_path, Place::Expandable)?);
+                body = Some(read_blocks(nodes, nodes_path, Place::Expandable)?);
             }
             _ => {
                 return Err(invalid(
-                    &fragment_path,
+                    fragment.path,
                     "an expandable holds one `expandable-title` and one `expandable-body` fragment",
                 ));
             }
         }
-    }
+        Ok(())
+    })?;
     match (title, body) {
         (Some(title), Some(blocks)) => Ok(Block::Expandable(super::model::Expandable { title, open, blocks })),
         _ => Err(invalid(
-            &fragments_path,
+            &path.field("fragments"),
             "an expandable needs its `expandable-title` and `expandable-body` fragments",
         )),
     }
@@ -540,37 +570,20 @@ fn read_image(image: &Obj) -> Result<Image> {
     check_length(&data, "width")?;
     check_length(&data, "height")?;
     let alt = data.string("alt")?.unwrap_or_default().to_owned();
-    let fragments_path = path.field("fragments");
-    let fragments = match image.get("fragments") {
-        Some(fragments) => array(fragments, &fragments_path, "must be an array")?,
-        None => return Err(invalid(path, "missing `fragments`")),
-    };
     let mut captions = Vec::new();
-    for (i, fragment) in fragments.iter().enumerate() {
-        let fragment_path = fragments_path.index(i);
-        let fragment = Obj::of(fragment, &fragment_path)?;
-        fragment.only(&["object", "key", "fragment", "type", "nodes"])?;
-        if fragment.get("object") != Some(&Value::from("fragment")) {
-            return Err(invalid(&fragment_path, "expected a fragment (`object` \"fragment\")"));
+    each_fragment(image, |fragment| {
+        if fragment.name != Some("caption") {
+            return Err(invalid(fragment.path, "an image's fragments are its `caption`"));
         }
-        if fragment.string("fragment")? != Some("caption") {
-            return Err(invalid(&fragment_path, "an image's fragments are its `caption`"));
-        }
-        fragment.string("key")?;
-        fragment.string("type")?;
-        let nodes_path = fragment_path.field("nodes");
-        let nodes = match fragment.get("nodes") {
-            Some(nodes) => array(nodes, &fragment_path, "`nodes` must be an array")?,
-            None => return Err(invalid(&fragment_path, "`nodes` must be an array")),
-        };
-        for (j, node) in nodes.iter().enumerate() {
-            let node_path = nodes_path.index(j);
+        for (j, node) in fragment.nodes.iter().enumerate() {
+            let node_path = fragment.nodes_path.index(j);
             match read_block(node, &node_path, Place::Top)? {
                 Block::Paragraph(content) => captions.push(plain_text(&content)),
                 _ => return Err(invalid(&node_path, "a caption holds paragraphs only")),
             }
         }
-    }
+        Ok(())
+    })?;
     image.fixed("isVoid", &Value::Bool(true))?;
     image.require("isVoid")?;
     Ok(Image {

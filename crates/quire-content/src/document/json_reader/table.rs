@@ -15,7 +15,7 @@ use super::super::fit::Place;
 use super::super::model::{Block, Column, ColumnAlign, Inline, LinkTarget, Table, TableCell, normalize_inlines};
 use super::fields::{Obj, Path, Result, array, invalid};
 use super::inline::{read_image_ref, read_link_ref};
-use super::read_block;
+use super::{each_fragment, read_block};
 
 pub(super) fn read_table(table: &Obj) -> Result<Block> {
     let path = table.path;
@@ -236,31 +236,11 @@ fn check_cell_merges(merges: &Value, path: &Path) -> Result<()> {
 /// The table's fragments by name, each read as a cell: paragraphs, joined
 /// by a space.
 fn read_fragments<'v>(table: &Obj<'v, '_>) -> Result<HashMap<&'v str, TableCell>> {
-    let path = table.path;
-    let fragments_path = path.field("fragments");
-    let fragments = match table.get("fragments") {
-        Some(fragments) => array(fragments, &fragments_path, "must be an array")?,
-        None => return Err(invalid(path, "missing `fragments`")),
-    };
-    let mut cells = HashMap::with_capacity(fragments.len());
-    for (i, fragment) in fragments.iter().enumerate() {
-        let fragment_path = fragments_path.index(i);
-        let fragment = Obj::of(fragment, &fragment_path)?;
-        fragment.only(&["object", "key", "fragment", "type", "nodes"])?;
-        if fragment.get("object") != Some(&Value::from("fragment")) {
-            return Err(invalid(&fragment_path, "expected a fragment (`object` \"fragment\")"));
-        }
-        fragment.string("key")?;
-        fragment.string("type")?;
-        let name = fragment.string("fragment")?;
-        let nodes_path = fragment_path.field("nodes");
-        let nodes = match fragment.get("nodes") {
-            Some(nodes) => array(nodes, &fragment_path, "`nodes` must be an array")?,
-            None => return Err(invalid(&fragment_path, "`nodes` must be an array")),
-        };
+    let mut cells = HashMap::new();
+    each_fragment(table, |fragment| {
         let mut cell = TableCell::new();
-        for (j, node) in nodes.iter().enumerate() {
-            let node_path = nodes_path.index(j);
+        for (j, node) in fragment.nodes.iter().enumerate() {
+            let node_path = fragment.nodes_path.index(j);
             match read_block(node, &node_path, Place::Top)? {
                 Block::Paragraph(content) => {
                     if j > 0 {
@@ -271,10 +251,11 @@ fn read_fragments<'v>(table: &Obj<'v, '_>) -> Result<HashMap<&'v str, TableCell>
                 _ => return Err(invalid(&node_path, "table cells hold paragraphs only")),
             }
         }
-        if let Some(name) = name {
+        if let Some(name) = fragment.name {
             cells.insert(name, normalize_inlines(cell));
         }
-    }
+        Ok(())
+    })?;
     Ok(cells)
 }
 
