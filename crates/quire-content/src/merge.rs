@@ -221,6 +221,8 @@ fn merge_page(
         emoji: pick(bm.map(|b| &b.emoji), &o.emoji, &t.emoji).map_err(field("the emoji"))?,
         hidden: pick(bm.map(|b| &b.hidden), &o.hidden, &t.hidden).map_err(field("hidden"))?,
         condition: pick(bm.map(|b| &b.condition), &o.condition, &t.condition).map_err(field("the condition"))?,
+        git: pick(bm.map(|b| &b.git), &o.git, &t.git).map_err(field("the Git path"))?,
+        link_title: pick(bm.map(|b| &b.link_title), &o.link_title, &t.link_title).map_err(field("the link title"))?,
         kind: pick(bm.map(|b| &b.kind), &o.kind, &t.kind).map_err(field("the page type"))?,
         document,
     };
@@ -308,6 +310,8 @@ mod tests {
             emoji: None,
             hidden: false,
             condition: None,
+            git: None,
+            link_title: None,
             kind: PageKind::Document,
             document: Some(doc.into()),
         }

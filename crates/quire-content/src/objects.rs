@@ -17,11 +17,14 @@ pub fn object_hash(kind: &str, body: &str) -> String {
     hasher.finalize().iter().map(|b| format!("{b:02x}")).collect()
 }
 
-/// The root of a revision: its top-level pages and its files.
+/// The root of a revision: its top-level pages, its files and its
+/// reusable contents (by object hash).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RootObject {
     pub pages: Vec<String>,
     pub files: Vec<String>,
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub reusable: Vec<String>,
 }
 
 /// One page of a tree.
@@ -51,6 +54,30 @@ pub struct FileObject {
     pub width: Option<u32>,
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub height: Option<u32>,
+    /// Where the file is in a synced Git repository, when it came from or
+    /// went to one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub git: Option<GitBlob>,
+}
+
+/// A blob of a Git repository: its object id and its path from the
+/// project's root (`guides/setup.md`, `.gitbook/assets/logo.png`).
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub struct GitBlob {
+    pub oid: String,
+    pub path: String,
+}
+
+/// Reusable content: a titled document that pages include
+/// (`{% include %}`), kept with the revision like its files.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ReusableObject {
+    pub id: String,
+    pub title: String,
+    /// Hash of its document object.
+    pub document: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub git: Option<GitBlob>,
 }
 
 /// Object kinds, part of every hash so equal bytes of different kinds differ.
@@ -58,6 +85,7 @@ pub const ROOT: &str = "root";
 pub const NODE: &str = "node";
 pub const DOCUMENT: &str = "doc";
 pub const FILE: &str = "file";
+pub const REUSABLE: &str = "reusable";
 
 /// Serializes a structured object and names it.
 pub fn encode<T: Serialize>(kind: &str, object: &T) -> (String, String) {

@@ -36,6 +36,13 @@ pub struct PageMeta {
     /// site's visitor sees the page (`visitor.claims.plan == "pro"`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub condition: Option<String>,
+    /// The page's file in a synced Git repository (`guides/setup.md`,
+    /// `guides/README.md`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub git: Option<crate::objects::GitBlob>,
+    /// The title shown in navigation instead of the title (`linkTitle`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub link_title: Option<String>,
     pub kind: PageKind,
     /// Hash of the page's document object (document pages only).
     #[serde(default, skip_serializing_if = "Option::is_none")]

@@ -217,6 +217,8 @@ impl Edits {
                     emoji: fields.emoji.clone().filter(|e| !e.is_empty()),
                     hidden: fields.hidden.unwrap_or(false),
                     condition: page_condition(index, fields.condition.as_deref())?,
+                    git: None,
+                    link_title: None,
                     kind: PageKind::Document,
                     document: Some(document_hash),
                 };

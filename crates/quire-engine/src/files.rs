@@ -84,6 +84,7 @@ impl Files {
             blob,
             width,
             height,
+            git: None,
         })
     }
 

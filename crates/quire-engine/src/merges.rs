@@ -6,6 +6,7 @@ use std::collections::HashMap;
 use std::sync::Arc;
 
 use quire_content::merge::{self, Conflict};
+use quire_content::objects::ReusableObject;
 use quire_core::{ChangeRequestStatus, Clock};
 use quire_store::change_requests::ChangeRequestRow;
 use quire_store::spaces::SpaceRow;
@@ -110,6 +111,7 @@ impl Merges {
                 draft.files.push((hash.clone(), file.clone()));
             }
         }
+        draft.reusable = merge_reusable(base, ours, theirs)?;
         Ok(draft)
     }
 
@@ -210,4 +212,36 @@ fn conflicts(pages: Vec<Conflict>) -> EngineError {
         pages.len(),
         names.join("; ")
     ))
+}
+
+/// The reusable contents of a merge, by id: a side's change (or removal)
+/// wins over the base; the same one changed differently on both sides is a
+/// conflict.
+fn merge_reusable(base: &Snapshot, ours: &Snapshot, theirs: &Snapshot) -> EngineResult<Vec<(String, ReusableObject)>> {
+    let find = |s: &Snapshot, id: &str| s.reusable.iter().find(|(_, r)| r.id == id).cloned();
+    let mut ids: Vec<&str> = ours.reusable.iter().map(|(_, r)| r.id.as_str()).collect();
+    ids.extend(
+        theirs
+            .reusable
+            .iter()
+            .map(|(_, r)| r.id.as_str())
+            .filter(|id| !ours.reusable.iter().any(|(_, r)| r.id == *id)),
+    );
+    let mut out = Vec::new();
+    for id in ids {
+        let (b, o, t) = (find(base, id), find(ours, id), find(theirs, id));
+        let hash = |x: &Option<(String, ReusableObject)>| x.as_ref().map(|(h, _)| h.clone());
+        let picked = if hash(&o) == hash(&t) || hash(&t) == hash(&b) {
+            o
+        } else if hash(&o) == hash(&b) {
+            t
+        } else {
+            let title = o.or(t).map(|(_, r)| r.title).unwrap_or_default();
+            return Err(EngineError::Conflict(format!(
+                "the reusable content {title:?} ({id}) changed on both sides"
+            )));
+        };
+        out.extend(picked);
+    }
+    Ok(out)
 }

@@ -72,6 +72,7 @@ impl Revisions {
             node_hashes: SharedMap::new(),
             stamps: SharedMap::new(),
             files: Vec::new(),
+            reusable: Vec::new(),
         };
         // Breadth first, one batch of object reads per level.
         let mut level: VecDeque<(Option<String>, String)> = root.pages.iter().map(|h| (None, h.clone())).collect();
@@ -89,9 +90,16 @@ impl Revisions {
             }
             level = next;
         }
-        for hash in &root.files {
-            let file = self.file_object(conn, hash).await?;
+        for (hash, file) in root.files.iter().zip(self.file_objects(conn, &root.files).await?) {
             snapshot.files.push((hash.clone(), (*file).clone()));
+        }
+        if !root.reusable.is_empty() {
+            for (hash, body) in content::get_objects(conn, &root.reusable).await? {
+                let reusable = serde_json::from_str(&body).map_err(|e| corrupt("reusable content", e))?;
+                snapshot.reusable.push((hash, reusable));
+            }
+            let order: HashMap<&String, usize> = root.reusable.iter().enumerate().map(|(i, h)| (h, i)).collect();
+            snapshot.reusable.sort_by_key(|(h, _)| order.get(h).copied());
         }
         Ok(snapshot)
     }
@@ -124,15 +132,33 @@ impl Revisions {
             .collect()
     }
 
-    async fn file_object(&self, conn: &mut Conn, hash: &str) -> EngineResult<Arc<FileObject>> {
-        if let Some(file) = self.cache.files.get(&hash.to_owned()) {
-            return Ok(file);
+    /// File objects for `hashes`, in the same order (one read for those
+    /// not cached).
+    async fn file_objects(&self, conn: &mut Conn, hashes: &[String]) -> EngineResult<Vec<Arc<FileObject>>> {
+        let missing: Vec<String> = hashes
+            .iter()
+            .filter(|h| self.cache.files.get(h).is_none())
+            .cloned()
+            .collect();
+        let mut fetched = HashMap::new();
+        for chunk in missing.chunks(500) {
+            for (hash, body) in content::get_objects(conn, chunk).await? {
+                let file: Arc<FileObject> =
+                    Arc::new(serde_json::from_str(&body).map_err(|e| corrupt("file object", e))?);
+                self.cache.files.put(hash.clone(), file.clone());
+                fetched.insert(hash, file);
+            }
         }
-        let found = content::get_objects(conn, &[hash.to_owned()]).await?;
-        let (_, body) = found.first().ok_or_else(|| corrupt("missing file object", hash))?;
-        let file: Arc<FileObject> = Arc::new(serde_json::from_str(body).map_err(|e| corrupt("file object", e))?);
-        self.cache.files.put(hash.to_owned(), file.clone());
-        Ok(file)
+        hashes
+            .iter()
+            .map(|h| {
+                fetched
+                    .get(h)
+                    .cloned()
+                    .or_else(|| self.cache.files.get(h))
+                    .ok_or_else(|| corrupt("missing file object", h))
+            })
+            .collect()
     }
 
     /// The markdown of a document object.

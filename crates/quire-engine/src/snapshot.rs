@@ -5,7 +5,7 @@
 use std::collections::{BTreeSet, HashSet};
 
 use imbl::HashMap as SharedMap;
-use quire_content::objects::{self, FileObject, NodeObject, RootObject};
+use quire_content::objects::{self, FileObject, NodeObject, ReusableObject, RootObject};
 use quire_content::tree::{FlatTree, PageMeta};
 use quire_core::Timestamp;
 use quire_store::content::RevisionRow;
@@ -21,6 +21,8 @@ pub struct Snapshot {
     pub stamps: SharedMap<String, (i64, i64)>,
     /// Files with their object hashes, in order.
     pub files: Vec<(String, FileObject)>,
+    /// Reusable contents with their object hashes, in order.
+    pub reusable: Vec<(String, ReusableObject)>,
 }
 
 impl Snapshot {
@@ -58,6 +60,10 @@ impl Snapshot {
 
     pub fn file(&self, id: &str) -> Option<&FileObject> {
         self.files.iter().map(|(_, f)| f).find(|f| f.id == id)
+    }
+
+    pub fn reusable_content(&self, id: &str) -> Option<&ReusableObject> {
+        self.reusable.iter().map(|(_, r)| r).find(|r| r.id == id)
     }
 
     /// The pages that differ between this snapshot (the base) and `side`: added, removed, changed,
@@ -102,6 +108,7 @@ pub(crate) struct Draft {
     node_hashes: SharedMap<String, String>,
     pub(crate) stamps: SharedMap<String, (i64, i64)>,
     pub(crate) files: Vec<(String, FileObject)>,
+    pub(crate) reusable: Vec<(String, ReusableObject)>,
     dirty: HashSet<String>,
     objects: Vec<(String, String)>,
     now: Timestamp,
@@ -114,6 +121,7 @@ impl Draft {
             node_hashes: base.node_hashes.clone(),
             stamps: base.stamps.clone(),
             files: base.files.clone(),
+            reusable: base.reusable.clone(),
             dirty: HashSet::new(),
             objects: Vec::new(),
             now,
@@ -152,6 +160,14 @@ impl Draft {
         let (hash, body) = objects::encode(objects::FILE, &file);
         self.objects.push((hash.clone(), body));
         self.files.push((hash, file));
+    }
+
+    /// Adds a reusable content (its document must be stored with
+    /// [`Draft::put_document`]).
+    pub(crate) fn put_reusable(&mut self, reusable: ReusableObject) {
+        let (hash, body) = objects::encode(objects::REUSABLE, &reusable);
+        self.objects.push((hash.clone(), body));
+        self.reusable.push((hash, reusable));
     }
 
     pub(crate) fn set_meta(&mut self, id: &str, meta: PageMeta) {
@@ -196,6 +212,7 @@ impl Draft {
         let root = RootObject {
             pages,
             files: self.files.iter().map(|(h, _)| h.clone()).collect(),
+            reusable: self.reusable.iter().map(|(h, _)| h.clone()).collect(),
         };
         let (root_hash, root_body) = objects::encode(objects::ROOT, &root);
         self.objects.push((root_hash.clone(), root_body));
@@ -208,6 +225,7 @@ impl Draft {
             node_hashes: self.node_hashes,
             stamps: self.stamps,
             files: self.files,
+            reusable: self.reusable,
         };
         (self.objects, snapshot)
     }

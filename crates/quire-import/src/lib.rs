@@ -1,0 +1,10 @@
+//! Content from where users keep it, and back, without I/O: the callers
+//! (Git Sync and the importers in `quire-app`) fetch and store; this crate
+//! decides what the bytes mean.
+//!
+//! - [`gitbook`]: a repository in GitBook's layout (`.gitbook.yaml`,
+//!   `SUMMARY.md`, folders with `README.md`, front matter, assets and
+//!   includes) read into an [`gitbook::ImportPlan`], and a space written
+//!   back as files ([`gitbook::export`]).
+
+pub mod gitbook;
