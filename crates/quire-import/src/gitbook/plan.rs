@@ -342,11 +342,8 @@ impl Planner<'_> {
         for path in md_files.range(dir.to_owned()..) {
             let Some(rest) = path.strip_prefix(dir) else { break };
             match rest.split_once('/') {
-                Some((sub, _)) => {
-                    if seen.insert(sub.to_owned()) {
-                        names.push((sub.to_owned(), true));
-                    }
-                }
+                Some((sub, _)) if seen.insert(sub.to_owned()) => names.push((sub.to_owned(), true)),
+                Some(_) => {}
                 None if !rest.eq_ignore_ascii_case("README.md") => names.push((rest.to_owned(), false)),
                 None => {}
             }
