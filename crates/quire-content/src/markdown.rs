@@ -29,12 +29,16 @@ pub fn front_matter_value(front_matter: &str, key: &str) -> Option<String> {
             return None;
         }
         let v = v.trim();
-        let unquoted = v
-            .strip_prefix('"')
-            .and_then(|s| s.strip_suffix('"'))
-            .or_else(|| v.strip_prefix('\'').and_then(|s| s.strip_suffix('\'')))
-            .unwrap_or(v);
-        (!unquoted.is_empty()).then(|| unquoted.to_owned())
+        let unquoted = match v.strip_prefix('\'').and_then(|s| s.strip_suffix('\'')) {
+            // YAML's single-quoted style doubles its quotes.
+            Some(single) => single.replace("''", "'"),
+            None => v
+                .strip_prefix('"')
+                .and_then(|s| s.strip_suffix('"'))
+                .unwrap_or(v)
+                .to_owned(),
+        };
+        (!unquoted.is_empty()).then_some(unquoted)
     })
 }
 

@@ -16,6 +16,10 @@
 //! - [`ChangeRequests`]: open change requests;
 //! - [`Files`]: file bytes in the blob store, fetched by URL when asked;
 //! - [`Links`]: the links of a revision and whether their targets exist;
+//! - [`Imports`]: whole content states (from Git, websites, files)
+//!   committed as one revision;
+//! - [`git::Git`]: Git repositories through the `git` command, under the
+//!   same network policy as fetches;
 //! - [`search`]: the search index follows every move of a space's head in
 //!   the same transaction.
 
@@ -25,6 +29,8 @@ pub mod changes;
 pub mod edits;
 pub mod fetch;
 pub mod files;
+pub mod git;
+pub mod imports;
 pub mod links;
 pub mod merges;
 pub mod revisions;
@@ -45,6 +51,8 @@ pub use changes::{
 pub use edits::Edits;
 pub use fetch::{FetchConfig, FetchError, Fetcher};
 pub use files::Files;
+pub use git::{Git, GitConfig, GitError};
+pub use imports::Imports;
 pub use links::Links;
 pub use merges::{MergeResult, Merges};
 pub use revisions::Revisions;
@@ -97,13 +105,27 @@ pub struct Engine {
     pub merges: Merges,
     pub change_requests: ChangeRequests,
     pub links: Links,
+    pub imports: Imports,
+    pub git: Arc<Git>,
 }
 
 impl Engine {
     pub fn new(db: Db, blobs: BlobStore, fetcher: Fetcher, clock: Arc<dyn Clock>) -> Engine {
         let revisions = Arc::new(Revisions::new(db.clone(), clock.clone()));
+        // Git follows the fetch policy; its cache is `QUIRE_GIT_CACHE` or a
+        // folder of the system's temporary directory (it only saves
+        // transfers, so losing it costs nothing else).
+        let git = Arc::new(Git::new(GitConfig {
+            cache_dir: std::env::var_os("QUIRE_GIT_CACHE")
+                .map(std::path::PathBuf::from)
+                .unwrap_or_else(|| std::env::temp_dir().join("quire-git")),
+            allow_private_networks: fetcher.config().allow_private_networks,
+            timeout: std::time::Duration::from_secs(600),
+        }));
         let files = Arc::new(Files::new(blobs, fetcher));
         Engine {
+            imports: Imports::new(revisions.clone(), files.clone(), clock.clone()),
+            git,
             edits: Edits::new(revisions.clone(), files.clone(), clock.clone()),
             merges: Merges::new(revisions.clone(), clock.clone()),
             change_requests: ChangeRequests::new(db, clock),

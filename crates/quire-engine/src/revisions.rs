@@ -208,6 +208,7 @@ impl Revisions {
             kind: kind.to_owned(),
             merged_from,
             created_at: self.clock.now(),
+            git: None,
         }
     }
 

@@ -74,6 +74,8 @@ pub struct RevisionRow {
     /// The change request a merge revision came from.
     pub merged_from: Option<String>,
     pub created_at: Timestamp,
+    /// The Git commit the revision was imported from or exported to (JSON).
+    pub git: Option<String>,
 }
 
 fn revision_from_row(row: &AnyRow) -> StoreResult<RevisionRow> {
@@ -87,14 +89,15 @@ fn revision_from_row(row: &AnyRow) -> StoreResult<RevisionRow> {
         kind: row.try_get("kind")?,
         merged_from: row.try_get("merged_from")?,
         created_at: Timestamp(row.try_get("created_at")?),
+        git: row.try_get("git")?,
     })
 }
 
 pub async fn insert_revision(conn: &mut AnyConnection, rev: &RevisionRow) -> StoreResult<()> {
     let parents = serde_json::to_string(&rev.parents).map_err(|e| crate::StoreError::Corrupt(e.to_string()))?;
     sqlx::query(
-        "INSERT INTO revisions (id, space_id, parents, root, author_id, kind, merged_from, created_at) \
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8)",
+        "INSERT INTO revisions (id, space_id, parents, root, author_id, kind, merged_from, created_at, git) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",
     )
     .bind(&rev.id)
     .bind(&rev.space_id)
@@ -104,6 +107,7 @@ pub async fn insert_revision(conn: &mut AnyConnection, rev: &RevisionRow) -> Sto
     .bind(&rev.kind)
     .bind(&rev.merged_from)
     .bind(rev.created_at.0)
+    .bind(&rev.git)
     .execute(conn)
     .await?;
     Ok(())
@@ -127,6 +131,7 @@ pub async fn insert_initial_revision(
         author_id: Some(author_id.to_owned()),
         kind: "edits".into(),
         merged_from: None,
+        git: None,
         created_at: now,
     };
     insert_revision(conn, &revision).await
@@ -135,7 +140,7 @@ pub async fn insert_initial_revision(
 /// A revision of the space; `NotFound` for another space's revision.
 pub async fn get_revision(conn: &mut AnyConnection, space_id: &str, id: &str) -> StoreResult<RevisionRow> {
     let row = sqlx::query(
-        "SELECT id, space_id, parents, root, author_id, kind, merged_from, created_at FROM revisions \
+        "SELECT id, space_id, parents, root, author_id, kind, merged_from, created_at, git FROM revisions \
          WHERE id = $1 AND space_id = $2",
     )
     .bind(id)

@@ -1,0 +1,556 @@
+//! Git repositories, through the `git` command: fetch a ref into a local
+//! cache, list a commit's files, read blobs, write a commit on top of
+//! another with some files changed, push it.
+//!
+//! Repository URLs come from users, so every operation goes through the
+//! same policy as server-side HTTP fetches ([`crate::fetch`]):
+//! - only `http(s)://` and `git://` URLs, whose host must resolve to public
+//!   addresses unless the operator allows private networks; `file://` URLs
+//!   only when private networks are allowed (they read the server's own
+//!   disk); no `ssh`, `ext::` or other transports (`GIT_ALLOW_PROTOCOL`);
+//! - no redirects, no proxies from the environment, no credential prompts,
+//!   no user or system git configuration;
+//! - a time limit per command.
+//!
+//! URLs may carry basic-auth credentials (`https://user:token@host/repo`).
+//! They are passed to git and to nothing else: every message this module
+//! returns has them replaced by `***` ([`redact`]).
+//!
+//! The cache is one bare repository per remote (keyed by the URL without
+//! its credentials) under the cache directory; it only saves transfers, so
+//! any node can lose it. Operations on one cached repository are serialized.
+
+use std::collections::HashMap;
+use std::net::IpAddr;
+use std::path::{Path, PathBuf};
+use std::process::Stdio;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use sha2::{Digest, Sha256};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::process::Command;
+
+/// Why a Git operation failed. Messages never hold credentials.
+#[derive(Debug, thiserror::Error)]
+pub enum GitError {
+    /// The URL is not allowed (scheme, private address, malformed).
+    #[error("{0}")]
+    Refused(String),
+    /// The ref does not exist in the remote repository.
+    #[error("the ref {0} does not exist in the repository")]
+    MissingRef(String),
+    /// The push was refused because the branch moved.
+    #[error("the branch moved on the remote: fetch it again")]
+    Rejected,
+    #[error("git took longer than {0} seconds")]
+    Timeout(u64),
+    /// git failed; its message, redacted.
+    #[error("git failed: {0}")]
+    Failed(String),
+}
+
+pub type GitResult<T> = Result<T, GitError>;
+
+/// How the runner behaves.
+#[derive(Debug, Clone)]
+pub struct GitConfig {
+    /// Where cached repositories live.
+    pub cache_dir: PathBuf,
+    /// Allow private addresses and `file://` URLs (`--allow-private-fetch`).
+    pub allow_private_networks: bool,
+    /// Time allowed for one git command.
+    pub timeout: Duration,
+}
+
+/// A file of a commit.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TreeEntry {
+    /// Path from the directory that was listed.
+    pub path: String,
+    pub oid: String,
+    pub size: u64,
+}
+
+/// A fetched ref.
+#[derive(Debug, Clone)]
+pub struct Fetched {
+    pub repo: PathBuf,
+    pub commit: String,
+    pub message: String,
+}
+
+/// A change to a file of a commit: new bytes, or `None` to delete it.
+pub type FileChange = (String, Option<Vec<u8>>);
+
+/// `url` with any credentials replaced by `***`.
+pub fn redact(url: &str) -> String {
+    match url.split_once("://") {
+        Some((scheme, rest)) => {
+            let authority_end = rest.find('/').unwrap_or(rest.len());
+            match rest[..authority_end].rfind('@') {
+                Some(at) => format!("{scheme}://***@{}", &rest[at + 1..]),
+                None => url.to_owned(),
+            }
+        }
+        None => url.to_owned(),
+    }
+}
+
+/// Runs git for Quire.
+pub struct Git {
+    config: GitConfig,
+    locks: Mutex<HashMap<PathBuf, Arc<tokio::sync::Mutex<()>>>>,
+}
+
+impl Git {
+    pub fn new(config: GitConfig) -> Git {
+        Git {
+            config,
+            locks: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// Checks a repository URL against the policy (scheme, then the
+    /// addresses its host resolves to).
+    pub async fn check_url(&self, url: &str) -> GitResult<()> {
+        let (scheme, rest) = url
+            .split_once("://")
+            .ok_or_else(|| GitError::Refused("the repository URL must be an http(s), git or file URL".into()))?;
+        match scheme {
+            "file" => {
+                if self.config.allow_private_networks {
+                    Ok(())
+                } else {
+                    Err(GitError::Refused(
+                        "file:// repositories are refused unless the server allows private fetches".into(),
+                    ))
+                }
+            }
+            "http" | "https" | "git" => {
+                let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
+                let host_port = authority.rsplit('@').next().unwrap_or_default();
+                let (host, port) = split_host_port(host_port, if scheme == "git" { 9418 } else { 80 });
+                if host.is_empty() {
+                    return Err(GitError::Refused("the repository URL has no host".into()));
+                }
+                if self.config.allow_private_networks {
+                    return Ok(());
+                }
+                let addrs: Vec<IpAddr> = match host.parse::<IpAddr>() {
+                    Ok(ip) => vec![ip],
+                    Err(_) => tokio::net::lookup_host((host.as_str(), port))
+                        .await
+                        .map_err(|_| GitError::Refused(format!("the host {host:?} could not be resolved")))?
+                        .map(|a| a.ip())
+                        .collect(),
+                };
+                for ip in addrs {
+                    if let Some(kind) = crate::fetch::classify(ip) {
+                        return Err(GitError::Refused(format!(
+                            "the repository's host is a {kind} address, which server-side fetches may not reach"
+                        )));
+                    }
+                }
+                Ok(())
+            }
+            other => Err(GitError::Refused(format!(
+                "{other}:// repositories are not supported: use an http(s), git or file URL"
+            ))),
+        }
+    }
+
+    fn cache_path(&self, url: &str) -> PathBuf {
+        let digest = Sha256::digest(redact(url).as_bytes());
+        let name: String = digest.iter().take(16).map(|b| format!("{b:02x}")).collect();
+        self.config.cache_dir.join(name)
+    }
+
+    fn lock(&self, repo: &Path) -> Arc<tokio::sync::Mutex<()>> {
+        let mut locks = self.locks.lock().unwrap_or_else(|e| e.into_inner());
+        locks.entry(repo.to_owned()).or_default().clone()
+    }
+
+    /// A git command in `repo` with the policy's environment.
+    fn command(&self, repo: &Path) -> Command {
+        let mut cmd = Command::new("git");
+        cmd.current_dir(repo)
+            .env_clear()
+            .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+            .env("HOME", &self.config.cache_dir)
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .env("GIT_TERMINAL_PROMPT", "0")
+            .env("GIT_ASKPASS", "/bin/false")
+            .env(
+                "GIT_ALLOW_PROTOCOL",
+                if self.config.allow_private_networks {
+                    "http:https:git:file"
+                } else {
+                    "http:https:git"
+                },
+            )
+            .env("LC_ALL", "C")
+            .args([
+                "-c",
+                "http.followRedirects=false",
+                "-c",
+                "credential.helper=",
+                "-c",
+                "core.hooksPath=/dev/null",
+            ])
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .kill_on_drop(true);
+        cmd
+    }
+
+    /// Runs a command, feeding it `input`; its stdout, or its redacted
+    /// stderr as the error.
+    async fn run(&self, mut cmd: Command, input: Option<Vec<u8>>, secrets: &[&str]) -> GitResult<Vec<u8>> {
+        if input.is_some() {
+            cmd.stdin(Stdio::piped());
+        }
+        let mut child = cmd
+            .spawn()
+            .map_err(|e| GitError::Failed(format!("cannot run git: {e}")))?;
+        let writer = match (input, child.stdin.take()) {
+            (Some(bytes), Some(mut stdin)) => Some(tokio::spawn(async move {
+                let _ = stdin.write_all(&bytes).await;
+                drop(stdin);
+            })),
+            _ => None,
+        };
+        let mut stdout = child.stdout.take().expect("piped stdout");
+        let mut stderr = child.stderr.take().expect("piped stderr");
+        let work = async {
+            let mut out = Vec::new();
+            let mut err = Vec::new();
+            let (a, b) = tokio::join!(stdout.read_to_end(&mut out), stderr.read_to_end(&mut err));
+            a.and(b).map_err(|e| GitError::Failed(e.to_string()))?;
+            let status = child.wait().await.map_err(|e| GitError::Failed(e.to_string()))?;
+            Ok::<_, GitError>((status, out, err))
+        };
+        let (status, out, err) = tokio::time::timeout(self.config.timeout, work)
+            .await
+            .map_err(|_| GitError::Timeout(self.config.timeout.as_secs()))??;
+        if let Some(writer) = writer {
+            let _ = writer.await;
+        }
+        if status.success() {
+            return Ok(out);
+        }
+        let mut message = String::from_utf8_lossy(&err).trim().to_owned();
+        for secret in secrets {
+            message = message.replace(secret, &redact(secret));
+        }
+        Err(GitError::Failed(message))
+    }
+
+    /// Fetches `refname` of the repository at `url` into the cache; the
+    /// commit it points at.
+    pub async fn fetch(&self, url: &str, refname: &str) -> GitResult<Fetched> {
+        self.check_url(url).await?;
+        check_ref(refname)?;
+        let repo = self.cache_path(url);
+        let lock = self.lock(&repo);
+        let _guard = lock.lock().await;
+        if !repo.join("HEAD").exists() {
+            std::fs::create_dir_all(&repo).map_err(|e| GitError::Failed(format!("cache directory: {e}")))?;
+            let mut init = self.command(&repo);
+            init.args(["init", "--quiet", "--bare", "."]);
+            self.run(init, None, &[]).await?;
+        }
+        let mut fetch = self.command(&repo);
+        fetch.args(["fetch", "--quiet", "--no-tags", "--force", "--depth=1", "--", url]);
+        fetch.arg(format!("+{refname}:refs/quire/fetched"));
+        if let Err(err) = self.run(fetch, None, &[url]).await {
+            return Err(match err {
+                GitError::Failed(message) if message.contains("couldn't find remote ref") => {
+                    GitError::MissingRef(refname.to_owned())
+                }
+                other => other,
+            });
+        }
+        let commit = self.rev_parse(&repo, "refs/quire/fetched^{commit}").await?;
+        let message = self.commit_message(&repo, &commit).await?;
+        Ok(Fetched { repo, commit, message })
+    }
+
+    async fn rev_parse(&self, repo: &Path, rev: &str) -> GitResult<String> {
+        let mut cmd = self.command(repo);
+        cmd.args(["rev-parse", "--verify", "--quiet", rev]);
+        let out = self.run(cmd, None, &[]).await?;
+        Ok(String::from_utf8_lossy(&out).trim().to_owned())
+    }
+
+    async fn commit_message(&self, repo: &Path, commit: &str) -> GitResult<String> {
+        let mut cmd = self.command(repo);
+        cmd.args(["log", "-1", "--format=%B", commit]);
+        let out = self.run(cmd, None, &[]).await?;
+        Ok(String::from_utf8_lossy(&out).trim().to_owned())
+    }
+
+    /// The blobs of `commit` under `dir` (empty for the whole tree), with
+    /// paths from `dir`. Submodules and symbolic links are left out.
+    pub async fn tree(&self, repo: &Path, commit: &str, dir: &str) -> GitResult<Vec<TreeEntry>> {
+        let mut cmd = self.command(repo);
+        cmd.args(["ls-tree", "-r", "-l", "-z", "--full-tree", commit]);
+        let prefix = if dir.is_empty() {
+            String::new()
+        } else {
+            format!("{}/", dir.trim_end_matches('/'))
+        };
+        if !prefix.is_empty() {
+            cmd.args(["--", &prefix]);
+        }
+        let out = self.run(cmd, None, &[]).await?;
+        let mut entries = Vec::new();
+        for record in out.split(|b| *b == 0).filter(|r| !r.is_empty()) {
+            let record = String::from_utf8_lossy(record);
+            let Some((meta, path)) = record.split_once('\t') else {
+                continue;
+            };
+            let fields: Vec<&str> = meta.split_whitespace().collect();
+            let [mode, kind, oid, size] = fields.as_slice() else {
+                continue;
+            };
+            if *kind != "blob" || *mode == "120000" {
+                continue;
+            }
+            let Some(path) = path.strip_prefix(prefix.as_str()) else {
+                continue;
+            };
+            entries.push(TreeEntry {
+                path: path.to_owned(),
+                oid: (*oid).to_owned(),
+                size: size.parse().unwrap_or_default(),
+            });
+        }
+        Ok(entries)
+    }
+
+    /// The bytes of blobs, by object id.
+    pub async fn blobs(&self, repo: &Path, oids: &[String]) -> GitResult<HashMap<String, Vec<u8>>> {
+        if oids.is_empty() {
+            return Ok(HashMap::new());
+        }
+        let mut cmd = self.command(repo);
+        cmd.args(["cat-file", "--batch"]);
+        let input: Vec<u8> = oids.iter().flat_map(|o| format!("{o}\n").into_bytes()).collect();
+        let out = self.run(cmd, Some(input), &[]).await?;
+        let mut blobs = HashMap::with_capacity(oids.len());
+        let mut rest = out.as_slice();
+        while !rest.is_empty() {
+            let Some(line_end) = rest.iter().position(|b| *b == b'\n') else {
+                break;
+            };
+            let header = String::from_utf8_lossy(&rest[..line_end]).into_owned();
+            rest = &rest[line_end + 1..];
+            let fields: Vec<&str> = header.split(' ').collect();
+            let [oid, _kind, size] = fields.as_slice() else {
+                // `<oid> missing`
+                continue;
+            };
+            let size: usize = size
+                .parse()
+                .map_err(|_| GitError::Failed(format!("cat-file: {header}")))?;
+            if rest.len() < size {
+                return Err(GitError::Failed("cat-file: short output".into()));
+            }
+            blobs.insert((*oid).to_owned(), rest[..size].to_vec());
+            rest = rest.get(size + 1..).unwrap_or_default();
+        }
+        Ok(blobs)
+    }
+
+    /// Writes a commit: `parent`'s tree (or an empty one) with `changes`
+    /// applied; `None` when that is `parent`'s tree already.
+    pub async fn commit(
+        &self,
+        repo: &Path,
+        parent: Option<&str>,
+        changes: &[FileChange],
+        message: &str,
+        author: (&str, &str),
+    ) -> GitResult<Option<String>> {
+        let lock = self.lock(repo);
+        let _guard = lock.lock().await;
+        let work = tempfile::tempdir().map_err(|e| GitError::Failed(format!("temporary directory: {e}")))?;
+        let index = work.path().join("index");
+        let with_index = |git: &Git| {
+            let mut cmd = git.command(repo);
+            cmd.env("GIT_INDEX_FILE", &index);
+            cmd
+        };
+        let mut read = with_index(self);
+        match parent {
+            Some(parent) => read.args(["read-tree", parent]),
+            None => read.args(["read-tree", "--empty"]),
+        };
+        self.run(read, None, &[]).await?;
+        // New blobs, written through files named by their position.
+        let mut paths_input = String::new();
+        let mut written = Vec::new();
+        for (i, (path, bytes)) in changes.iter().enumerate() {
+            if let Some(bytes) = bytes {
+                let file = work.path().join(format!("blob-{i}"));
+                std::fs::write(&file, bytes).map_err(|e| GitError::Failed(format!("temporary file: {e}")))?;
+                paths_input.push_str(&format!("{}\n", file.display()));
+                written.push(path.clone());
+            }
+        }
+        let mut index_info = String::new();
+        if !written.is_empty() {
+            let mut hash = with_index(self);
+            hash.args(["hash-object", "-w", "--no-filters", "--stdin-paths"]);
+            let out = self.run(hash, Some(paths_input.into_bytes()), &[]).await?;
+            let oids = String::from_utf8_lossy(&out).into_owned();
+            for (path, oid) in written.iter().zip(oids.lines()) {
+                index_info.push_str(&format!("100644 {oid}\t{path}\n"));
+            }
+        }
+        for (path, bytes) in changes {
+            if bytes.is_none() {
+                index_info.push_str(&format!("0 {}\t{path}\n", "0".repeat(40)));
+            }
+        }
+        let mut update = with_index(self);
+        update.args(["update-index", "--index-info"]);
+        self.run(update, Some(index_info.into_bytes()), &[]).await?;
+        let mut write_tree = with_index(self);
+        write_tree.args(["write-tree"]);
+        let tree = String::from_utf8_lossy(&self.run(write_tree, None, &[]).await?)
+            .trim()
+            .to_owned();
+        if let Some(parent) = parent
+            && self.rev_parse(repo, &format!("{parent}^{{tree}}")).await? == tree
+        {
+            return Ok(None);
+        }
+        let mut commit = self.command(repo);
+        commit
+            .env("GIT_AUTHOR_NAME", author.0)
+            .env("GIT_AUTHOR_EMAIL", author.1)
+            .env("GIT_COMMITTER_NAME", author.0)
+            .env("GIT_COMMITTER_EMAIL", author.1)
+            .args(["commit-tree", &tree, "-F", "-"]);
+        if let Some(parent) = parent {
+            commit.args(["-p", parent]);
+        }
+        let out = self.run(commit, Some(message.as_bytes().to_vec()), &[]).await?;
+        Ok(Some(String::from_utf8_lossy(&out).trim().to_owned()))
+    }
+
+    /// Pushes `commit` to `refname` of the repository at `url`.
+    pub async fn push(&self, repo: &Path, url: &str, commit: &str, refname: &str, force: bool) -> GitResult<()> {
+        self.check_url(url).await?;
+        check_ref(refname)?;
+        let lock = self.lock(repo);
+        let _guard = lock.lock().await;
+        let mut push = self.command(repo);
+        push.args(["push", "--porcelain", "--quiet"]);
+        if force {
+            push.arg("--force");
+        }
+        push.args(["--", url, &format!("{commit}:{refname}")]);
+        match self.run(push, None, &[url]).await {
+            Ok(_) => Ok(()),
+            Err(GitError::Failed(message))
+                if message.contains("[rejected]")
+                    || message.contains("non-fast-forward")
+                    || message.contains("fetch first") =>
+            {
+                Err(GitError::Rejected)
+            }
+            Err(other) => Err(other),
+        }
+    }
+}
+
+/// A ref name git accepts, and only that (`refs/heads/main`).
+fn check_ref(refname: &str) -> GitResult<()> {
+    let ok = refname.starts_with("refs/")
+        && !refname.contains("..")
+        && !refname.ends_with('/')
+        && !refname.ends_with(".lock")
+        && refname.chars().all(|c| c.is_ascii_alphanumeric() || "/-_.".contains(c));
+    if ok {
+        Ok(())
+    } else {
+        Err(GitError::Refused(format!(
+            "{refname:?} is not a ref such as refs/heads/main"
+        )))
+    }
+}
+
+fn split_host_port(host_port: &str, default_port: u16) -> (String, u16) {
+    if let Some(rest) = host_port.strip_prefix('[') {
+        let (host, after) = rest.split_once(']').unwrap_or((rest, ""));
+        let port = after
+            .strip_prefix(':')
+            .and_then(|p| p.parse().ok())
+            .unwrap_or(default_port);
+        return (host.to_owned(), port);
+    }
+    match host_port.rsplit_once(':') {
+        Some((host, port)) if port.chars().all(|c| c.is_ascii_digit()) && !port.is_empty() => {
+            (host.to_owned(), port.parse().unwrap_or(default_port))
+        }
+        _ => (host_port.to_owned(), default_port),
+    }
+}
+
+/// The object id git gives these bytes as a blob (SHA-1 of `blob <len>\0`).
+pub fn blob_oid(bytes: &[u8]) -> String {
+    let mut hasher = sha1::Sha1::new();
+    hasher.update(format!("blob {}\0", bytes.len()).as_bytes());
+    hasher.update(bytes);
+    hasher.finalize().iter().map(|b| format!("{b:02x}")).collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn credentials_never_leave() {
+        assert_eq!(
+            redact("https://ada:s3cret@git.example.com/r.git"),
+            "https://***@git.example.com/r.git"
+        );
+        assert_eq!(redact("https://git.example.com/r.git"), "https://git.example.com/r.git");
+        assert_eq!(redact("file:///tmp/repo"), "file:///tmp/repo");
+    }
+
+    #[test]
+    fn blob_ids_match_git() {
+        // `printf 'hello\n' | git hash-object --stdin`
+        assert_eq!(blob_oid(b"hello\n"), "ce013625030ba8dba906f756967f9e9ca394464a");
+    }
+
+    #[tokio::test]
+    async fn the_policy_refuses_what_it_should() {
+        let git = Git::new(GitConfig {
+            cache_dir: std::env::temp_dir(),
+            allow_private_networks: false,
+            timeout: Duration::from_secs(5),
+        });
+        for url in [
+            "file:///etc",
+            "ssh://git@example.com/r.git",
+            "ext::sh -c touch% /tmp/pwned",
+            "http://127.0.0.1/r.git",
+            "https://[::1]:8443/r.git",
+            "git://10.0.0.1/r.git",
+            "http://user:pw@169.254.169.254/latest",
+        ] {
+            assert!(matches!(git.check_url(url).await, Err(GitError::Refused(_))), "{url}");
+        }
+        assert!(check_ref("refs/heads/main").is_ok());
+        for bad in ["main", "refs/heads/../x", "refs/heads/a b", "--upload-pack=x"] {
+            assert!(check_ref(bad).is_err(), "{bad}");
+        }
+    }
+}

@@ -1,0 +1,171 @@
+//! Whole content states written as one revision: what an import (Git,
+//! a website, files) decided the space should hold — every page with its
+//! place and document, the files and the reusable contents — committed on
+//! top of the space's current revision. Only what differs from that
+//! revision is written: an unchanged page keeps its node object (and its
+//! timestamps), an unchanged file its object, a re-imported document the
+//! same hash.
+
+use std::sync::Arc;
+
+use quire_content::objects::{FileObject, GitBlob, ReusableObject};
+use quire_content::tree::{FlatPage, FlatTree, PageMeta};
+use quire_core::Clock;
+use quire_store::spaces::SpaceRow;
+
+use crate::files::Files;
+use crate::revisions::{Head, Revisions};
+use crate::snapshot::{Draft, Snapshot};
+use crate::{EngineError, EngineResult};
+
+/// A page of an imported state.
+#[derive(Debug, Clone)]
+pub struct ImportedPage {
+    /// The page's id: the one it had (matched by the importer) or a new one.
+    pub id: String,
+    pub parent: Option<String>,
+    /// Everything but `document`, which comes from `markdown`.
+    pub meta: PageMeta,
+    /// The document of a document page.
+    pub markdown: Option<String>,
+}
+
+/// A file of an imported state.
+#[derive(Debug, Clone)]
+pub enum ImportedFile {
+    /// A file the base revision has, kept as it is (or with a new Git blob).
+    Kept(FileObject),
+    /// New bytes.
+    New {
+        name: String,
+        content_type: String,
+        bytes: Vec<u8>,
+        git: Option<GitBlob>,
+    },
+}
+
+/// Reusable content of an imported state.
+#[derive(Debug, Clone)]
+pub struct ImportedReusable {
+    pub id: String,
+    pub title: String,
+    pub markdown: String,
+    pub git: Option<GitBlob>,
+}
+
+/// Everything a space holds after an import.
+#[derive(Debug, Clone, Default)]
+pub struct ImportedState {
+    /// Pages in tree order (a parent before its children).
+    pub pages: Vec<ImportedPage>,
+    pub files: Vec<ImportedFile>,
+    pub reusable: Vec<ImportedReusable>,
+}
+
+/// Where the new revision goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Target {
+    /// It becomes the space's current revision (if that is still the base).
+    Space,
+    /// It is only recorded (Git Sync's `standalone` imports).
+    Standalone,
+}
+
+pub struct Imports {
+    revisions: Arc<Revisions>,
+    files: Arc<Files>,
+    clock: Arc<dyn Clock>,
+}
+
+impl Imports {
+    pub(crate) fn new(revisions: Arc<Revisions>, files: Arc<Files>, clock: Arc<dyn Clock>) -> Imports {
+        Imports {
+            revisions,
+            files,
+            clock,
+        }
+    }
+
+    /// Commits `state` on top of `base` (the space's current revision);
+    /// `git` is the revision's Git commit (JSON), if it has one.
+    pub async fn commit(
+        &self,
+        space: &SpaceRow,
+        base: &Snapshot,
+        state: ImportedState,
+        user_id: &str,
+        git: Option<String>,
+        target: Target,
+    ) -> EngineResult<Arc<Snapshot>> {
+        let mut draft = Draft::new(base, self.clock.now());
+        let mut tree = FlatTree::default();
+        for page in state.pages {
+            if tree.pages.contains_key(&page.id) {
+                return Err(EngineError::invalid(format!("page {:?} is imported twice", page.id)));
+            }
+            if let Some(parent) = &page.parent
+                && !tree.pages.contains_key(parent)
+            {
+                return Err(EngineError::invalid(format!(
+                    "page {:?} comes before its parent",
+                    page.id
+                )));
+            }
+            let mut meta = page.meta;
+            meta.document = page.markdown.as_deref().map(|text| draft.put_document(text));
+            tree.push(&page.id, page.parent.as_deref(), meta);
+        }
+        // Rewrite what differs from the base: a page whose settings,
+        // document or place changed is touched (a new `updatedAt`); one
+        // whose children changed is only re-encoded.
+        let ids: Vec<String> = tree.pages.keys().cloned().collect();
+        draft.tree = tree;
+        for id in &ids {
+            let now = draft.tree.pages.get(id);
+            let before: Option<&FlatPage> = base.tree.pages.get(id);
+            if before != now {
+                draft.touch(id);
+            } else if base.tree.children_of(Some(id)) != draft.tree.children_of(Some(id)) {
+                draft.mark(Some(id));
+            }
+        }
+        draft.files.clear();
+        for file in state.files {
+            match file {
+                ImportedFile::Kept(object) => draft.put_file(object),
+                ImportedFile::New {
+                    name,
+                    content_type,
+                    bytes,
+                    git,
+                } => {
+                    let mut object = self.files.store(&name, bytes, content_type).await?;
+                    object.git = git;
+                    draft.put_file(object);
+                }
+            }
+        }
+        draft.reusable.clear();
+        for reusable in state.reusable {
+            let document = draft.put_document(&reusable.markdown);
+            draft.put_reusable(ReusableObject {
+                id: reusable.id,
+                title: reusable.title,
+                document,
+                git: reusable.git,
+            });
+        }
+        let mut revision =
+            self.revisions
+                .new_revision(&space.id, vec![base.revision.id.clone()], user_id, "edits", None);
+        revision.git = git;
+        let heads = match target {
+            Target::Space => vec![Head::Space {
+                space_id: &space.id,
+                base,
+            }],
+            Target::Standalone => Vec::new(),
+        };
+        self.revisions.commit(draft, revision, &heads).await
+    }
+}
