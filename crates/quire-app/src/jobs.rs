@@ -32,7 +32,9 @@ pub trait Job: Serialize + DeserializeOwned + Send + 'static {
     /// How failures of this type are retried.
     const RETRY: RetryPolicy = RetryPolicy::STANDARD;
 
-    fn run(self, app: &App) -> impl Future<Output = anyhow::Result<()>> + Send;
+    /// Does the work; what it returns (if anything) is kept with the job as
+    /// its result.
+    fn run(self, app: &App) -> impl Future<Output = anyhow::Result<Option<serde_json::Value>>> + Send;
 }
 
 /// How often and how soon a failed job is tried again.
@@ -63,7 +65,7 @@ pub async fn enqueue<J: Job>(conn: &mut Conn, job: &J, run_at: Timestamp, now: T
     Ok(())
 }
 
-type Outcome = Pin<Box<dyn Future<Output = anyhow::Result<()>> + Send>>;
+type Outcome = Pin<Box<dyn Future<Output = anyhow::Result<Option<serde_json::Value>>> + Send>>;
 type Runner = Box<dyn Fn(App, String) -> Outcome + Send + Sync>;
 
 /// The job types this server can run, by kind.
@@ -78,6 +80,7 @@ impl Registry {
         let mut registry = Registry::default();
         crate::spaces::register_jobs(&mut registry);
         crate::search::register_jobs(&mut registry);
+        crate::git_sync::register_jobs(&mut registry);
         registry
     }
 
@@ -117,7 +120,10 @@ pub async fn run_due(app: &App, registry: &Registry, worker: &str) -> anyhow::Re
         };
         let mut tx = app.db.write().await?;
         match outcome {
-            Ok(()) => jobs::complete(&mut tx, &row.id, app.now()).await?,
+            Ok(result) => {
+                let result = result.map(|r| r.to_string());
+                jobs::complete(&mut tx, &row.id, result.as_deref(), app.now()).await?
+            }
             Err(err) => {
                 let error = format!("{err:#}");
                 tracing::warn!(

@@ -21,6 +21,7 @@ pub mod collections;
 pub mod content;
 pub mod discussions;
 pub mod error;
+pub mod git_sync;
 pub mod input;
 pub mod invites;
 pub mod jobs;

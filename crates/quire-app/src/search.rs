@@ -390,9 +390,9 @@ pub struct ReindexSpace {
 impl Job for ReindexSpace {
     const KIND: &'static str = "reindex_space";
 
-    async fn run(self, app: &App) -> anyhow::Result<()> {
+    async fn run(self, app: &App) -> anyhow::Result<Option<serde_json::Value>> {
         reindex_space(app, &self.space_id).await?;
-        Ok(())
+        Ok(None)
     }
 }
 

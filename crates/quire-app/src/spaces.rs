@@ -29,6 +29,8 @@ pub struct SpaceInfo {
     pub permissions: SpacePermissions,
     pub change_requests: (i64, i64, i64),
     pub comments: i64,
+    /// The space's Git Sync, when it has one.
+    pub git_sync: Option<quire_store::git_syncs::GitSyncRow>,
 }
 
 /// Shapes one space for a caller holding `role` (`share_key` as given).
@@ -42,8 +44,10 @@ pub async fn info(
     let counts = change_requests::counts_for(conn, ids).await?;
     let change_requests = counts.get(&space.id).copied().unwrap_or_default();
     let comments = comments::open_in_spaces(conn, ids).await?;
+    let git_sync = quire_store::git_syncs::get(conn, &space.id).await?;
     let open = openly_viewable(&space, share_key);
     Ok(SpaceInfo {
+        git_sync,
         permissions: SpacePermissions::of(role, open),
         comments: comments.get(&space.id).copied().unwrap_or_default(),
         space,
@@ -60,12 +64,19 @@ pub async fn infos(
     let ids: Vec<String> = spaces.iter().map(|s| s.id.clone()).collect();
     let counts = change_requests::counts_for(conn, &ids).await?;
     let comments = comments::open_in_spaces(conn, &ids).await?;
+    let mut syncs: std::collections::HashMap<String, quire_store::git_syncs::GitSyncRow> =
+        crate::git_sync::of_spaces(conn, &ids)
+            .await?
+            .into_iter()
+            .map(|row| (row.space_id.clone(), row))
+            .collect();
     Ok(spaces
         .into_iter()
         .map(|space| {
             let permissions = SpacePermissions::of(role_of(&space), openly_viewable(&space, None));
             let change_requests = counts.get(&space.id).copied().unwrap_or_default();
             SpaceInfo {
+                git_sync: syncs.remove(&space.id),
                 comments: comments.get(&space.id).copied().unwrap_or_default(),
                 space,
                 permissions,
@@ -439,12 +450,12 @@ impl Job for PurgeSpace {
     const KIND: &'static str = "purge_space";
 
     /// A space restored (or deleted again later) in the meantime is left alone.
-    async fn run(self, app: &App) -> anyhow::Result<()> {
+    async fn run(self, app: &App) -> anyhow::Result<Option<serde_json::Value>> {
         let now = app.now();
         let mut tx = app.db.write().await?;
         let space = match spaces::get_any(&mut tx, &self.space_id).await {
             Ok(space) => space,
-            Err(StoreError::NotFound) => return Ok(()),
+            Err(StoreError::NotFound) => return Ok(None),
             Err(err) => return Err(err.into()),
         };
         if space
@@ -455,7 +466,7 @@ impl Job for PurgeSpace {
             tx.commit().await?;
             tracing::info!(space_id = self.space_id, "deleted space purged");
         }
-        Ok(())
+        Ok(None)
     }
 }
 

@@ -29,6 +29,13 @@ impl Timestamp {
             .to_rfc2822()
     }
 
+    /// Reads an RFC 3339 date-time (`2026-11-24T10:00:00Z`, any offset).
+    pub fn parse_rfc3339(text: &str) -> Option<Timestamp> {
+        DateTime::parse_from_rfc3339(text)
+            .ok()
+            .map(|t| Timestamp(t.timestamp_millis()))
+    }
+
     pub fn plus_days(self, days: i64) -> Timestamp {
         Timestamp(self.0 + days * 86_400_000)
     }

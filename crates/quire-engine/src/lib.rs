@@ -56,7 +56,7 @@ pub use imports::Imports;
 pub use links::Links;
 pub use merges::{MergeResult, Merges};
 pub use revisions::Revisions;
-pub use snapshot::Snapshot;
+pub use snapshot::{GitTarget, Snapshot};
 
 /// Why a content operation failed.
 #[derive(Debug, thiserror::Error)]

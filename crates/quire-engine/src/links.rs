@@ -10,7 +10,7 @@ use quire_content::markdown::{self, Relation};
 use crate::EngineResult;
 use crate::cache::Bounded;
 use crate::revisions::Revisions;
-use crate::snapshot::Snapshot;
+use crate::snapshot::{GitTarget, Snapshot};
 
 /// Finds and resolves links; a document's links are cached by its hash.
 pub struct Links {
@@ -110,6 +110,17 @@ pub fn resolve(snapshot: &Snapshot, page: &str, raw: &str, app_url: &str) -> Opt
             None => Target::Missing(raw.to_owned()),
         });
     }
+    // A page that came from Git links relative to its file.
+    if let Some(git) = snapshot.tree.pages.get(page).and_then(|p| p.meta.git.as_ref())
+        && !without_anchor.starts_with('/')
+        && let Some(path) = relative_git_path(&git.path, without_anchor)
+    {
+        match snapshot.by_git_path(&path) {
+            Some(GitTarget::Page(id)) => return Some(Target::Page(id.clone())),
+            Some(GitTarget::File(id)) => return Some(Target::File(id.clone())),
+            _ => {}
+        }
+    }
     // Relative to the page's folder, the way Git Sync lays pages out:
     // a page with subpages is `<path>/README.md`, others `<path>.md`.
     let has_children = !snapshot.tree.children_of(Some(page)).is_empty();
@@ -138,6 +149,45 @@ pub fn resolve(snapshot: &Snapshot, page: &str, raw: &str, app_url: &str) -> Opt
         Some(id) => Target::Page(id),
         None => Target::Missing(raw.to_owned()),
     })
+}
+
+/// `target` (as written in the file at `from`, percent-escapes decoded)
+/// as a path from the repository's project root.
+pub fn relative_git_path(from: &str, target: &str) -> Option<String> {
+    let folder = from.rsplit_once('/').map_or("", |(f, _)| f);
+    let mut parts: Vec<String> = folder.split('/').filter(|s| !s.is_empty()).map(str::to_owned).collect();
+    let decoded = percent_decode(target);
+    for segment in decoded.split('/') {
+        match segment {
+            "" | "." => {}
+            ".." => {
+                parts.pop()?;
+            }
+            s => parts.push(s.to_owned()),
+        }
+    }
+    Some(parts.join("/"))
+}
+
+fn percent_decode(text: &str) -> String {
+    let bytes = text.as_bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut i = 0;
+    while i < bytes.len() {
+        if bytes[i] == b'%'
+            && i + 2 < bytes.len()
+            && let Some(b) = std::str::from_utf8(&bytes[i + 1..i + 3])
+                .ok()
+                .and_then(|h| u8::from_str_radix(h, 16).ok())
+        {
+            out.push(b);
+            i += 3;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    String::from_utf8_lossy(&out).into_owned()
 }
 
 /// `a/b.md` and `a/b/README.md` both name the page at slugs `a/b`.

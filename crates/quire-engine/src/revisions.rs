@@ -73,6 +73,7 @@ impl Revisions {
             stamps: SharedMap::new(),
             files: Vec::new(),
             reusable: Vec::new(),
+            git_paths: Default::default(),
         };
         // Breadth first, one batch of object reads per level.
         let mut level: VecDeque<(Option<String>, String)> = root.pages.iter().map(|h| (None, h.clone())).collect();

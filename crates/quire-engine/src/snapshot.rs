@@ -23,6 +23,17 @@ pub struct Snapshot {
     pub files: Vec<(String, FileObject)>,
     /// Reusable contents with their object hashes, in order.
     pub reusable: Vec<(String, ReusableObject)>,
+    /// Pages, files and reusable contents by Git path, built when first
+    /// asked for.
+    pub(crate) git_paths: std::sync::OnceLock<std::collections::HashMap<String, GitTarget>>,
+}
+
+/// What a Git path of a revision is.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum GitTarget {
+    Page(String),
+    File(String),
+    Reusable(String),
 }
 
 impl Snapshot {
@@ -60,6 +71,31 @@ impl Snapshot {
 
     pub fn file(&self, id: &str) -> Option<&FileObject> {
         self.files.iter().map(|(_, f)| f).find(|f| f.id == id)
+    }
+
+    /// The page, file or reusable content at a Git path of the revision.
+    pub fn by_git_path(&self, path: &str) -> Option<&GitTarget> {
+        self.git_paths
+            .get_or_init(|| {
+                let mut index = std::collections::HashMap::new();
+                for (id, page) in &self.tree.pages {
+                    if let Some(git) = &page.meta.git {
+                        index.insert(git.path.clone(), GitTarget::Page(id.clone()));
+                    }
+                }
+                for (_, file) in &self.files {
+                    if let Some(git) = &file.git {
+                        index.insert(git.path.clone(), GitTarget::File(file.id.clone()));
+                    }
+                }
+                for (_, reusable) in &self.reusable {
+                    if let Some(git) = &reusable.git {
+                        index.insert(git.path.clone(), GitTarget::Reusable(reusable.id.clone()));
+                    }
+                }
+                index
+            })
+            .get(path)
     }
 
     pub fn reusable_content(&self, id: &str) -> Option<&ReusableObject> {
@@ -226,6 +262,7 @@ impl Draft {
             stamps: self.stamps,
             files: self.files,
             reusable: self.reusable,
+            git_paths: Default::default(),
         };
         (self.objects, snapshot)
     }

@@ -5,6 +5,10 @@
 //! - [`gitbook`]: a repository in GitBook's layout (`.gitbook.yaml`,
 //!   `SUMMARY.md`, folders with `README.md`, front matter, assets and
 //!   includes) read into an [`gitbook::ImportPlan`], and a space written
-//!   back as files ([`gitbook::export`]).
+//!   back as files ([`gitbook::export`]);
+//! - [`content_type_of`]: media types by file extension.
 
 pub mod gitbook;
+mod media;
+
+pub use media::content_type_of;

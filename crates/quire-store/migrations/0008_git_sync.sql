@@ -28,3 +28,6 @@ CREATE TABLE git_syncs (
     operation_error      TEXT,
     updated_at           BIGINT NOT NULL
 );
+
+-- What a finished job reports (JSON), such as the files an import skipped.
+ALTER TABLE jobs ADD COLUMN result TEXT;

@@ -74,12 +74,15 @@ pub async fn claim(db: &Db, worker: &str, now: Timestamp, lease_until: Timestamp
     }))
 }
 
-pub async fn complete(conn: &mut AnyConnection, id: &str, now: Timestamp) -> StoreResult<()> {
+/// Marks a job done, with what it reports (JSON), if anything.
+pub async fn complete(conn: &mut AnyConnection, id: &str, result: Option<&str>, now: Timestamp) -> StoreResult<()> {
     sqlx::query(
-        "UPDATE jobs SET state = 'done', finished_at = $2, locked_by = NULL, locked_until = NULL WHERE id = $1",
+        "UPDATE jobs SET state = 'done', finished_at = $2, result = $3, locked_by = NULL, locked_until = NULL \
+         WHERE id = $1",
     )
     .bind(id)
     .bind(now.0)
+    .bind(result)
     .execute(conn)
     .await?;
     Ok(())
@@ -109,4 +112,20 @@ pub async fn fail(
     .execute(conn)
     .await?;
     Ok(())
+}
+
+/// The most recent job of `kind`: its state, result and last error (for
+/// operators and tests).
+pub async fn latest(
+    conn: &mut AnyConnection,
+    kind: &str,
+) -> StoreResult<Option<(String, Option<String>, Option<String>)>> {
+    let row = sqlx::query(
+        "SELECT state, result, last_error FROM jobs WHERE kind = $1 ORDER BY created_at DESC, id DESC LIMIT 1",
+    )
+    .bind(kind)
+    .fetch_optional(conn)
+    .await?;
+    row.map(|r| Ok((r.try_get("state")?, r.try_get("result")?, r.try_get("last_error")?)))
+        .transpose()
 }

@@ -15,6 +15,7 @@ pub mod comments;
 pub mod content;
 pub mod db;
 pub mod error;
+pub mod git_syncs;
 pub mod grants;
 pub mod invites;
 pub mod jobs;

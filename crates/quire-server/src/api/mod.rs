@@ -12,6 +12,7 @@ mod change_requests;
 mod collections;
 mod content;
 mod discussions;
+mod git;
 mod invites;
 mod members;
 mod orgs;
@@ -37,4 +38,5 @@ pub fn v1() -> Router<AppState> {
         .merge(search::router())
         .merge(discussions::router())
         .merge(sites::router())
+        .merge(git::router())
 }

@@ -84,6 +84,10 @@ pub struct Page {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub condition: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
+    pub link_title: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub git: Option<Value>,
+    #[serde(skip_serializing_if = "Option::is_none")]
     pub created_at: Option<Timestamp>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub updated_at: Option<Timestamp>,
@@ -114,7 +118,7 @@ pub struct Revision {
     pub parents: Vec<String>,
     pub pages: Vec<Page>,
     pub files: Vec<Value>,
-    pub reusable_contents: [(); 0],
+    pub reusable_contents: Vec<Value>,
     pub tags: [(); 0],
     pub created_at: Timestamp,
     #[serde(rename = "type")]
@@ -122,6 +126,18 @@ pub struct Revision {
     pub urls: AppUrl,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub merged_from: Option<ChangeRequest>,
+    /// The Git commit the revision came from or went to.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub git: Option<Value>,
+}
+
+/// A reusable content as the official `RevisionReusableContent`.
+pub fn reusable_content(reusable: &quire_content::objects::ReusableObject) -> Value {
+    let mut value = json!({ "id": reusable.id, "title": reusable.title, "document": reusable.document });
+    if let Some(git) = &reusable.git {
+        value["git"] = json!({ "oid": git.oid, "path": git.path });
+    }
+    value
 }
 
 impl ContentContext<'_> {
@@ -157,6 +173,8 @@ impl ContentContext<'_> {
             target: None,
             hidden: meta.hidden,
             condition: meta.condition.clone(),
+            link_title: meta.link_title.clone(),
+            git: meta.git.as_ref().map(|g| json!({ "oid": g.oid, "path": g.path })),
             created_at: Some(Timestamp(created)),
             updated_at: Some(Timestamp(updated)),
             description: meta.description.clone(),
@@ -229,6 +247,9 @@ impl ContentContext<'_> {
         if let (Some(width), Some(height)) = (file.width, file.height) {
             value["dimensions"] = json!({ "width": width, "height": height });
         }
+        if let Some(git) = &file.git {
+            value["git"] = json!({ "oid": git.oid, "path": git.path });
+        }
         value
     }
 
@@ -239,7 +260,7 @@ impl ContentContext<'_> {
             parents: snapshot.revision.parents.clone(),
             pages: self.pages(snapshot),
             files: self.files(snapshot),
-            reusable_contents: [],
+            reusable_contents: snapshot.reusable.iter().map(|(_, r)| reusable_content(r)).collect(),
             tags: [],
             created_at: snapshot.revision.created_at,
             revision_type: snapshot.revision.kind.clone(),
@@ -249,6 +270,11 @@ impl ContentContext<'_> {
                     .app_url(&format!("/s/{}/revisions/{}", self.space_id, snapshot.revision.id)),
             },
             merged_from,
+            git: snapshot
+                .revision
+                .git
+                .as_deref()
+                .and_then(|g| serde_json::from_str(g).ok()),
         }
     }
 }

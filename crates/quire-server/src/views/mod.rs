@@ -5,6 +5,7 @@
 
 pub mod content;
 pub mod discussions;
+pub mod git;
 pub mod search;
 pub mod sites;
 
@@ -280,6 +281,8 @@ pub struct Space {
     pub change_requests_open: i64,
     pub change_requests_draft: i64,
     pub permissions: SpacePermissions,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub git_sync: Option<git::GitSyncState>,
 }
 
 pub fn space(state: &AppState, info: SpaceInfo) -> Space {
@@ -288,6 +291,7 @@ pub fn space(state: &AppState, info: SpaceInfo) -> Space {
         permissions,
         change_requests: counts,
         comments,
+        git_sync,
     } = info;
     Space {
         object: "space",
@@ -313,6 +317,7 @@ pub fn space(state: &AppState, info: SpaceInfo) -> Space {
         change_requests_open: counts.1,
         change_requests_draft: counts.2,
         permissions,
+        git_sync: git_sync.map(git::git_sync),
     }
 }
 

@@ -9,6 +9,7 @@ mod content;
 mod discussions;
 mod errors;
 mod files;
+mod git_sync;
 mod hostile;
 mod invites;
 mod lifecycle;

@@ -72,6 +72,7 @@ fn seed_only_operations() -> Vec<(&'static str, &'static str, Value)> {
         }]
     });
     vec![
+        ("DELETE", "/spaces/{spaceId}/git/legacy-installation", json!({})),
         (
             "POST",
             "/spaces/{spaceId}/transfer",

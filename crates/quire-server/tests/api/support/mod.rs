@@ -4,6 +4,7 @@
 //! against the official API contract.
 
 pub mod contract;
+pub mod git;
 
 use std::sync::Arc;
 
@@ -203,6 +204,19 @@ impl TestApp {
         quire_app::jobs::run_due(&self.state.app, &registry, "test-worker")
             .await
             .expect("jobs run")
+    }
+
+    /// The newest job of `kind`: its state, result (JSON) and last error.
+    pub async fn latest_job(&self, kind: &str) -> (String, Value, Option<String>) {
+        let mut conn = self.state.app.db.read().await.expect("a connection");
+        let (state, result, error) = quire_store::jobs::latest(&mut conn, kind)
+            .await
+            .expect("read jobs")
+            .unwrap_or_else(|| panic!("no {kind} job"));
+        let result = result
+            .map(|r| serde_json::from_str(&r).expect("JSON result"))
+            .unwrap_or(Value::Null);
+        (state, result, error)
     }
 
     /// Starts a request to `path` (which starts with `/v1`).

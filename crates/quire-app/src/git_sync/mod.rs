@@ -1,0 +1,330 @@
+//! Git Sync: a space's content comes from a Git repository in GitBook's
+//! layout and goes back to it.
+//!
+//! `POST .../git/import` and `.../git/export` check the request and the
+//! caller, record the repository on the space (`git_syncs`: the URL with
+//! its credentials stays there, never in a job, a response or a log) and
+//! queue a durable job ([`GitImport`], [`GitExport`]); the jobs do the work
+//! ([`import`], [`export`]). Events carry a `timestamp`: one older than the
+//! newest applied is ignored, so imports and exports apply in the order
+//! they happened on either side.
+
+mod export;
+mod import;
+
+use quire_core::{Role, Timestamp};
+use quire_engine::GitError;
+use quire_store::git_syncs::{self, GitSyncRow};
+use serde::{Deserialize, Serialize};
+
+use crate::error::{AppError, AppResult};
+use crate::jobs::{self, Job, Registry};
+use crate::{App, Caller, access};
+
+pub use export::ExportReport;
+pub use import::ImportReport;
+
+/// `POST /v1/spaces/{spaceId}/git/import`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ImportRequest {
+    pub url: String,
+    #[serde(rename = "ref")]
+    pub git_ref: String,
+    pub repo_cache_id: Option<String>,
+    #[serde(rename = "repoTreeURL")]
+    pub repo_tree_url: Option<String>,
+    #[serde(rename = "repoCommitURL")]
+    pub repo_commit_url: Option<String>,
+    pub repo_project_directory: Option<String>,
+    pub timestamp: Option<String>,
+    pub force: Option<bool>,
+    pub standalone: Option<bool>,
+    pub git_info: Option<serde_json::Value>,
+}
+
+/// `POST /v1/spaces/{spaceId}/git/export`.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+pub struct ExportRequest {
+    pub url: String,
+    #[serde(rename = "ref")]
+    pub git_ref: String,
+    pub commit_message: String,
+    pub repo_cache_id: Option<String>,
+    #[serde(rename = "repoTreeURL")]
+    pub repo_tree_url: Option<String>,
+    #[serde(rename = "repoCommitURL")]
+    pub repo_commit_url: Option<String>,
+    pub repo_project_directory: Option<String>,
+    pub timestamp: Option<String>,
+    pub force: Option<bool>,
+    pub standalone: Option<bool>,
+    pub git_info: Option<serde_json::Value>,
+}
+
+/// The queued import of a space's repository.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct GitImport {
+    pub space_id: String,
+    pub user_id: String,
+    /// The event's time (Unix ms), if it had one.
+    pub event_at: Option<i64>,
+    pub force: bool,
+    pub standalone: bool,
+}
+
+/// The queued export of a space to its repository.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct GitExport {
+    pub space_id: String,
+    pub user_id: String,
+    pub event_at: Option<i64>,
+    pub commit_message: String,
+    pub force: bool,
+}
+
+impl Job for GitImport {
+    const KIND: &'static str = "git-import";
+
+    async fn run(self, app: &App) -> anyhow::Result<Option<serde_json::Value>> {
+        let report = import::run(app, &self).await?;
+        Ok(Some(serde_json::to_value(report)?))
+    }
+}
+
+impl Job for GitExport {
+    const KIND: &'static str = "git-export";
+
+    async fn run(self, app: &App) -> anyhow::Result<Option<serde_json::Value>> {
+        let report = export::run(app, &self).await?;
+        Ok(Some(serde_json::to_value(report)?))
+    }
+}
+
+pub fn register_jobs(registry: &mut Registry) {
+    registry.register::<GitImport>();
+    registry.register::<GitExport>();
+}
+
+/// A Git failure as the API answers it: the policy's refusals and bad refs
+/// are the caller's to fix.
+pub(crate) fn git_error(err: GitError) -> AppError {
+    match err {
+        GitError::Refused(message) => AppError::invalid(message),
+        GitError::MissingRef(r) => AppError::invalid(format!("the ref {r} does not exist in the repository")),
+        other => AppError::Internal(anyhow::anyhow!(other)),
+    }
+}
+
+/// What every event says about the repository, checked.
+struct Connection {
+    url: String,
+    git_ref: String,
+    project_directory: String,
+    tree_url: Option<String>,
+    commit_url: Option<String>,
+    event_at: Option<Timestamp>,
+}
+
+/// Checks an event's fields (syntax first, the network policy last).
+#[allow(clippy::too_many_arguments)]
+async fn connection(
+    app: &App,
+    url: &str,
+    git_ref: &str,
+    project_directory: Option<&str>,
+    tree_url: Option<&str>,
+    commit_url: Option<&str>,
+    timestamp: Option<&str>,
+) -> AppResult<Connection> {
+    if url.trim().is_empty() {
+        return Err(AppError::invalid("url is required"));
+    }
+    if !git_ref.starts_with("refs/") {
+        return Err(AppError::invalid("ref must be a full ref such as refs/heads/main"));
+    }
+    let project_directory = match project_directory {
+        Some(dir) => quire_import::gitbook::clean_path(dir)
+            .ok_or_else(|| AppError::invalid("repoProjectDirectory must be a folder inside the repository"))?,
+        None => String::new(),
+    };
+    for (field, value) in [("repoTreeURL", tree_url), ("repoCommitURL", commit_url)] {
+        if let Some(v) = value {
+            crate::input::http_url(field, v)?;
+        }
+    }
+    let event_at = match timestamp {
+        Some(t) => Some(
+            Timestamp::parse_rfc3339(t).ok_or_else(|| AppError::invalid("timestamp must be an RFC 3339 date-time"))?,
+        ),
+        None => None,
+    };
+    app.engine.git.check_url(url).await.map_err(git_error)?;
+    Ok(Connection {
+        url: url.to_owned(),
+        git_ref: git_ref.to_owned(),
+        project_directory,
+        tree_url: tree_url.map(str::to_owned),
+        commit_url: commit_url.map(str::to_owned),
+        event_at,
+    })
+}
+
+/// Forbidden unless the caller may change the space's content (checked
+/// before anything reaches the network).
+async fn require_editor(app: &App, caller: &Caller, space_id: &str, action: &str) -> AppResult<()> {
+    let mut conn = app.db.read().await?;
+    let (_, access) = access::space(&mut conn, caller, space_id, None).await?;
+    access.require(Role::Edit, action)
+}
+
+/// Records the repository on the space (keeping what was synced when it is
+/// the same repository, ref and folder) and marks an operation pending;
+/// `None` when the event is older than the newest applied.
+async fn record(
+    tx: &mut quire_store::Conn,
+    space_id: &str,
+    connection: &Connection,
+    direction: &str,
+    now: Timestamp,
+) -> AppResult<Option<()>> {
+    let existing = git_syncs::get(tx, space_id).await?;
+    if let (Some(row), Some(at)) = (&existing, connection.event_at)
+        && row.last_event_at.is_some_and(|last| at < last)
+    {
+        return Ok(None);
+    }
+    let same = existing.as_ref().is_some_and(|row| {
+        row.url == connection.url
+            && row.git_ref == connection.git_ref
+            && row.project_directory == connection.project_directory
+    });
+    let previous = existing.filter(|_| same);
+    let row = GitSyncRow {
+        space_id: space_id.to_owned(),
+        url: connection.url.clone(),
+        git_ref: connection.git_ref.clone(),
+        project_directory: connection.project_directory.clone(),
+        tree_url: connection.tree_url.clone(),
+        commit_url: connection.commit_url.clone(),
+        last_event_at: previous.as_ref().and_then(|p| p.last_event_at),
+        last_commit: previous.as_ref().and_then(|p| p.last_commit.clone()),
+        last_revision: previous.as_ref().and_then(|p| p.last_revision.clone()),
+        summary_path: previous.as_ref().and_then(|p| p.summary_path.clone()),
+        summary_text: previous.as_ref().and_then(|p| p.summary_text.clone()),
+        operation_state: Some("running".into()),
+        operation_direction: Some(direction.into()),
+        operation_started_at: Some(now),
+        operation_ended_at: None,
+        operation_error: None,
+        updated_at: now,
+    };
+    git_syncs::put(tx, &row).await?;
+    Ok(Some(()))
+}
+
+/// Queues an import of the space's repository (editors and above).
+pub async fn start_import(app: &App, caller: &Caller, space_id: &str, request: ImportRequest) -> AppResult<()> {
+    require_editor(app, caller, space_id, "import content from Git").await?;
+    let connection = connection(
+        app,
+        &request.url,
+        &request.git_ref,
+        request.repo_project_directory.as_deref(),
+        request.repo_tree_url.as_deref(),
+        request.repo_commit_url.as_deref(),
+        request.timestamp.as_deref(),
+    )
+    .await?;
+    let now = app.now();
+    let mut tx = app.db.write().await?;
+    let (space, access) = access::space(&mut tx, caller, space_id, None).await?;
+    access.require(Role::Edit, "import content from Git")?;
+    if record(&mut tx, &space.id, &connection, "import", now).await?.is_none() {
+        tracing::info!(space = %space.id, "git import ignored: an event newer than it was applied");
+        return Ok(());
+    }
+    let job = GitImport {
+        space_id: space.id.clone(),
+        user_id: caller.id().to_owned(),
+        event_at: connection.event_at.map(Timestamp::millis),
+        force: request.force.unwrap_or(false),
+        standalone: request.standalone.unwrap_or(false),
+    };
+    jobs::enqueue(&mut tx, &job, now, now).await?;
+    tx.commit().await?;
+    Ok(())
+}
+
+/// Queues an export of the space to its repository (editors and above).
+pub async fn start_export(app: &App, caller: &Caller, space_id: &str, request: ExportRequest) -> AppResult<()> {
+    if request.commit_message.trim().is_empty() {
+        return Err(AppError::invalid("commitMessage is required"));
+    }
+    require_editor(app, caller, space_id, "export content to Git").await?;
+    let connection = connection(
+        app,
+        &request.url,
+        &request.git_ref,
+        request.repo_project_directory.as_deref(),
+        request.repo_tree_url.as_deref(),
+        request.repo_commit_url.as_deref(),
+        request.timestamp.as_deref(),
+    )
+    .await?;
+    let now = app.now();
+    let mut tx = app.db.write().await?;
+    let (space, access) = access::space(&mut tx, caller, space_id, None).await?;
+    access.require(Role::Edit, "export content to Git")?;
+    if record(&mut tx, &space.id, &connection, "export", now).await?.is_none() {
+        tracing::info!(space = %space.id, "git export ignored: an event newer than it was applied");
+        return Ok(());
+    }
+    let job = GitExport {
+        space_id: space.id.clone(),
+        user_id: caller.id().to_owned(),
+        event_at: connection.event_at.map(Timestamp::millis),
+        commit_message: request.commit_message,
+        force: request.force.unwrap_or(false),
+    };
+    jobs::enqueue(&mut tx, &job, now, now).await?;
+    tx.commit().await?;
+    Ok(())
+}
+
+/// The space's Git Sync state, to anyone who can see the space.
+pub async fn info(app: &App, caller: &Caller, space_id: &str) -> AppResult<GitSyncRow> {
+    let mut conn = app.db.read().await?;
+    let (space, _) = access::space(&mut conn, caller, space_id, None).await?;
+    git_syncs::get(&mut conn, &space.id)
+        .await?
+        .ok_or_else(|| AppError::NotFound(format!("space {space_id:?} has no Git Sync set up")))
+}
+
+/// The Git Sync state of spaces, for their views (one query).
+pub async fn of_spaces(conn: &mut quire_store::Conn, space_ids: &[String]) -> AppResult<Vec<GitSyncRow>> {
+    Ok(git_syncs::get_many(conn, space_ids).await?)
+}
+
+/// `DELETE .../git/legacy-installation`: Quire has no legacy installations,
+/// so there is never anything to remove (admins of the space only).
+pub async fn remove_legacy_installation(app: &App, caller: &Caller, space_id: &str) -> AppResult<()> {
+    let mut conn = app.db.read().await?;
+    let (_, access) = access::space(&mut conn, caller, space_id, None).await?;
+    access.require(Role::Admin, "remove a Git installation")?;
+    Ok(())
+}
+
+/// Records how an operation ended.
+async fn finish(app: &App, space_id: &str, update: impl FnOnce(&mut GitSyncRow)) -> anyhow::Result<()> {
+    let mut tx = app.db.write().await?;
+    if let Some(mut row) = git_syncs::get(&mut tx, space_id).await? {
+        update(&mut row);
+        row.operation_ended_at = Some(app.now());
+        row.updated_at = app.now();
+        git_syncs::put(&mut tx, &row).await?;
+    }
+    tx.commit().await?;
+    Ok(())
+}

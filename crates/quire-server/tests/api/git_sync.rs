@@ -1,0 +1,292 @@
+//! Git Sync over HTTP: imports from repositories served over file:// and
+//! smart HTTP, exports back to them, and the rules around both (ordering,
+//! force, standalone, credentials, the network policy).
+
+use serde_json::{Value, json};
+
+use crate::support::git::{HttpServer, Repo};
+use crate::support::{TestApp, TestUser, both_backends};
+
+/// A 1x1 PNG.
+const PNG: &[u8] = &[
+    0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0x00, 0x00, 0x00, 0x0d, 0x49, 0x48, 0x44, 0x52, 0x00, 0x00, 0x00,
+    0x01, 0x00, 0x00, 0x00, 0x01, 0x08, 0x06, 0x00, 0x00, 0x00, 0x1f, 0x15, 0xc4, 0x89, 0x00, 0x00, 0x00, 0x0a, 0x49,
+    0x44, 0x41, 0x54, 0x78, 0x9c, 0x63, 0x00, 0x01, 0x00, 0x00, 0x05, 0x00, 0x01, 0x0d, 0x0a, 0x2d, 0xb4, 0x00, 0x00,
+    0x00, 0x00, 0x49, 0x45, 0x4e, 0x44, 0xae, 0x42, 0x60, 0x82,
+];
+
+pub const SETUP: &str = "---\ndescription: Getting ready\n---\n\n# Setup\n\nBack to [the start](../README.md#welcome).\n\n```bash\nquire serve\n```\n";
+
+/// A repository in GitBook's layout: configuration, summary, nested
+/// folders, an image, an include, a file the summary does not list.
+pub fn gitbook_repo() -> Repo {
+    let repo = Repo::new();
+    repo.write(".gitbook.yaml", "root: ./docs/\nstructure:\n  readme: README.md\n  summary: SUMMARY.md\n")
+        .write(
+            "docs/SUMMARY.md",
+            "# Table of contents\n\n* [Welcome](README.md)\n* [Guide](guide/README.md)\n  * [Setup](guide/setup.md \"Set up\")\n  * [Tuning](guide/advanced/tuning.md)\n\n## Reference\n\n* [API](api.md)\n* [Status](https://status.example.com)\n",
+        )
+        .write(
+            "docs/README.md",
+            "# Welcome\n\nStart with the [guide](guide/README.md).\n\n{% include \".gitbook/includes/note.md\" %}\n",
+        )
+        .write("docs/guide/README.md", "# Guide\n\n![Screenshot](../.gitbook/assets/shot.png)\n")
+        .write("docs/guide/setup.md", SETUP)
+        .write("docs/guide/advanced/tuning.md", "# Tuning\n\nTurn the knobs.\n")
+        .write("docs/api.md", "# API\n\nSend a token.\n")
+        .write("docs/unlisted.md", "# Not in the summary\n")
+        .write("docs/.gitbook/assets/shot.png", PNG)
+        .write("docs/.gitbook/includes/note.md", "# A shared note\n\nWritten once, shown everywhere.\n")
+        .write("src/main.rs", "fn main() {}\n");
+    repo.commit("Initial docs");
+    repo
+}
+
+/// Titles of a page tree, nested as `Title[Child, …]`.
+pub fn outline(pages: &[Value]) -> Vec<String> {
+    pages
+        .iter()
+        .map(|p| {
+            let children = p["pages"].as_array().map(|c| outline(c)).unwrap_or_default();
+            if children.is_empty() {
+                p["title"].as_str().unwrap().to_owned()
+            } else {
+                format!("{}[{}]", p["title"].as_str().unwrap(), children.join(", "))
+            }
+        })
+        .collect()
+}
+
+/// Every page of a tree, depth first.
+pub fn all_pages(pages: &[Value]) -> Vec<Value> {
+    let mut out = Vec::new();
+    for page in pages {
+        out.push(page.clone());
+        out.extend(all_pages(
+            page["pages"].as_array().map(Vec::as_slice).unwrap_or_default(),
+        ));
+    }
+    out
+}
+
+pub fn page_titled(pages: &[Value], title: &str) -> Value {
+    all_pages(pages)
+        .into_iter()
+        .find(|p| p["title"] == title)
+        .unwrap_or_else(|| panic!("no page {title:?}"))
+}
+
+/// Imports `url` into `space` and runs the job; the job's result.
+pub async fn import(app: &TestApp, user: &TestUser, space: &str, body: Value) -> Value {
+    app.clock.advance_millis(1000);
+    app.post(user, &format!("/v1/spaces/{space}/git/import"), body)
+        .await
+        .assert_status(204);
+    assert!(app.run_due_jobs().await >= 1);
+    let (state, result, error) = app.latest_job("git-import").await;
+    assert_eq!(state, "done", "{error:?}");
+    result
+}
+
+both_backends! {
+    async fn a_gitbook_repository_imports_with_its_layout(app: TestApp) {
+        let ada = app.user("Ada").await;
+        let org = app.org(&ada, "Acme").await;
+        let space = app.space(&ada, &org, "Docs", None).await;
+        let repo = gitbook_repo();
+        let head = repo.head();
+        let result = import(&app, &ada, &space, json!({ "url": repo.url(), "ref": "refs/heads/main" })).await;
+        assert_eq!(result["commit"], head.as_str());
+        let skipped: Vec<&str> = result["skipped"].as_array().unwrap().iter().map(|s| s["path"].as_str().unwrap()).collect();
+        assert_eq!(skipped, ["docs/unlisted.md"], "{result}");
+
+        let content = app.get(&ada, &format!("/v1/spaces/{space}/content")).await;
+        content.assert_status(200);
+        let pages = content.body["pages"].as_array().unwrap().clone();
+        assert_eq!(outline(&pages), ["Welcome", "Guide[Setup, Tuning]", "Reference[API, Status]"]);
+        assert_eq!(content.body["git"]["oid"], head.as_str());
+        assert_eq!(content.body["git"]["message"], "Initial docs");
+        assert_eq!(content.body["git"]["ref"], "refs/heads/main");
+        assert_eq!(content.body["type"], "edits");
+        let setup = page_titled(&pages, "Setup");
+        assert_eq!(setup["linkTitle"], "Set up");
+        assert_eq!(setup["description"], "Getting ready");
+        assert_eq!(setup["git"]["path"], "docs/guide/setup.md");
+        assert_eq!(page_titled(&pages, "Status")["type"], "link");
+        assert_eq!(page_titled(&pages, "Reference")["type"], "group");
+        // The markdown is the file's, byte for byte.
+        let setup_id = setup["id"].as_str().unwrap().to_owned();
+        assert_eq!(app.markdown(&ada, &space, &setup_id).await, SETUP);
+        // The image is a file, the include reusable content.
+        let files = content.body["files"].as_array().unwrap();
+        assert_eq!(files.len(), 1);
+        assert_eq!(files[0]["name"], "shot.png");
+        assert_eq!(files[0]["git"]["path"], "docs/.gitbook/assets/shot.png");
+        assert_eq!(files[0]["dimensions"]["width"], 1);
+        let reusable = content.body["reusableContents"].as_array().unwrap();
+        assert_eq!(reusable.len(), 1);
+        assert_eq!(reusable[0]["title"], "A shared note");
+        // Links between pages resolve to pages.
+        let links = app.get(&ada, &format!("/v1/spaces/{space}/content/page/{setup_id}/links")).await;
+        assert_eq!(links.items()[0]["targetReference"]["page"], page_titled(&pages, "Welcome")["id"], "{}", links.body);
+
+        // The space reports its Git Sync.
+        let info = app.get(&ada, &format!("/v1/spaces/{space}/git/info")).await;
+        info.assert_status(200);
+        assert_eq!(info.body["operation"]["state"], "success");
+        assert_eq!(info.body["operation"]["direction"], "import");
+        assert_eq!(info.body["repoName"], "origin");
+        let space_view = app.get(&ada, &format!("/v1/spaces/{space}")).await;
+        assert_eq!(space_view.body["gitSync"]["installationStatus"], "active");
+
+        // A re-import after changes keeps page ids and unchanged objects.
+        let welcome_id = page_titled(&pages, "Welcome")["id"].clone();
+        repo.write("docs/guide/setup.md", format!("{SETUP}\nOne more line.\n"));
+        repo.remove("docs/api.md");
+        repo.write("docs/SUMMARY.md", "# Table of contents\n\n* [Welcome](README.md)\n* [Guide](guide/README.md)\n  * [Setup](guide/setup.md \"Set up\")\n  * [Tuning](guide/advanced/tuning.md)\n");
+        repo.commit("Edit setup, drop the API page");
+        import(&app, &ada, &space, json!({ "url": repo.url(), "ref": "refs/heads/main" })).await;
+        let again = app.get(&ada, &format!("/v1/spaces/{space}/content")).await;
+        let pages = again.body["pages"].as_array().unwrap().clone();
+        assert_eq!(outline(&pages), ["Welcome", "Guide[Setup, Tuning]"]);
+        assert_eq!(page_titled(&pages, "Setup")["id"], setup_id.as_str(), "ids are stable across imports");
+        assert_eq!(page_titled(&pages, "Welcome")["id"], welcome_id);
+        assert!(app.markdown(&ada, &space, &setup_id).await.ends_with("One more line.\n"));
+        assert_eq!(again.body["files"][0]["id"], files[0]["id"], "an unchanged file keeps its object");
+
+        // The same commit again: nothing to do.
+        let same = import(&app, &ada, &space, json!({ "url": repo.url(), "ref": "refs/heads/main" })).await;
+        assert!(same["revision"].is_null() && same["ignored"].is_string(), "{same}");
+    }
+
+    async fn folders_decide_without_a_summary_and_projects_share_a_branch(app: TestApp) {
+        let ada = app.user("Ada").await;
+        let org = app.org(&ada, "Acme").await;
+        let repo = Repo::new();
+        repo.write("README.md", "# Home\n")
+            .write("page-10.md", "# Ten\n")
+            .write("page-2.md", "# Two\n")
+            .write("guide/README.md", "# The guide\n")
+            .write("guide/step.md", "No heading here.\n")
+            .write("apps/web/.gitbook.yaml", "")
+            .write("apps/web/README.md", "# Web app\n")
+            .write("apps/web/deploy.md", "# Deploy the web app\n")
+            .write("apps/cli/README.md", "# Command line\n")
+            .write("apps/cli/usage.md", "# Usage\n");
+        repo.commit("Monorepo");
+        let plain = app.space(&ada, &org, "Plain", None).await;
+        import(&app, &ada, &plain, json!({ "url": repo.url(), "ref": "refs/heads/main", "repoProjectDirectory": "guide" })).await;
+        let pages = app.get(&ada, &format!("/v1/spaces/{plain}/content")).await.body["pages"].as_array().unwrap().clone();
+        assert_eq!(outline(&pages), ["The guide", "Step"]);
+
+        let web = app.space(&ada, &org, "Web", None).await;
+        let cli = app.space(&ada, &org, "CLI", None).await;
+        import(&app, &ada, &web, json!({ "url": repo.url(), "ref": "refs/heads/main", "repoProjectDirectory": "apps/web" })).await;
+        import(&app, &ada, &cli, json!({ "url": repo.url(), "ref": "refs/heads/main", "repoProjectDirectory": "apps/cli/" })).await;
+        let web_pages = app.get(&ada, &format!("/v1/spaces/{web}/content")).await.body["pages"].as_array().unwrap().clone();
+        let cli_pages = app.get(&ada, &format!("/v1/spaces/{cli}/content")).await.body["pages"].as_array().unwrap().clone();
+        assert_eq!(outline(&web_pages), ["Web app", "Deploy the web app"]);
+        assert_eq!(outline(&cli_pages), ["Command line", "Usage"]);
+        assert_eq!(page_titled(&cli_pages, "Usage")["git"]["path"], "usage.md");
+
+        let root = app.space(&ada, &org, "Root", None).await;
+        import(&app, &ada, &root, json!({ "url": repo.url(), "ref": "refs/heads/main" })).await;
+        let root_pages = app.get(&ada, &format!("/v1/spaces/{root}/content")).await.body["pages"].as_array().unwrap().clone();
+        assert_eq!(
+            outline(&root_pages),
+            ["Home", "Apps[Command line[Usage], Web app[Deploy the web app]]", "The guide[Step]", "Two", "Ten"]
+        );
+    }
+
+    async fn events_apply_in_order_and_standalone_imports_leave_the_space(app: TestApp) {
+        let ada = app.user("Ada").await;
+        let org = app.org(&ada, "Acme").await;
+        let space = app.space(&ada, &org, "Docs", None).await;
+        let repo = gitbook_repo();
+        let url = repo.url();
+        import(&app, &ada, &space, json!({ "url": url, "ref": "refs/heads/main", "timestamp": "2026-11-24T10:00:00Z" })).await;
+        let first = app.get(&ada, &format!("/v1/spaces/{space}")).await.body["revision"].clone();
+        repo.write("docs/api.md", "# API\n\nChanged.\n");
+        repo.commit("Change the API page");
+        // An event older than the one applied is ignored.
+        app.post(&ada, &format!("/v1/spaces/{space}/git/import"), json!({ "url": url, "ref": "refs/heads/main", "timestamp": "2026-11-24T09:00:00Z" }))
+            .await
+            .assert_status(204);
+        app.run_due_jobs().await;
+        assert_eq!(app.get(&ada, &format!("/v1/spaces/{space}")).await.body["revision"], first);
+        // A standalone import records a revision without moving the space.
+        let standalone = import(&app, &ada, &space, json!({ "url": url, "ref": "refs/heads/main", "standalone": true, "timestamp": "2026-11-24T11:00:00Z" })).await;
+        let revision = standalone["revision"].as_str().unwrap().to_owned();
+        assert_eq!(app.get(&ada, &format!("/v1/spaces/{space}")).await.body["revision"], first);
+        let recorded = app.get(&ada, &format!("/v1/spaces/{space}/revisions/{revision}")).await;
+        recorded.assert_status(200);
+        assert_eq!(recorded.body["git"]["oid"], repo.head().as_str());
+        // A newer event moves it; force imports the same commit again.
+        import(&app, &ada, &space, json!({ "url": url, "ref": "refs/heads/main", "timestamp": "2026-11-24T12:00:00Z" })).await;
+        let moved = app.get(&ada, &format!("/v1/spaces/{space}")).await.body["revision"].clone();
+        assert_ne!(moved, first);
+        let forced = import(&app, &ada, &space, json!({ "url": url, "ref": "refs/heads/main", "force": true })).await;
+        assert!(forced["revision"].is_string(), "{forced}");
+    }
+
+    async fn credentials_stay_secret_over_smart_http(app: TestApp) {
+        let ada = app.user("Ada").await;
+        let org = app.org(&ada, "Acme").await;
+        let space = app.space(&ada, &org, "Docs", None).await;
+        let repo = gitbook_repo();
+        let server = HttpServer::start(repo.root(), Some(("ada", "s3cret-token"))).await;
+        let base = server.base_url.trim_start_matches("http://");
+        let url = format!("http://ada:s3cret-token@{base}/origin.git");
+        import(&app, &ada, &space, json!({ "url": url, "ref": "refs/heads/main", "repoTreeURL": "https://git.example.com/acme/docs/tree/main/" })).await;
+        let pages = app.get(&ada, &format!("/v1/spaces/{space}/content")).await.body["pages"].as_array().unwrap().clone();
+        assert_eq!(outline(&pages)[0], "Welcome");
+        let info = app.get(&ada, &format!("/v1/spaces/{space}/git/info")).await;
+        assert_eq!(info.body["url"], "https://git.example.com/acme/docs/tree/main/");
+        let space_view = app.get(&ada, &format!("/v1/spaces/{space}")).await;
+        assert!(!space_view.body.to_string().contains("s3cret"), "{}", space_view.body);
+
+        // Wrong credentials: the failure is reported, without them.
+        let wrong = format!("http://ada:wrong-token@{base}/origin.git");
+        app.clock.advance_millis(1000);
+        app.post(&ada, &format!("/v1/spaces/{space}/git/import"), json!({ "url": wrong, "ref": "refs/heads/main", "force": true }))
+            .await
+            .assert_status(204);
+        app.run_due_jobs().await;
+        let (state, _, error) = app.latest_job("git-import").await;
+        assert_eq!(state, "queued", "a failed import is retried later");
+        let error = error.unwrap();
+        assert!(!error.contains("wrong-token"), "{error}");
+        let info = app.get(&ada, &format!("/v1/spaces/{space}/git/info")).await;
+        assert_eq!(info.body["operation"]["state"], "failure");
+        assert!(!info.body.to_string().contains("wrong-token"));
+    }
+
+    #[app(deny_private_fetch)]
+    async fn private_addresses_and_bad_requests_are_refused(app: TestApp) {
+        let ada = app.user("Ada").await;
+        let org = app.org(&ada, "Acme").await;
+        let space = app.space(&ada, &org, "Docs", None).await;
+        let path = format!("/v1/spaces/{space}/git/import");
+        for (body, why) in [
+            (json!({ "url": "http://127.0.0.1:9/repo.git", "ref": "refs/heads/main" }), "loopback"),
+            (json!({ "url": "file:///etc", "ref": "refs/heads/main" }), "file"),
+            (json!({ "url": "ssh://git@example.com/repo.git", "ref": "refs/heads/main" }), "ssh"),
+            (json!({ "url": "https://example.com/repo.git", "ref": "main" }), "ref"),
+            (json!({ "url": "https://example.com/repo.git" }), "missing ref"),
+            (json!({ "url": "https://example.com/repo.git", "ref": "refs/heads/main", "unknown": 1 }), "unknown field"),
+            (json!({ "url": "https://example.com/repo.git", "ref": "refs/heads/main", "timestamp": "yesterday" }), "timestamp"),
+            (json!({ "url": "https://example.com/repo.git", "ref": "refs/heads/main", "repoProjectDirectory": "../up" }), "directory"),
+        ] {
+            let res = app.post(&ada, &path, body).await;
+            assert_eq!(res.status, 400, "{why}: {}", res.body);
+        }
+        app.get(&ada, &format!("/v1/spaces/{space}/git/info")).await.assert_status(404);
+        assert_eq!(app.run_due_jobs().await, 0, "nothing was queued");
+        app.delete(&ada, &format!("/v1/spaces/{space}/git/legacy-installation")).await.assert_status(204);
+        // Readers may not sync.
+        let bea = app.user("Bea").await;
+        app.add_member(&ada, &org, &bea, json!("read")).await;
+        let res = app.post(&bea, &path, json!({ "url": "https://example.com/repo.git", "ref": "refs/heads/main" })).await;
+        assert_eq!(res.status, 403);
+    }
+}
