@@ -248,6 +248,25 @@ impl Git {
         Err(GitError::Failed(message))
     }
 
+    /// The cached repository for `url`, created empty when there is none.
+    pub async fn init_cache(&self, url: &str) -> GitResult<PathBuf> {
+        let repo = self.cache_path(url);
+        let lock = self.lock(&repo);
+        let _guard = lock.lock().await;
+        self.ensure_repo(&repo).await?;
+        Ok(repo)
+    }
+
+    async fn ensure_repo(&self, repo: &Path) -> GitResult<()> {
+        if !repo.join("HEAD").exists() {
+            std::fs::create_dir_all(repo).map_err(|e| GitError::Failed(format!("cache directory: {e}")))?;
+            let mut init = self.command(repo);
+            init.args(["init", "--quiet", "--bare", "."]);
+            self.run(init, None, &[]).await?;
+        }
+        Ok(())
+    }
+
     /// Fetches `refname` of the repository at `url` into the cache; the
     /// commit it points at.
     pub async fn fetch(&self, url: &str, refname: &str) -> GitResult<Fetched> {
@@ -256,12 +275,7 @@ impl Git {
         let repo = self.cache_path(url);
         let lock = self.lock(&repo);
         let _guard = lock.lock().await;
-        if !repo.join("HEAD").exists() {
-            std::fs::create_dir_all(&repo).map_err(|e| GitError::Failed(format!("cache directory: {e}")))?;
-            let mut init = self.command(&repo);
-            init.args(["init", "--quiet", "--bare", "."]);
-            self.run(init, None, &[]).await?;
-        }
+        self.ensure_repo(&repo).await?;
         let mut fetch = self.command(&repo);
         fetch.args(["fetch", "--quiet", "--no-tags", "--force", "--depth=1", "--", url]);
         fetch.arg(format!("+{refname}:refs/quire/fetched"));

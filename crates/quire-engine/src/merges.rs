@@ -159,6 +159,30 @@ impl Merges {
         })
     }
 
+    /// Merges `theirs` (a revision of the space, such as a Git remote's
+    /// content) into the space's current content, `base` being what both
+    /// started from. A conflict is an error naming the pages.
+    pub async fn merge_revision(
+        &self,
+        space: &SpaceRow,
+        base: &str,
+        theirs: &str,
+        user_id: &str,
+    ) -> EngineResult<Arc<Snapshot>> {
+        let base = self.revisions.snapshot(&space.id, base).await?;
+        let main = self.revisions.snapshot(&space.id, &space.revision_id).await?;
+        let theirs = self.revisions.snapshot(&space.id, theirs).await?;
+        let draft = self.merge_snapshots(&base, &main, &theirs).await?;
+        let parents = vec![main.revision.id.clone(), theirs.revision.id.clone()];
+        let mut revision = self.revisions.new_revision(&space.id, parents, user_id, "edits", None);
+        revision.git = theirs.revision.git.clone();
+        let head = Head::Space {
+            space_id: &space.id,
+            base: &main,
+        };
+        self.revisions.commit(draft, revision, &[head]).await
+    }
+
     /// Brings the change request up to date with the space's current content.
     pub async fn update(&self, space: &SpaceRow, cr: &ChangeRequestRow, user_id: &str) -> EngineResult<MergeResult> {
         if !cr.is_active() {

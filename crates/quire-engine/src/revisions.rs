@@ -173,6 +173,31 @@ impl Revisions {
 
     /// [`Revisions::document`] read on `conn` (which may be a transaction
     /// that wrote the document).
+    /// The markdown of many documents, by hash (one read per 500 not cached).
+    pub async fn documents(&self, hashes: &[String]) -> EngineResult<HashMap<String, Arc<str>>> {
+        let mut out = HashMap::with_capacity(hashes.len());
+        let mut missing = Vec::new();
+        for hash in hashes {
+            match self.cache.documents.get(hash) {
+                Some(text) => {
+                    out.insert(hash.clone(), text);
+                }
+                None => missing.push(hash.clone()),
+            }
+        }
+        if !missing.is_empty() {
+            let mut conn = self.db.read().await?;
+            for chunk in missing.chunks(500) {
+                for (hash, body) in content::get_objects(&mut conn, chunk).await? {
+                    let text: Arc<str> = body.as_str().into();
+                    self.cache.documents.put(hash.clone(), text.clone());
+                    out.insert(hash, text);
+                }
+            }
+        }
+        Ok(out)
+    }
+
     pub(crate) async fn document_on(&self, conn: &mut Conn, hash: &str) -> EngineResult<Arc<str>> {
         if let Some(text) = self.cache.documents.get(&hash.to_owned()) {
             return Ok(text);

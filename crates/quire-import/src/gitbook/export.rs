@@ -42,13 +42,21 @@ pub enum ExportKind<'a> {
     Link { url: &'a str },
 }
 
-/// A file or reusable content to write.
+/// A file to write.
 #[derive(Debug, Clone)]
 pub struct ExportItem<'a> {
     pub id: &'a str,
-    /// The file's name, or the reusable content's title.
     pub name: &'a str,
     pub git_path: Option<&'a str>,
+}
+
+/// Reusable content to write (under `.gitbook/includes`).
+#[derive(Debug, Clone)]
+pub struct ExportInclude<'a> {
+    pub id: &'a str,
+    pub title: &'a str,
+    pub git_path: Option<&'a str>,
+    pub markdown: &'a str,
 }
 
 /// What a file of the export holds.
@@ -98,8 +106,11 @@ fn is_id(text: &str) -> bool {
 }
 
 /// Rewrites `/pages/<id>` and `/files/<id>` link targets (in `](…)` and
-/// `url="…"`) to paths relative to `folder`.
+/// `url="…"`) and reusable content named by id (`{% include "<id>" %}`) to
+/// paths relative to `folder`.
 fn relative_links(markdown: &str, folder: &str, paths: &HashMap<String, String>) -> String {
+    let markdown = include_paths(markdown, folder, paths);
+    let markdown = markdown.as_str();
     let mut out = String::with_capacity(markdown.len());
     let mut rest = markdown;
     while let Some(at) = rest.find(['(', '"']) {
@@ -123,6 +134,31 @@ fn relative_links(markdown: &str, folder: &str, paths: &HashMap<String, String>)
     }
     out.push_str(rest);
     out
+}
+
+/// `{% include "<id>" %}` lines naming reusable content by id, with its path
+/// relative to `folder` instead.
+fn include_paths(markdown: &str, folder: &str, paths: &HashMap<String, String>) -> String {
+    if !markdown.contains("{% include \"") {
+        return markdown.to_owned();
+    }
+    markdown
+        .split_inclusive('\n')
+        .map(|line| {
+            let id = line
+                .trim_end()
+                .strip_prefix("{% include \"")
+                .and_then(|rest| rest.strip_suffix("\" %}"))
+                .filter(|id| is_id(id));
+            match id.and_then(|id| paths.get(id)) {
+                Some(path) => {
+                    let end = if line.ends_with('\n') { "\n" } else { "" };
+                    format!("{{% include \"{}\" %}}{end}", relative_path(folder, path))
+                }
+                None => line.to_owned(),
+            }
+        })
+        .collect()
 }
 
 /// A front matter value as YAML: plain when safe, else single-quoted.
@@ -244,7 +280,7 @@ fn children_folder(path: &str) -> String {
 pub fn export(
     pages: &[ExportPage<'_>],
     files: &[ExportItem<'_>],
-    includes: &[ExportItem<'_>],
+    includes: &[ExportInclude<'_>],
     config: &Config,
     previous: Option<PreviousSummary<'_>>,
 ) -> Exported {
@@ -252,12 +288,8 @@ pub fn export(
     let mut taken: HashSet<String> = pages
         .iter()
         .filter_map(|p| p.git_path.map(str::to_owned))
-        .chain(
-            files
-                .iter()
-                .chain(includes)
-                .filter_map(|f| f.git_path.map(str::to_owned)),
-        )
+        .chain(files.iter().filter_map(|f| f.git_path.map(str::to_owned)))
+        .chain(includes.iter().filter_map(|i| i.git_path.map(str::to_owned)))
         .collect();
     let mut exported = Exported::default();
     // Paths first: links between pages need every target's path.
@@ -314,7 +346,7 @@ pub fn export(
                 &mut taken,
                 format!(
                     "{root}.gitbook/includes/{}.md",
-                    quire_content::markdown::slugify(include.name)
+                    quire_content::markdown::slugify(include.title)
                 ),
             ),
         };
@@ -330,6 +362,11 @@ pub fn export(
         text = set_front_matter(&text, "if", page.condition);
         text = set_heading(&text, page.title, page.git_path.is_none());
         exported.files.push((path.clone(), Content::Text(text)));
+    }
+    for include in includes {
+        let path = exported.paths[include.id].clone();
+        let text = relative_links(include.markdown, folder_of(&path), &exported.paths);
+        exported.files.push((path, Content::Text(text)));
     }
     for file in files {
         exported

@@ -290,3 +290,166 @@ both_backends! {
         assert_eq!(res.status, 403);
     }
 }
+
+/// Exports `space` and runs the job; the job's result.
+pub async fn export(app: &TestApp, user: &TestUser, space: &str, body: Value) -> Value {
+    app.clock.advance_millis(1000);
+    app.post(user, &format!("/v1/spaces/{space}/git/export"), body)
+        .await
+        .assert_status(204);
+    assert!(app.run_due_jobs().await >= 1);
+    let (state, result, error) = app.latest_job("git-export").await;
+    assert_eq!(state, "done", "{error:?}");
+    result
+}
+
+fn main_ref(url: &str, message: &str) -> Value {
+    json!({ "url": url, "ref": "refs/heads/main", "commitMessage": message })
+}
+
+/// Opens a change request with `changes`, merges it; its number.
+async fn merge_edit(app: &TestApp, user: &TestUser, space: &str, subject: &str, changes: Value) -> i64 {
+    let cr = app.change_request(user, space, subject).await;
+    app.write(user, space, &cr, changes).await.assert_status(200);
+    let merged = app
+        .post(
+            user,
+            &format!("/v1/spaces/{space}/change-requests/{cr}/merge"),
+            json!(null),
+        )
+        .await;
+    merged.assert_status(200);
+    app.get(user, &format!("/v1/spaces/{space}/change-requests/{cr}"))
+        .await
+        .body["number"]
+        .as_i64()
+        .unwrap()
+}
+
+both_backends! {
+    async fn exports_are_minimal_and_round_trip(app: TestApp) {
+        let ada = app.user("Ada").await;
+        let org = app.org(&ada, "Acme").await;
+        let space = app.space(&ada, &org, "Docs", None).await;
+        let repo = gitbook_repo();
+        let url = repo.url();
+        import(&app, &ada, &space, json!({ "url": url, "ref": "refs/heads/main" })).await;
+        let before = repo.head();
+        // Nothing changed: nothing is pushed.
+        let result = export(&app, &ada, &space, main_ref(&url, "Sync")).await;
+        assert_eq!(result["commit"], before.as_str(), "{result}");
+        assert_eq!(repo.head(), before);
+
+        // A merged change request exported alone: one commit, its pages only.
+        let pages = app.get(&ada, &format!("/v1/spaces/{space}/content")).await.body["pages"].as_array().unwrap().clone();
+        let setup = page_titled(&pages, "Setup")["id"].as_str().unwrap().to_owned();
+        let number = merge_edit(&app, &ada, &space, "Explain the port", json!([
+            { "operation": "update_page", "page": setup, "document": { "markdown": format!("{SETUP}\nThe server listens on port 8080.\n") } }
+        ])).await;
+        export(&app, &ada, &space, main_ref(&url, "Sync")).await;
+        assert_eq!(repo.log()[0], format!("GITBOOK-{number}: Explain the port"));
+        assert_eq!(repo.changes(&before, &repo.head()), ["M\tdocs/guide/setup.md"]);
+        assert!(repo.read("docs/guide/setup.md").unwrap().ends_with("port 8080.\n"));
+        assert_eq!(repo.read("src/main.rs").as_deref(), Some("fn main() {}\n"), "files Quire does not manage stay");
+
+        // New pages get a place, renames keep the file, deletions propagate.
+        let guide = page_titled(&pages, "Guide")["id"].as_str().unwrap().to_owned();
+        let tuning = page_titled(&pages, "Tuning")["id"].as_str().unwrap().to_owned();
+        let api = page_titled(&pages, "API")["id"].as_str().unwrap().to_owned();
+        merge_edit(&app, &ada, &space, "Reorganize", json!([
+            { "operation": "insert_page", "into": guide, "title": "Troubleshooting", "document": { "markdown": "See [the API](/pages/API_ID).\n".replace("API_ID", &api) } },
+            { "operation": "update_page", "page": tuning, "title": "Performance tuning" },
+            { "operation": "delete_page", "page": api }
+        ])).await;
+        let second = repo.head();
+        export(&app, &ada, &space, main_ref(&url, "Reorganize the guide")).await;
+        assert_eq!(repo.log()[0], "GITBOOK-2: Reorganize");
+        let mut changed = repo.changes(&second, &repo.head());
+        changed.sort();
+        assert_eq!(
+            changed,
+            ["A\tdocs/guide/troubleshooting.md", "D\tdocs/api.md", "M\tdocs/SUMMARY.md", "M\tdocs/guide/advanced/tuning.md"],
+        );
+        assert_eq!(repo.read("docs/guide/advanced/tuning.md").unwrap(), "# Performance tuning\n\nTurn the knobs.\n");
+        assert!(!repo.files().contains(&"docs/api.md".to_owned()));
+        assert!(repo.read("docs/SUMMARY.md").unwrap().contains("* [Troubleshooting](guide/troubleshooting.md)"));
+        assert!(repo.read("docs/guide/troubleshooting.md").unwrap().starts_with("# Troubleshooting\n\nSee [the API]("));
+
+        // The round trip: the export imported elsewhere is the same space,
+        // and exporting again changes nothing.
+        let copy = app.space(&ada, &org, "Copy", None).await;
+        import(&app, &ada, &copy, json!({ "url": url, "ref": "refs/heads/main" })).await;
+        let original = app.get(&ada, &format!("/v1/spaces/{space}/content")).await.body["pages"].as_array().unwrap().clone();
+        let copied = app.get(&ada, &format!("/v1/spaces/{copy}/content")).await.body["pages"].as_array().unwrap().clone();
+        assert_eq!(outline(&copied), outline(&original));
+        for (a, b) in all_pages(&original).iter().zip(all_pages(&copied).iter()) {
+            assert_eq!(a["git"]["path"], b["git"]["path"]);
+            if a["type"] == "document" {
+                let (ma, mb) = (
+                    app.markdown(&ada, &space, a["id"].as_str().unwrap()).await,
+                    app.markdown(&ada, &copy, b["id"].as_str().unwrap()).await,
+                );
+                assert_eq!(ma, mb, "{}", a["title"]);
+            }
+        }
+        let files_a = app.get(&ada, &format!("/v1/spaces/{space}/content")).await.body["files"].clone();
+        let files_b = app.get(&ada, &format!("/v1/spaces/{copy}/content")).await.body["files"].clone();
+        assert_eq!(files_a[0]["git"], files_b[0]["git"]);
+        // The page created in Quire kept its id through the round trip.
+        let reimported = import(&app, &ada, &space, json!({ "url": url, "ref": "refs/heads/main", "force": true })).await;
+        assert!(reimported["revision"].is_string());
+        let after = app.get(&ada, &format!("/v1/spaces/{space}/content")).await.body["pages"].as_array().unwrap().clone();
+        assert_eq!(page_titled(&after, "Troubleshooting")["id"], page_titled(&original, "Troubleshooting")["id"]);
+        let head = repo.head();
+        export(&app, &ada, &space, main_ref(&url, "Again")).await;
+        assert_eq!(repo.head(), head, "the second export is an empty diff");
+    }
+
+    async fn a_moved_branch_is_merged_and_a_conflict_opens_a_change_request(app: TestApp) {
+        let ada = app.user("Ada").await;
+        let org = app.org(&ada, "Acme").await;
+        let space = app.space(&ada, &org, "Docs", None).await;
+        let repo = gitbook_repo();
+        let server = HttpServer::start(repo.root(), Some(("ada", "push-token"))).await;
+        let url = format!("http://ada:push-token@{}/origin.git", server.base_url.trim_start_matches("http://"));
+        import(&app, &ada, &space, json!({ "url": url, "ref": "refs/heads/main" })).await;
+        let pages = app.get(&ada, &format!("/v1/spaces/{space}/content")).await.body["pages"].as_array().unwrap().clone();
+        let setup = page_titled(&pages, "Setup")["id"].as_str().unwrap().to_owned();
+
+        // Someone pushes to the API page; Quire edits the setup page.
+        repo.pull();
+        repo.write("docs/api.md", "# API\n\nSend a token in the Authorization header.\n");
+        repo.commit("Document the header");
+        merge_edit(&app, &ada, &space, "Port", json!([
+            { "operation": "update_page", "page": setup, "document": { "markdown": format!("{SETUP}\nPort 8080.\n") } }
+        ])).await;
+        let result = export(&app, &ada, &space, main_ref(&url, "Sync from Quire")).await;
+        assert!(result["mergedRemote"].is_string(), "{result}");
+        assert!(repo.read("docs/api.md").unwrap().contains("Authorization header"), "the remote's change stays");
+        assert!(repo.read("docs/guide/setup.md").unwrap().ends_with("Port 8080.\n"), "and Quire's is pushed");
+        let api = page_titled(&pages, "API")["id"].as_str().unwrap().to_owned();
+        assert!(app.markdown(&ada, &space, &api).await.contains("Authorization header"), "the space has the remote's change");
+        assert!(!app.get(&ada, &format!("/v1/spaces/{space}")).await.body.to_string().contains("push-token"));
+
+        // Both change the same line: a change request holds the remote's version.
+        repo.pull();
+        repo.write("docs/guide/setup.md", format!("{SETUP}\nPort 9090.\n"));
+        repo.commit("Change the port");
+        let remote_head = repo.head();
+        merge_edit(&app, &ada, &space, "Other port", json!([
+            { "operation": "update_page", "page": setup, "document": { "markdown": format!("{SETUP}\nPort 7070.\n") } }
+        ])).await;
+        let result = export(&app, &ada, &space, main_ref(&url, "Sync again")).await;
+        let cr = result["changeRequest"].as_str().expect("a change request for the conflict").to_owned();
+        assert_eq!(repo.head(), remote_head, "nothing was pushed");
+        let opened = app.get(&ada, &format!("/v1/spaces/{space}/change-requests/{cr}")).await;
+        assert_eq!(opened.body["subject"], "Changes from Git (refs/heads/main)");
+        let theirs = app
+            .get(&ada, &format!("/v1/spaces/{space}/change-requests/{cr}/content/page/{setup}?format=markdown"))
+            .await;
+        assert!(theirs.body["markdown"].as_str().unwrap().ends_with("Port 9090.\n"), "{}", theirs.body);
+        assert!(app.markdown(&ada, &space, &setup).await.ends_with("Port 7070.\n"), "the space keeps its own");
+        let info = app.get(&ada, &format!("/v1/spaces/{space}/git/info")).await;
+        assert_eq!(info.body["operation"]["state"], "failure");
+    }
+}
