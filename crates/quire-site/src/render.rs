@@ -26,6 +26,25 @@ pub trait Links {
     /// The title of a page, for content-ref cards.
     fn page_title(&self, page_id: &str) -> Option<String>;
     fn file(&self, file_id: &str) -> Option<FileLink>;
+    /// What a relative path written in the page (`../guide/setup.md`,
+    /// `.gitbook/assets/shot.png`: pages from Git link by path) points at.
+    fn relative(&self, _path: &str) -> Option<LinkTarget> {
+        None
+    }
+    /// The document of the reusable content an include names.
+    fn include(&self, _path: &str) -> Option<&Document> {
+        None
+    }
+}
+
+/// Whether a link target is a path relative to the page.
+fn is_relative(url: &str) -> bool {
+    !url.is_empty()
+        && !url.contains("://")
+        && !url.starts_with(['/', '#', '?'])
+        && !url.starts_with("mailto:")
+        && !url.starts_with("tel:")
+        && !url.starts_with("data:")
 }
 
 /// Renders the document's blocks.
@@ -35,6 +54,7 @@ pub fn document(doc: &Document, links: &dyn Links) -> String {
         links,
         out: &mut out,
         tabs: 0,
+        including: false,
     };
     for block in &doc.blocks {
         renderer.block(block);
@@ -47,6 +67,8 @@ struct Renderer<'a> {
     out: &'a mut String,
     /// Tab sets so far (their radio groups need unique names).
     tabs: usize,
+    /// Inside an included document (which includes nothing further).
+    including: bool,
 }
 
 impl Renderer<'_> {
@@ -135,6 +157,11 @@ impl Renderer<'_> {
                 self.out.push_str("</details>\n");
             }
             Block::ContentRef { target } => {
+                let resolved = match target {
+                    LinkTarget::Url { url } if is_relative(url) => self.links.relative(url),
+                    _ => None,
+                };
+                let target = resolved.as_ref().unwrap_or(target);
                 let (href, title) = match target {
                     LinkTarget::Page { page } => (self.links.page(page, None), self.links.page_title(page)),
                     LinkTarget::Anchor {
@@ -158,11 +185,18 @@ impl Renderer<'_> {
                     None => self.out.push_str("<p class=\"card broken\">Broken link</p>\n"),
                 }
             }
-            Block::Include { path } => {
-                self.out.push_str("<p class=\"include\">");
-                push_escaped(self.out, path);
-                self.out.push_str("</p>\n");
-            }
+            Block::Include { path } => match self.links.include(path).filter(|_| !self.including) {
+                Some(included) => {
+                    self.including = true;
+                    self.out.push_str("<div class=\"include\">");
+                    self.blocks(&included.blocks);
+                    self.out.push_str("</div>\n");
+                    self.including = false;
+                }
+                None => self
+                    .out
+                    .push_str("<p class=\"include broken\">Missing reusable content</p>\n"),
+            },
             Block::Images(images) => {
                 for image in images {
                     self.out.push_str("<figure>");
@@ -258,6 +292,16 @@ impl Renderer<'_> {
                     return;
                 }
             },
+            ImageSource::Url(url) if is_relative(url) => match self.links.relative(url) {
+                Some(LinkTarget::File { file }) => match self.links.file(&file) {
+                    Some(f) => (f.url, f.width, f.height),
+                    None => (url.clone(), None, None),
+                },
+                _ => {
+                    self.out.push_str("<span class=\"broken\">Missing image</span>");
+                    return;
+                }
+            },
             ImageSource::Url(url) => (url.clone(), None, None),
         };
         self.out.push_str(&format!(
@@ -276,6 +320,11 @@ impl Renderer<'_> {
             match inline {
                 Inline::Text { text, marks } => self.text(text, *marks),
                 Inline::Link { target, content } => {
+                    let resolved = match target {
+                        LinkTarget::Url { url } if is_relative(url) => self.links.relative(url),
+                        _ => None,
+                    };
+                    let target = resolved.as_ref().unwrap_or(target);
                     let href = match target {
                         LinkTarget::Page { page } => self.links.page(page, None),
                         LinkTarget::Anchor {

@@ -10,6 +10,7 @@
 //! appended or `Accept: text/markdown`; files are at
 //! `{space URL}/~files/{fileId}`.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 
 use axum::Router;
@@ -19,9 +20,11 @@ use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
 use quire_app::App;
 use quire_app::sites::published::{self, Address, Admission, PublishedSection, PublishedSite, PublishedSpace, Visitor};
-use quire_content::document::{Document, plain_text};
+use quire_content::document::{Block, Document, LinkTarget, plain_text};
+use quire_content::objects::ReusableObject;
 use quire_content::tree::PageKind;
 use quire_engine::Snapshot;
+use quire_engine::links::Target;
 
 use crate::layout::{self, Font, FontFace, Look, NavLink, SectionTab, Shell, TreeEntry};
 use crate::outputs::{self, Listed};
@@ -481,11 +484,17 @@ async fn answer(state: &SiteState, headers: &HeaderMap, uri: &Uri) -> quire_app:
         ));
     }
     let document = Document::from_markdown(&body);
-    let links = SpaceLinks {
-        snapshot: &snapshot,
-        space_base: &space_base,
-        withheld: &withheld,
-    };
+    let mut links = SpaceLinks::new(&snapshot, &space_base, &withheld);
+    links.page = Some(&page_id);
+    for block in document.walk() {
+        if let Block::Include { path } = block
+            && !links.includes.contains_key(path)
+            && let Some(reusable) = reusable_for(&snapshot, &page_id, path)
+        {
+            let text = published::document(&state.app, &reusable.document).await?;
+            links.includes.insert(path.clone(), Document::from_markdown(&text));
+        }
+    }
     let mut article = String::new();
     article.push_str("<h1>");
     crate::html::push_escaped(&mut article, &meta.title);
@@ -733,9 +742,23 @@ struct SpaceLinks<'a> {
     snapshot: &'a Snapshot,
     space_base: &'a str,
     withheld: &'a Withheld,
+    /// The page being rendered (relative links start from it).
+    page: Option<&'a str>,
+    /// The documents of the reusable content it includes, by include path.
+    includes: HashMap<String, Document>,
 }
 
-impl SpaceLinks<'_> {
+impl<'a> SpaceLinks<'a> {
+    fn new(snapshot: &'a Snapshot, space_base: &'a str, withheld: &'a Withheld) -> SpaceLinks<'a> {
+        SpaceLinks {
+            snapshot,
+            space_base,
+            withheld,
+            page: None,
+            includes: HashMap::new(),
+        }
+    }
+
     fn page_url(&self, id: &str) -> String {
         format!("{}/{}", self.space_base, self.snapshot.path_of(id))
     }
@@ -770,6 +793,42 @@ impl Links for SpaceLinks<'_> {
             height: f.height,
         })
     }
+
+    fn relative(&self, path: &str) -> Option<LinkTarget> {
+        let anchor = path
+            .split_once('#')
+            .map(|(_, a)| a.to_owned())
+            .filter(|a| !a.is_empty());
+        match quire_engine::links::resolve(self.snapshot, self.page?, path, "")? {
+            Target::Page(page) => Some(match anchor {
+                Some(anchor) => LinkTarget::Anchor {
+                    page: Some(page),
+                    anchor,
+                },
+                None => LinkTarget::Page { page },
+            }),
+            Target::File(file) => Some(LinkTarget::File { file }),
+            _ => None,
+        }
+    }
+
+    fn include(&self, path: &str) -> Option<&Document> {
+        self.includes.get(path)
+    }
+}
+
+/// The reusable content an include in `page` names: by id, or by its path
+/// relative to the page's file (pages from Git).
+fn reusable_for<'s>(snapshot: &'s Snapshot, page: &str, path: &str) -> Option<&'s ReusableObject> {
+    if let Some(found) = snapshot.reusable_content(path) {
+        return Some(found);
+    }
+    let from = snapshot.tree.pages.get(page)?.meta.git.as_ref()?;
+    let at = quire_engine::links::relative_git_path(&from.path, path)?;
+    match snapshot.by_git_path(&at)? {
+        quire_engine::GitTarget::Reusable(id) => snapshot.reusable_content(id),
+        _ => None,
+    }
 }
 
 /// Navigation around a page (or a search).
@@ -786,11 +845,7 @@ fn shell(
     document: &Document,
     query: &str,
 ) -> Shell {
-    let links = SpaceLinks {
-        snapshot,
-        space_base,
-        withheld,
-    };
+    let links = SpaceLinks::new(snapshot, space_base, withheld);
     let sections = visit
         .site
         .sections
@@ -962,11 +1017,7 @@ async fn listed(state: &SiteState, visit: &Visit) -> quire_app::AppResult<Vec<Li
         let order = reading_order(state, &snapshot);
         let withheld = order.withheld(&visit.site);
         let space_base = space_url(&visit.base, section, space);
-        let links = SpaceLinks {
-            snapshot: &snapshot,
-            space_base: &space_base,
-            withheld: &withheld,
-        };
+        let links = SpaceLinks::new(&snapshot, &space_base, &withheld);
         let group = match section {
             Some(s) if s.spaces.len() > 1 => format!("{} / {}", s.section.title, space.space.title),
             Some(s) => s.section.title.clone(),
@@ -1058,11 +1109,7 @@ async fn search_page(
         .into_iter()
         .filter(|hit| !withheld.page(snapshot, &hit.page_id))
         .collect();
-    let links = SpaceLinks {
-        snapshot,
-        space_base,
-        withheld: &withheld,
-    };
+    let links = SpaceLinks::new(snapshot, space_base, &withheld);
     let mut body = String::from("<h1>Search</h1>");
     if results.is_empty() {
         body.push_str("<p>No results for <strong>");

@@ -271,6 +271,11 @@ pub async fn markdown(app: &App, snapshot: &Snapshot, page_id: &str) -> AppResul
     crate::content::page_markdown(app, snapshot, page_id).await
 }
 
+/// A document's markdown, by hash (reusable content).
+pub async fn document(app: &App, hash: &str) -> AppResult<Arc<str>> {
+    Ok(app.engine.revisions.document(hash).await?)
+}
+
 /// A file's bytes.
 pub async fn file_bytes(app: &App, file: &quire_content::objects::FileObject) -> AppResult<Vec<u8>> {
     Ok(app.engine.files.bytes(file).await?)

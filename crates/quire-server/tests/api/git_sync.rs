@@ -453,3 +453,31 @@ both_backends! {
         assert_eq!(info.body["operation"]["state"], "failure");
     }
 }
+
+both_backends! {
+    async fn an_imported_space_publishes_with_its_images_links_and_includes(app: TestApp) {
+        let ada = app.user("Ada").await;
+        let org = app.org(&ada, "Acme").await;
+        let space = app.space(&ada, &org, "Docs", None).await;
+        let repo = gitbook_repo();
+        import(&app, &ada, &space, json!({ "url": repo.url(), "ref": "refs/heads/main" })).await;
+        let site = app.post(&ada, &format!("/v1/orgs/{org}/sites"), json!({ "title": "Handbook", "spaces": [space] })).await;
+        site.assert_status(201);
+        app.post(&ada, &format!("/v1/orgs/{org}/sites/{}/publish", site.id()), json!(null)).await.assert_status(200);
+        let client = reqwest::Client::new();
+        let get = |path: String| {
+            let client = client.clone();
+            let url = format!("{}{path}", app.base_url);
+            async move { client.get(url).send().await.unwrap().text().await.unwrap() }
+        };
+        let home = get("/handbook/".into()).await;
+        assert!(home.contains("<div class=\"include\"><h2 id=\"a-shared-note\">"), "the include is rendered: {home}");
+        assert!(home.contains("Written once, shown everywhere."));
+        assert!(home.contains("<a href=\"/handbook/guide\">guide</a>"), "links by path go to pages: {home}");
+        let guide = get("/handbook/guide".into()).await;
+        assert!(guide.contains("<img src=\"/handbook/~files/"), "images by path are the space's files: {guide}");
+        assert!(guide.contains("width=\"1\" height=\"1\""));
+        let setup = get("/handbook/guide/setup".into()).await;
+        assert!(setup.contains("<a href=\"/handbook/welcome#welcome\">the start</a>"), "{setup}");
+    }
+}
