@@ -6,9 +6,12 @@
 //!   `SUMMARY.md`, folders with `README.md`, front matter, assets and
 //!   includes) read into an [`gitbook::ImportPlan`], and a space written
 //!   back as files ([`gitbook::export`]);
+//! - [`html`]: a web page's main content as markdown, with the pages and
+//!   images it points at;
 //! - [`content_type_of`]: media types by file extension.
 
 pub mod gitbook;
+pub mod html;
 mod media;
 
 pub use media::content_type_of;
