@@ -22,6 +22,7 @@ pub mod content;
 pub mod discussions;
 pub mod error;
 pub mod git_sync;
+pub mod imports;
 pub mod input;
 pub mod invites;
 pub mod jobs;

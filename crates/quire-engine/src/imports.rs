@@ -11,6 +11,7 @@ use std::sync::Arc;
 use quire_content::objects::{FileObject, GitBlob, ReusableObject};
 use quire_content::tree::{FlatPage, FlatTree, PageMeta};
 use quire_core::Clock;
+use quire_store::change_requests::ChangeRequestRow;
 use quire_store::spaces::SpaceRow;
 
 use crate::files::Files;
@@ -24,9 +25,9 @@ pub struct ImportedPage {
     /// The page's id: the one it had (matched by the importer) or a new one.
     pub id: String,
     pub parent: Option<String>,
-    /// Everything but `document`, which comes from `markdown`.
+    /// The page's settings; `document` is kept unless `markdown` is given.
     pub meta: PageMeta,
-    /// The document of a document page.
+    /// The document of a document page, when it is new text.
     pub markdown: Option<String>,
 }
 
@@ -35,8 +36,9 @@ pub struct ImportedPage {
 pub enum ImportedFile {
     /// A file the base revision has, kept as it is (or with a new Git blob).
     Kept(FileObject),
-    /// New bytes.
+    /// New bytes, as a new file with this id.
     New {
+        id: String,
         name: String,
         content_type: String,
         bytes: Vec<u8>,
@@ -63,12 +65,14 @@ pub struct ImportedState {
 }
 
 /// Where the new revision goes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Target {
     /// It becomes the space's current revision (if that is still the base).
     Space,
     /// It is only recorded (Git Sync's `standalone` imports).
     Standalone,
+    /// It becomes the change request's head (if that is still the base).
+    ChangeRequest(Box<ChangeRequestRow>),
 }
 
 pub struct Imports {
@@ -112,7 +116,9 @@ impl Imports {
                 )));
             }
             let mut meta = page.meta;
-            meta.document = page.markdown.as_deref().map(|text| draft.put_document(text));
+            if let Some(text) = &page.markdown {
+                meta.document = Some(draft.put_document(text));
+            }
             tree.push(&page.id, page.parent.as_deref(), meta);
         }
         // Rewrite what differs from the base: a page whose settings,
@@ -134,12 +140,14 @@ impl Imports {
             match file {
                 ImportedFile::Kept(object) => draft.put_file(object),
                 ImportedFile::New {
+                    id,
                     name,
                     content_type,
                     bytes,
                     git,
                 } => {
                     let mut object = self.files.store(&name, bytes, content_type).await?;
+                    object.id = id;
                     object.git = git;
                     draft.put_file(object);
                 }
@@ -159,12 +167,24 @@ impl Imports {
             self.revisions
                 .new_revision(&space.id, vec![base.revision.id.clone()], user_id, "edits", None);
         revision.git = git;
-        let heads = match target {
-            Target::Space => vec![Head::Space {
+        let updated = match &target {
+            Target::ChangeRequest(cr) => Some(ChangeRequestRow {
+                revision_id: revision.id.clone(),
+                updated_at: self.clock.now(),
+                ..(**cr).clone()
+            }),
+            _ => None,
+        };
+        let heads = match (&target, &updated) {
+            (Target::Space, _) => vec![Head::Space {
                 space_id: &space.id,
                 base,
             }],
-            Target::Standalone => Vec::new(),
+            (Target::ChangeRequest(cr), Some(updated)) => vec![Head::ChangeRequest {
+                updated,
+                expected: &cr.revision_id,
+            }],
+            _ => Vec::new(),
         };
         self.revisions.commit(draft, revision, &heads).await
     }

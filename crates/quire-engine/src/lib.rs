@@ -107,6 +107,8 @@ pub struct Engine {
     pub links: Links,
     pub imports: Imports,
     pub git: Arc<Git>,
+    /// The guarded client for server-side fetches (imports use it).
+    pub fetcher: Fetcher,
 }
 
 impl Engine {
@@ -122,8 +124,9 @@ impl Engine {
             allow_private_networks: fetcher.config().allow_private_networks,
             timeout: std::time::Duration::from_secs(600),
         }));
-        let files = Arc::new(Files::new(blobs, fetcher));
+        let files = Arc::new(Files::new(blobs, fetcher.clone()));
         Engine {
+            fetcher,
             imports: Imports::new(revisions.clone(), files.clone(), clock.clone()),
             git,
             edits: Edits::new(revisions.clone(), files.clone(), clock.clone()),

@@ -20,7 +20,8 @@ pub struct WebPage {
     /// The main content as markdown; links and images point at absolute
     /// URLs.
     pub markdown: String,
-    /// Pages it links to (absolute, without fragments), in order.
+    /// Pages it links to anywhere (its navigation included: that is how a
+    /// site's pages are found), absolute, without fragments, in order.
     pub links: Vec<Url>,
     /// Images it shows (absolute), in order.
     pub images: Vec<Url>,
@@ -163,6 +164,9 @@ pub fn read(html: &str, url: &Url) -> WebPage {
     })
     .or_else(|| find(&document, &|n| tag(n) == Some("body")))
     .unwrap_or_else(|| document.clone());
+    // Links are collected from the whole page first.
+    let mut links = Vec::new();
+    absolutize(&document, &base, &mut links, &mut Vec::new());
     prune(&main);
     let h1 = find(&main, &|n| tag(n) == Some("h1")).map(|h| text_of(&h));
     let title_tag = find(&document, &|n| tag(n) == Some("title")).map(|t| text_of(&t));
@@ -173,9 +177,8 @@ pub fn read(html: &str, url: &Url) -> WebPage {
             .unwrap_or("Home")
             .to_owned()
     });
-    let mut links = Vec::new();
     let mut images = Vec::new();
-    absolutize(&main, &base, &mut links, &mut images);
+    absolutize(&main, &base, &mut Vec::new(), &mut images);
     let mut markdown = converter.tree_to_markdown(&main);
     if !markdown.is_empty() {
         markdown.push('\n');
@@ -231,6 +234,8 @@ mod tests {
         assert_eq!(
             page.links.iter().map(Url::as_str).collect::<Vec<_>>(),
             [
+                "https://docs.acme.example/",
+                "https://docs.acme.example/docs/other",
                 "https://docs.acme.example/docs/guide/intro",
                 "https://elsewhere.example/x"
             ]

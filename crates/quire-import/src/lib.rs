@@ -8,8 +8,10 @@
 //!   back as files ([`gitbook::export`]);
 //! - [`html`]: a web page's main content as markdown, with the pages and
 //!   images it points at;
+//! - [`archive`]: zip archives of markdown read into files;
 //! - [`content_type_of`]: media types by file extension.
 
+pub mod archive;
 pub mod gitbook;
 pub mod html;
 mod media;

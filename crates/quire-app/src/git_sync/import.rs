@@ -364,6 +364,7 @@ pub(super) async fn build_state(
         };
         let name = path.rsplit('/').next().unwrap_or(&path).to_owned();
         state.files.push(ImportedFile::New {
+            id: quire_core::id::new_id(),
             content_type: quire_import::content_type_of(&name).to_owned(),
             name,
             bytes: content,

@@ -13,6 +13,7 @@ mod collections;
 mod content;
 mod discussions;
 mod git;
+mod imports;
 mod invites;
 mod members;
 mod orgs;
@@ -39,4 +40,5 @@ pub fn v1() -> Router<AppState> {
         .merge(discussions::router())
         .merge(sites::router())
         .merge(git::router())
+        .merge(imports::router())
 }

@@ -11,6 +11,7 @@ mod errors;
 mod files;
 mod git_sync;
 mod hostile;
+mod imports;
 mod invites;
 mod lifecycle;
 mod members;

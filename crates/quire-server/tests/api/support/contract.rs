@@ -71,8 +71,24 @@ fn seed_only_operations() -> Vec<(&'static str, &'static str, Value)> {
             } } }
         }]
     });
+    let import_result = json!({
+        "type": "object",
+        "required": ["revision", "importedResources", "totalResources"],
+        "additionalProperties": false,
+        "properties": {
+            "revision": { "type": "string" },
+            "importedResources": { "type": "number" },
+            "totalResources": { "type": "number" }
+        }
+    });
     vec![
         ("DELETE", "/spaces/{spaceId}/git/legacy-installation", json!({})),
+        ("POST", "/spaces/{spaceId}/content/import", import_result.clone()),
+        (
+            "POST",
+            "/spaces/{spaceId}/change-requests/{changeRequestId}/content/import",
+            import_result,
+        ),
         (
             "POST",
             "/spaces/{spaceId}/transfer",
