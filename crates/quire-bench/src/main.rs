@@ -14,6 +14,8 @@
 //!   pages, one request at a time ([`content`]);
 //! - `search`: full-text search over a 10,000-page corpus and across 100
 //!   spaces ([`search`]);
+//! - `git`: Git Sync of a large repository: import, re-import, export
+//!   ([`gitsync`]);
 //! - `memory`: resident memory of the real `quire` binary (run as a child
 //!   process) around large requests ([`memory`]).
 //!
@@ -25,6 +27,7 @@
 //! loop; each scenario group lives in its own module.
 
 mod content;
+mod gitsync;
 mod members;
 mod memory;
 mod published;
@@ -61,6 +64,9 @@ enum Group {
     /// A published page of a 10,000-page space: render latency, throughput
     /// against the same bytes served as a file, first-visit size.
     Sites,
+    /// Git Sync: import of a 5,000-file repository (or `--repo`), re-import,
+    /// export of one changed page.
+    Git,
 }
 
 #[derive(Parser, Debug)]
@@ -92,6 +98,18 @@ pub struct Args {
     /// on it and dropped at the end. Without it, SQLite in a temporary directory.
     #[arg(long)]
     pub database_url: Option<String>,
+    /// Markdown files of the synthetic repository (git).
+    #[arg(long, default_value_t = 5_000)]
+    pub files: usize,
+    /// Images of the synthetic repository (git).
+    #[arg(long, default_value_t = 500)]
+    pub images: usize,
+    /// A real repository to import instead (a URL or a local path) (git).
+    #[arg(long)]
+    pub repo: Option<String>,
+    /// Where the docs are in `--repo` (git).
+    #[arg(long)]
+    pub project_dir: Option<String>,
 }
 
 fn main() -> anyhow::Result<()> {
@@ -113,6 +131,7 @@ fn main() -> anyhow::Result<()> {
             Group::Memory => memory::run(&args).await,
             Group::Search => search::run(&args).await,
             Group::Sites => published::run(&args).await,
+            Group::Git => gitsync::run(&args).await,
         }
     })
 }
@@ -139,6 +158,16 @@ pub struct Server {
 impl Server {
     /// Creates the database, migrates it and starts serving on 127.0.0.1.
     pub async fn start(database_url: Option<&str>) -> anyhow::Result<Server> {
+        Server::start_serving(database_url, false).await
+    }
+
+    /// As [`Server::start`], letting server-side fetches reach private
+    /// addresses and `file://` repositories (the benchmark's own).
+    pub async fn start_with_private_fetch(database_url: Option<&str>) -> anyhow::Result<Server> {
+        Server::start_serving(database_url, true).await
+    }
+
+    async fn start_serving(database_url: Option<&str>, allow_private: bool) -> anyhow::Result<Server> {
         let (url, storage) = open_storage(database_url).await?;
         let db = match Db::open(&url).await {
             Ok(db) => db,
@@ -152,7 +181,12 @@ impl Server {
             .await
             .context("bind 127.0.0.1:0")?;
         let base_url = format!("http://{}", listener.local_addr()?);
-        let state = AppState::new(App::new(db.clone(), blob_store(), fetcher()?), &base_url);
+        let fetcher = Fetcher::new(FetchConfig {
+            allow_private_networks: allow_private,
+            ..FetchConfig::default()
+        })
+        .context("build the fetch client")?;
+        let state = AppState::new(App::new(db.clone(), blob_store(), fetcher), &base_url);
         let (shutdown, stop) = oneshot::channel::<()>();
         let task = tokio::spawn(quire_server::serve(listener, state.clone(), async {
             let _ = stop.await;
