@@ -33,15 +33,19 @@ pub fn parse(text: &str) -> Vec<Entry> {
     let mut stack: Vec<Entry> = Vec::new();
     let mut in_group_heading = false;
     let mut group_title = String::new();
+    // The first `# ` heading is the summary's title; later ones start parts
+    // (mdBook's layout), like `## ` headings do.
+    let mut seen_title = false;
     let mut link: Option<(String, Option<String>, String)> = None;
     let mut item_text = String::new();
     for event in Parser::new(text) {
         match event {
-            Event::Start(Tag::Heading { level, .. }) if level != HeadingLevel::H1 => {
+            Event::Start(Tag::Heading { level, .. }) if level != HeadingLevel::H1 || seen_title => {
                 in_group_heading = true;
                 group_title.clear();
             }
-            Event::End(TagEnd::Heading(level)) if level != HeadingLevel::H1 && in_group_heading => {
+            Event::Start(Tag::Heading { .. }) => seen_title = true,
+            Event::End(TagEnd::Heading(_)) if in_group_heading => {
                 in_group_heading = false;
                 top.push(Entry {
                     title: group_title.trim().to_owned(),
@@ -63,18 +67,28 @@ pub fn parse(text: &str) -> Vec<Entry> {
                 let title = (!title.is_empty()).then(|| title.to_string());
                 link = Some((dest_url.to_string(), title, String::new()));
             }
+            Event::End(TagEnd::Link) if stack.is_empty() && !in_group_heading => {
+                // A link outside lists (mdBook's prefix and suffix chapters).
+                if let Some((url, nav, text)) = link.take() {
+                    let entry = Entry {
+                        title: text.trim().to_owned(),
+                        link_title: nav,
+                        target: target_of(url),
+                        children: Vec::new(),
+                    };
+                    match top.last_mut().filter(|g| g.target == Target::Group) {
+                        Some(group) => group.children.push(entry),
+                        None => top.push(entry),
+                    }
+                }
+            }
             Event::End(TagEnd::Link) => {
                 if let (Some((url, nav, text)), Some(entry)) = (link.take(), stack.last_mut())
                     && matches!(entry.target, Target::Nothing)
                 {
                     entry.title = text.trim().to_owned();
                     entry.link_title = nav;
-                    entry.target = if url.contains("://") || url.starts_with("mailto:") {
-                        Target::Url(url)
-                    } else {
-                        let path = url.split('#').next().unwrap_or_default();
-                        Target::File(percent_decode(path))
-                    };
+                    entry.target = target_of(url);
                 }
             }
             Event::Text(t) | Event::Code(t) => {
@@ -105,6 +119,18 @@ pub fn parse(text: &str) -> Vec<Entry> {
         }
     }
     top
+}
+
+fn target_of(url: String) -> Target {
+    if url.contains("://") || url.starts_with("mailto:") {
+        Target::Url(url)
+    } else if url.is_empty() {
+        // mdBook's draft chapters: `[Title]()`.
+        Target::Nothing
+    } else {
+        let path = url.split('#').next().unwrap_or_default();
+        Target::File(percent_decode(path))
+    }
 }
 
 /// `%20` and the like in a link target, decoded (invalid escapes kept).
@@ -217,6 +243,27 @@ mod tests {
         );
         assert_eq!(entries[2].children[2].target, Target::Nothing);
         assert_eq!(entries[2].children[2].title, "Draft");
+    }
+
+    #[test]
+    fn mdbook_summaries_have_parts_and_prefix_chapters() {
+        let entries = parse(
+            "# Summary\n\n[Introduction](README.md)\n\n# User guide\n\n- [Installation](guide/installation.md)\n\n# Reference\n\n- [CLI](cli/README.md)\n    - [init](cli/init.md)\n\n---\n\n[Contributors](misc/contributors.md)\n",
+        );
+        let shape: Vec<(String, usize)> = entries.iter().map(|e| (e.title.clone(), e.children.len())).collect();
+        assert_eq!(
+            shape,
+            [
+                ("Introduction".to_owned(), 0),
+                ("User guide".to_owned(), 1),
+                ("Reference".to_owned(), 2)
+            ]
+        );
+        assert_eq!(
+            entries[2].children[0].children[0].target,
+            Target::File("cli/init.md".into())
+        );
+        assert_eq!(entries[2].children[1].title, "Contributors");
     }
 
     #[test]
