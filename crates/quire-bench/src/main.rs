@@ -114,6 +114,13 @@ pub struct Args {
 
 fn main() -> anyhow::Result<()> {
     let args = Args::parse();
+    // `QUIRE_LOG=info` shows the server's own logs (timings of Git imports…).
+    if let Ok(filter) = std::env::var("QUIRE_LOG") {
+        tracing_subscriber::fmt()
+            .with_env_filter(tracing_subscriber::EnvFilter::new(filter))
+            .with_writer(std::io::stderr)
+            .init();
+    }
     ensure!(args.connections > 0, "--connections must be at least 1");
     ensure!(args.seconds > 0, "--seconds must be at least 1");
     ensure!(args.limit > 0, "--limit must be at least 1");

@@ -101,6 +101,7 @@ impl Imports {
         git: Option<String>,
         target: Target,
     ) -> EngineResult<Arc<Snapshot>> {
+        let started = std::time::Instant::now();
         let mut draft = Draft::new(base, self.clock.now());
         let mut tree = FlatTree::default();
         for page in state.pages {
@@ -135,6 +136,7 @@ impl Imports {
                 draft.mark(Some(id));
             }
         }
+        let pages_done = started.elapsed();
         draft.files.clear();
         for file in state.files {
             match file {
@@ -153,6 +155,7 @@ impl Imports {
                 }
             }
         }
+        let files_done = started.elapsed();
         draft.reusable.clear();
         for reusable in state.reusable {
             let document = draft.put_document(&reusable.markdown);
@@ -186,6 +189,13 @@ impl Imports {
             }],
             _ => Vec::new(),
         };
-        self.revisions.commit(draft, revision, &heads).await
+        let committed = self.revisions.commit(draft, revision, &heads).await;
+        tracing::debug!(
+            pages_ms = pages_done.as_millis() as u64,
+            files_ms = (files_done - pages_done).as_millis() as u64,
+            commit_ms = (started.elapsed() - files_done).as_millis() as u64,
+            "imported state committed"
+        );
+        committed
     }
 }

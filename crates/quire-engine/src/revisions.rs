@@ -249,10 +249,22 @@ impl Revisions {
         revision: RevisionRow,
         heads: &[Head<'_>],
     ) -> EngineResult<Arc<Snapshot>> {
-        let (objects, snapshot) = draft.finish(revision);
+        let started = std::time::Instant::now();
+        let crate::snapshot::Finished {
+            objects,
+            documents,
+            snapshot,
+        } = draft.finish(revision);
+        // The documents just written are what indexing reads next.
+        for i in documents {
+            let (hash, body) = &objects[i];
+            self.cache.documents.put(hash.clone(), body.as_str().into());
+        }
+        let encoded = started.elapsed();
         let new_id = snapshot.revision.id.clone();
         let mut tx = self.db.write().await?;
         content::put_objects(&mut tx, &objects).await?;
+        let written = started.elapsed();
         content::insert_revision(&mut tx, &snapshot.revision).await?;
         for head in heads {
             let moved = match head {
@@ -271,6 +283,13 @@ impl Revisions {
             }
         }
         tx.commit().await?;
+        tracing::debug!(
+            objects = objects.len(),
+            encode_ms = encoded.as_millis() as u64,
+            write_ms = (written - encoded).as_millis() as u64,
+            index_ms = (started.elapsed() - written).as_millis() as u64,
+            "revision committed"
+        );
         Ok(self.remember(snapshot))
     }
 }

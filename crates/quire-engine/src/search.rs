@@ -45,35 +45,69 @@ impl Revisions {
     }
 }
 
-/// Writes the index row of one page of `snapshot` (or removes it, when the
-/// snapshot has no such page).
-async fn index_page(revisions: &Revisions, conn: &mut Conn, snapshot: &Snapshot, page_id: &str) -> EngineResult<()> {
-    let Some(page) = snapshot.tree.pages.get(page_id) else {
-        return Ok(search::remove_pages(conn, &snapshot.revision.space_id, &[page_id.to_owned()]).await?);
-    };
-    let meta = &page.meta;
-    let sections = match &meta.document {
-        Some(hash) => revisions.sections_on(conn, hash).await?,
-        None => Arc::new(Vec::new()),
-    };
-    let headings: Vec<&str> = sections
-        .iter()
-        .map(|s| s.heading.as_str())
-        .filter(|h| !h.is_empty())
-        .collect();
-    let mut body = meta.description.clone().unwrap_or_default();
-    for section in sections.iter() {
-        if !body.is_empty() {
-            body.push('\n');
+/// What the index holds of a page: its title, headings and text.
+struct Indexed {
+    page_id: String,
+    title: String,
+    headings: String,
+    body: String,
+}
+
+/// Writes the index rows of these pages of `snapshot` (and removes those
+/// the snapshot no longer has), in a few statements.
+async fn index_pages(
+    revisions: &Revisions,
+    conn: &mut Conn,
+    snapshot: &Snapshot,
+    page_ids: &[String],
+) -> EngineResult<()> {
+    let mut gone = Vec::new();
+    let mut rows = Vec::with_capacity(page_ids.len());
+    for page_id in page_ids {
+        let Some(page) = snapshot.tree.pages.get(page_id) else {
+            gone.push(page_id.clone());
+            continue;
+        };
+        let meta = &page.meta;
+        let sections = match &meta.document {
+            Some(hash) => revisions.sections_on(conn, hash).await?,
+            None => Arc::new(Vec::new()),
+        };
+        let headings: Vec<&str> = sections
+            .iter()
+            .map(|s| s.heading.as_str())
+            .filter(|h| !h.is_empty())
+            .collect();
+        let mut body = meta.description.clone().unwrap_or_default();
+        for section in sections.iter() {
+            if !body.is_empty() {
+                body.push('\n');
+            }
+            body.push_str(&section.text);
         }
-        body.push_str(&section.text);
+        rows.push(Indexed {
+            page_id: page_id.clone(),
+            title: meta.title.clone(),
+            headings: headings.join("\n"),
+            body,
+        });
     }
-    let text = PageText {
-        title: &meta.title,
-        headings: &headings.join("\n"),
-        body: &body,
-    };
-    search::put_page(conn, &snapshot.revision.space_id, page_id, &text).await?;
+    let space_id = &snapshot.revision.space_id;
+    search::remove_pages(conn, space_id, &gone).await?;
+    let texts: Vec<(&str, PageText<'_>)> = rows
+        .iter()
+        .map(|r| {
+            (
+                r.page_id.as_str(),
+                PageText {
+                    title: &r.title,
+                    headings: &r.headings,
+                    body: &r.body,
+                },
+            )
+        })
+        .collect();
+    search::put_pages(conn, space_id, &texts).await?;
     Ok(())
 }
 
@@ -85,7 +119,7 @@ pub(crate) async fn follow(
     before: &Snapshot,
     after: &Snapshot,
 ) -> EngineResult<usize> {
-    let mut touched = 0;
+    let mut changed = Vec::new();
     for id in before.changed_pages(after) {
         let old = before.tree.pages.get(&id).map(|p| &p.meta);
         let new = after.tree.pages.get(&id).map(|p| &p.meta);
@@ -96,19 +130,21 @@ pub(crate) async fn follow(
             _ => false,
         };
         if !same {
-            index_page(revisions, conn, after, &id).await?;
-            touched += 1;
+            changed.push(id);
         }
     }
-    Ok(touched)
+    for chunk in changed.chunks(1_000) {
+        index_pages(revisions, conn, after, chunk).await?;
+    }
+    Ok(changed.len())
 }
 
 /// Rebuilds the index of a space from `snapshot`; returns the pages indexed.
 pub async fn reindex(revisions: &Revisions, conn: &mut Conn, snapshot: &Snapshot) -> EngineResult<usize> {
     search::remove_space(conn, &snapshot.revision.space_id).await?;
     let pages: Vec<String> = snapshot.tree.pages.keys().cloned().collect();
-    for page in &pages {
-        index_page(revisions, conn, snapshot, page).await?;
+    for chunk in pages.chunks(1_000) {
+        index_pages(revisions, conn, snapshot, chunk).await?;
     }
     Ok(pages.len())
 }

@@ -147,7 +147,17 @@ pub(crate) struct Draft {
     pub(crate) reusable: Vec<(String, ReusableObject)>,
     dirty: HashSet<String>,
     objects: Vec<(String, String)>,
+    /// Positions in `objects` of the documents written.
+    documents: Vec<usize>,
     now: Timestamp,
+}
+
+/// What a finished draft writes: the new objects (hash, body), which of
+/// them are documents (positions), and the revision's snapshot.
+pub(crate) struct Finished {
+    pub objects: Vec<(String, String)>,
+    pub documents: Vec<usize>,
+    pub snapshot: Snapshot,
 }
 
 impl Draft {
@@ -160,6 +170,7 @@ impl Draft {
             reusable: base.reusable.clone(),
             dirty: HashSet::new(),
             objects: Vec::new(),
+            documents: Vec::new(),
             now,
         }
     }
@@ -188,6 +199,7 @@ impl Draft {
     /// Stores a document and returns its hash.
     pub(crate) fn put_document(&mut self, markdown: &str) -> String {
         let hash = objects::object_hash(objects::DOCUMENT, markdown);
+        self.documents.push(self.objects.len());
         self.objects.push((hash.clone(), markdown.to_owned()));
         hash
     }
@@ -242,7 +254,7 @@ impl Draft {
 
     /// Encodes what changed into new objects and returns them (hash, body)
     /// with the snapshot of the finished revision (its root filled in).
-    pub(crate) fn finish(mut self, revision: RevisionRow) -> (Vec<(String, String)>, Snapshot) {
+    pub(crate) fn finish(mut self, revision: RevisionRow) -> Finished {
         let top: Vec<String> = self.tree.children_of(None).to_vec();
         let pages = top.iter().map(|id| self.encode_node(id)).collect();
         let root = RootObject {
@@ -264,6 +276,10 @@ impl Draft {
             reusable: self.reusable,
             git_paths: Default::default(),
         };
-        (self.objects, snapshot)
+        Finished {
+            objects: self.objects,
+            documents: self.documents,
+            snapshot,
+        }
     }
 }

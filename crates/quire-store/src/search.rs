@@ -61,54 +61,101 @@ fn capped(text: &str, max: usize) -> Analyzed {
 
 /// Indexes a page, replacing what the index held for it.
 pub async fn put_page(conn: &mut AnyConnection, space_id: &str, page_id: &str, page: &PageText<'_>) -> StoreResult<()> {
-    remove_pages(conn, space_id, std::slice::from_ref(&page_id.to_owned())).await?;
-    let (title, headings, body) = (
-        capped(page.title, MAX_TERMS.0),
-        capped(page.headings, MAX_TERMS.1),
-        capped(page.body, MAX_TERMS.2),
-    );
+    put_pages(conn, space_id, &[(page_id, page.clone())]).await
+}
+
+/// Rows written per statement when indexing many pages.
+const ROWS_PER_STATEMENT: usize = 100;
+
+/// Indexes pages of a space, replacing what the index held for them: one
+/// delete and a few multi-row inserts, however many pages (an import of
+/// thousands of pages makes a few dozen statements, not thousands).
+pub async fn put_pages(conn: &mut AnyConnection, space_id: &str, pages: &[(&str, PageText<'_>)]) -> StoreResult<()> {
+    if pages.is_empty() {
+        return Ok(());
+    }
+    let ids: Vec<String> = pages.iter().map(|(id, _)| (*id).to_owned()).collect();
+    remove_pages(conn, space_id, &ids).await?;
+    let analyzed: Vec<(Analyzed, Analyzed, Analyzed)> = pages
+        .iter()
+        .map(|(_, page)| {
+            (
+                capped(page.title, MAX_TERMS.0),
+                capped(page.headings, MAX_TERMS.1),
+                capped(page.body, MAX_TERMS.2),
+            )
+        })
+        .collect();
     match backend(conn) {
         Backend::Sqlite => {
-            let id: i64 = sqlx::query_scalar(
-                "INSERT INTO search_pages (space_id, page_id, title, headings) VALUES ($1, $2, $3, $4) RETURNING id",
-            )
-            .bind(space_id)
-            .bind(page_id)
-            .bind(page.title)
-            .bind(page.headings)
-            .fetch_one(&mut *conn)
-            .await?;
-            let ((ts, tw), (hs, hw), (bs, bw)) = (title.joined(), headings.joined(), body.joined());
-            sqlx::query(
-                "INSERT INTO search_terms (rowid, title_stems, title_words, heading_stems, heading_words, \
-                 body_stems, body_words) VALUES ($1, $2, $3, $4, $5, $6, $7)",
-            )
-            .bind(id)
-            .bind(ts)
-            .bind(tw)
-            .bind(hs)
-            .bind(hw)
-            .bind(bs)
-            .bind(bw)
-            .execute(&mut *conn)
-            .await?;
+            // Row ids are given, not returned, so both tables take many
+            // rows a statement (SQLite has one writer: no one else adds rows
+            // meanwhile).
+            let next: i64 = sqlx::query_scalar("SELECT COALESCE(MAX(id), 0) + 1 FROM search_pages")
+                .fetch_one(&mut *conn)
+                .await?;
+            for (chunk_index, chunk) in pages.chunks(ROWS_PER_STATEMENT).enumerate() {
+                let first = next + (chunk_index * ROWS_PER_STATEMENT) as i64;
+                let mut rows = Sql::new("INSERT INTO search_pages (id, space_id, page_id, title, headings) VALUES ");
+                for (i, (page_id, page)) in chunk.iter().enumerate() {
+                    rows.push(if i == 0 { "(" } else { ", (" })
+                        .bind(first + i as i64)
+                        .push(", ")
+                        .bind(space_id.to_owned())
+                        .push(", ")
+                        .bind((*page_id).to_owned())
+                        .push(", ")
+                        .bind(page.title.to_owned())
+                        .push(", ")
+                        .bind(page.headings.to_owned())
+                        .push(")");
+                }
+                rows.execute(&mut *conn).await?;
+                let mut terms = Sql::new(
+                    "INSERT INTO search_terms (rowid, title_stems, title_words, heading_stems, heading_words, \
+                     body_stems, body_words) VALUES ",
+                );
+                for (i, (title, headings, body)) in analyzed
+                    [chunk_index * ROWS_PER_STATEMENT..chunk_index * ROWS_PER_STATEMENT + chunk.len()]
+                    .iter()
+                    .enumerate()
+                {
+                    let ((ts, tw), (hs, hw), (bs, bw)) = (title.joined(), headings.joined(), body.joined());
+                    terms.push(if i == 0 { "(" } else { ", (" }).bind(first + i as i64);
+                    for value in [ts, tw, hs, hw, bs, bw] {
+                        terms.push(", ").bind(value);
+                    }
+                    terms.push(")");
+                }
+                terms.execute(&mut *conn).await?;
+            }
         }
         Backend::Postgres => {
-            let mut terms = tsvector(&[(&title, 'A'), (&headings, 'B'), (&body, 'C')]);
-            terms.push(' ');
-            terms.push_str(&space_lexeme(space_id));
-            sqlx::query(
-                "INSERT INTO search_pages (space_id, page_id, title, headings, terms, rank_terms) \
-                 VALUES ($1, $2, $3, $4, CAST($5 AS tsvector), CAST($6 AS tsvector))",
-            )
-            .bind(space_id)
-            .bind(page_id)
-            .bind(page.title)
-            .bind(page.headings)
-            .bind(terms)
-            .bind(rank_tsvector(&title, &headings, &body))
-            .execute(&mut *conn)
-            .await?;
+            for (chunk_index, chunk) in pages.chunks(ROWS_PER_STATEMENT).enumerate() {
+                let mut rows = Sql::new(
+                    "INSERT INTO search_pages (space_id, page_id, title, headings, terms, rank_terms) VALUES ",
+                );
+                for (i, (page_id, page)) in chunk.iter().enumerate() {
+                    let (title, headings, body) = &analyzed[chunk_index * ROWS_PER_STATEMENT + i];
+                    let mut terms = tsvector(&[(title, 'A'), (headings, 'B'), (body, 'C')]);
+                    terms.push(' ');
+                    terms.push_str(&space_lexeme(space_id));
+                    rows.push(if i == 0 { "(" } else { ", (" })
+                        .bind(space_id.to_owned())
+                        .push(", ")
+                        .bind((*page_id).to_owned())
+                        .push(", ")
+                        .bind(page.title.to_owned())
+                        .push(", ")
+                        .bind(page.headings.to_owned())
+                        .push(", CAST(")
+                        .bind(terms)
+                        .push(" AS tsvector), CAST(")
+                        .bind(rank_tsvector(title, headings, body))
+                        .push(" AS tsvector))");
+                }
+                rows.execute(&mut *conn).await?;
+            }
         }
     }
     Ok(())

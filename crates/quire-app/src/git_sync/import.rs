@@ -173,7 +173,9 @@ fn ignored(why: &str) -> ImportReport {
 }
 
 async fn import(app: &App, job: &GitImport, row: &GitSyncRow) -> anyhow::Result<ImportReport> {
+    let started = std::time::Instant::now();
     let fetched = app.engine.git.fetch(&row.url, &row.git_ref).await?;
+    let fetched_in = started.elapsed();
     if row.last_commit.as_deref() == Some(fetched.commit.as_str()) && !job.force && !job.standalone {
         return Ok(ImportReport {
             commit: Some(fetched.commit.clone()),
@@ -181,6 +183,7 @@ async fn import(app: &App, job: &GitImport, row: &GitSyncRow) -> anyhow::Result<
         });
     }
     let repo = read_repo(app, fetched, &row.project_directory).await?;
+    let read_in = started.elapsed();
     let space = {
         let mut conn = app.db.read().await?;
         spaces::get_any(&mut conn, &job.space_id)
@@ -189,6 +192,7 @@ async fn import(app: &App, job: &GitImport, row: &GitSyncRow) -> anyhow::Result<
     };
     let base = app.engine.revisions.snapshot(&space.id, &space.revision_id).await?;
     let (state, plan, mut skipped) = build_state(app, &repo, &base).await?;
+    let planned_in = started.elapsed();
     skipped.splice(0..0, repo.skipped.iter().cloned());
     let (pages, files) = (state.pages.len(), state.files.len());
     let git = commit_json(row, &repo.fetched.commit, &repo.fetched.message, false);
@@ -202,6 +206,17 @@ async fn import(app: &App, job: &GitImport, row: &GitSyncRow) -> anyhow::Result<
         .imports
         .commit(&space, &base, state, &job.user_id, Some(git), target)
         .await?;
+    tracing::info!(
+        space = %space.id,
+        commit = %repo.fetched.commit,
+        pages,
+        files,
+        fetch_ms = fetched_in.as_millis() as u64,
+        read_ms = (read_in - fetched_in).as_millis() as u64,
+        plan_ms = (planned_in - read_in).as_millis() as u64,
+        commit_ms = (started.elapsed() - planned_in).as_millis() as u64,
+        "git import done"
+    );
     // Remember the summary the tree came from, to keep it on export.
     let summary = plan
         .summary

@@ -481,3 +481,23 @@ both_backends! {
         assert!(setup.contains("<a href=\"/handbook/welcome#welcome\">the start</a>"), "{setup}");
     }
 }
+
+both_backends! {
+    async fn a_broken_repository_imports_what_it_can(app: TestApp) {
+        let ada = app.user("Ada").await;
+        let org = app.org(&ada, "Acme").await;
+        let space = app.space(&ada, &org, "Docs", None).await;
+        let repo = Repo::new();
+        repo.write(".gitbook.yaml", "root: [unclosed\n")
+            .write("README.md", "# Home\n")
+            .write("SUMMARY.md", "# Summary\n\n* [Home](README.md)\n* [Gone](gone.md)\n* [Here](here.md)\n")
+            .write("here.md", "---\nif: visitor.claims.(\n---\n\n# Here\n");
+        repo.commit("Broken bits");
+        let result = import(&app, &ada, &space, json!({ "url": repo.url(), "ref": "refs/heads/main" })).await;
+        let skipped: Vec<&str> = result["skipped"].as_array().unwrap().iter().map(|s| s["path"].as_str().unwrap()).collect();
+        assert_eq!(skipped, [".gitbook.yaml", "gone.md", "here.md"], "{result}");
+        let pages = app.get(&ada, &format!("/v1/spaces/{space}/content")).await.body["pages"].as_array().unwrap().clone();
+        assert_eq!(outline(&pages), ["Home", "Here"]);
+        assert!(page_titled(&pages, "Here").get("condition").is_none(), "a condition that does not parse is left out");
+    }
+}
