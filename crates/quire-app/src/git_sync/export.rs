@@ -58,6 +58,29 @@ pub struct ExportReport {
 const AUTHOR: (&str, &str) = ("Quire", "quire@localhost");
 
 pub(super) async fn run(app: &App, job: &GitExport) -> anyhow::Result<ExportReport> {
+    if let Some(target) = &job.standalone {
+        // A snapshot elsewhere: no sync state is read or kept.
+        let row = GitSyncRow {
+            space_id: job.space_id.clone(),
+            url: target.url.clone(),
+            git_ref: target.git_ref.clone(),
+            project_directory: target.project_directory.clone(),
+            tree_url: None,
+            commit_url: None,
+            last_event_at: None,
+            last_commit: None,
+            last_revision: None,
+            summary_path: None,
+            summary_text: None,
+            operation_state: None,
+            operation_direction: None,
+            operation_started_at: None,
+            operation_ended_at: None,
+            operation_error: None,
+            updated_at: app.now(),
+        };
+        return export(app, job, &row).await.map(|(report, _)| report);
+    }
     let row = {
         let mut conn = app.db.read().await?;
         git_syncs::get(&mut conn, &job.space_id).await?
@@ -243,6 +266,10 @@ async fn export(app: &App, job: &GitExport, row: &GitSyncRow) -> anyhow::Result<
         report.commit = Some(commit.clone());
         report.written = paths_written;
         report.deleted = paths_deleted;
+        if job.standalone.is_some() {
+            // A snapshot: the space stays linked to what it was linked to.
+            return Ok((report, None));
+        }
         let revision = record_paths(app, &space, &head, &written, &job.user_id).await?;
         let summary = written.summary.clone();
         return Ok((

@@ -82,6 +82,18 @@ pub struct GitExport {
     pub event_at: Option<i64>,
     pub commit_message: String,
     pub force: bool,
+    /// A standalone export (a snapshot of the content): where it goes. The
+    /// space's own connection is left as it is, so this one travels with
+    /// the job until it runs.
+    #[serde(default)]
+    pub standalone: Option<StandaloneTarget>,
+}
+
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct StandaloneTarget {
+    pub url: String,
+    pub git_ref: String,
+    pub project_directory: String,
 }
 
 impl Job for GitImport {
@@ -277,7 +289,12 @@ pub async fn start_export(app: &App, caller: &Caller, space_id: &str, request: E
     let mut tx = app.db.write().await?;
     let (space, access) = access::space(&mut tx, caller, space_id, None).await?;
     access.require(Role::Edit, "export content to Git")?;
-    if record(&mut tx, &space.id, &connection, "export", now).await?.is_none() {
+    let standalone = request.standalone.unwrap_or(false).then(|| StandaloneTarget {
+        url: connection.url.clone(),
+        git_ref: connection.git_ref.clone(),
+        project_directory: connection.project_directory.clone(),
+    });
+    if standalone.is_none() && record(&mut tx, &space.id, &connection, "export", now).await?.is_none() {
         tracing::info!(space = %space.id, "git export ignored: an event newer than it was applied");
         return Ok(());
     }
@@ -287,6 +304,7 @@ pub async fn start_export(app: &App, caller: &Caller, space_id: &str, request: E
         event_at: connection.event_at.map(Timestamp::millis),
         commit_message: request.commit_message,
         force: request.force.unwrap_or(false),
+        standalone,
     };
     jobs::enqueue(&mut tx, &job, now, now).await?;
     tx.commit().await?;

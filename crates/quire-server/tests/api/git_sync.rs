@@ -339,6 +339,15 @@ both_backends! {
         let result = export(&app, &ada, &space, main_ref(&url, "Sync")).await;
         assert_eq!(result["commit"], before.as_str(), "{result}");
         assert_eq!(repo.head(), before);
+        // A standalone export to another repository leaves the space's link alone.
+        let snapshot = Repo::new();
+        let snapshot_url = snapshot.url();
+        let mut standalone = main_ref(&snapshot_url, "Snapshot");
+        standalone["standalone"] = json!(true);
+        export(&app, &ada, &space, standalone).await;
+        assert_eq!(snapshot.read("docs/guide/setup.md").as_deref(), Some(SETUP));
+        let space_view = app.get(&ada, &format!("/v1/spaces/{space}")).await;
+        assert!(space_view.body["gitSync"].is_object());
 
         // A merged change request exported alone: one commit, its pages only.
         let pages = app.get(&ada, &format!("/v1/spaces/{space}/content")).await.body["pages"].as_array().unwrap().clone();
