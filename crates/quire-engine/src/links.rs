@@ -156,7 +156,7 @@ pub fn resolve(snapshot: &Snapshot, page: &str, raw: &str, app_url: &str) -> Opt
 pub fn relative_git_path(from: &str, target: &str) -> Option<String> {
     let folder = from.rsplit_once('/').map_or("", |(f, _)| f);
     let mut parts: Vec<String> = folder.split('/').filter(|s| !s.is_empty()).map(str::to_owned).collect();
-    let decoded = percent_decode(target);
+    let decoded = quire_content::markdown::percent_decode(target);
     for segment in decoded.split('/') {
         match segment {
             "" | "." => {}
@@ -167,27 +167,6 @@ pub fn relative_git_path(from: &str, target: &str) -> Option<String> {
         }
     }
     Some(parts.join("/"))
-}
-
-fn percent_decode(text: &str) -> String {
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%'
-            && i + 2 < bytes.len()
-            && let Some(b) = std::str::from_utf8(&bytes[i + 1..i + 3])
-                .ok()
-                .and_then(|h| u8::from_str_radix(h, 16).ok())
-        {
-            out.push(b);
-            i += 3;
-        } else {
-            out.push(bytes[i]);
-            i += 1;
-        }
-    }
-    String::from_utf8_lossy(&out).into_owned()
 }
 
 /// `a/b.md` and `a/b/README.md` both name the page at slugs `a/b`.

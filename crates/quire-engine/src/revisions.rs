@@ -40,6 +40,35 @@ fn corrupt(what: &str, err: impl std::fmt::Display) -> EngineError {
     EngineError::Store(StoreError::Corrupt(format!("{what}: {err}")))
 }
 
+/// Structured objects for `hashes`, in the same order: from `cache`, the
+/// others read in batches of 500 (and cached).
+async fn cached_objects<T: serde::de::DeserializeOwned>(
+    conn: &mut Conn,
+    hashes: &[String],
+    cache: &crate::cache::Bounded<String, Arc<T>>,
+    what: &'static str,
+) -> EngineResult<Vec<Arc<T>>> {
+    let missing: Vec<String> = hashes.iter().filter(|h| cache.get(h).is_none()).cloned().collect();
+    let mut fetched = HashMap::new();
+    for chunk in missing.chunks(500) {
+        for (hash, body) in content::get_objects(conn, chunk).await? {
+            let object: Arc<T> = Arc::new(serde_json::from_str(&body).map_err(|e| corrupt(what, e))?);
+            cache.put(hash.clone(), object.clone());
+            fetched.insert(hash, object);
+        }
+    }
+    hashes
+        .iter()
+        .map(|h| {
+            fetched
+                .get(h)
+                .cloned()
+                .or_else(|| cache.get(h))
+                .ok_or_else(|| corrupt(&format!("missing {what}"), h))
+        })
+        .collect()
+}
+
 impl Revisions {
     /// Loads a revision of a space (cached: revisions never change).
     pub async fn snapshot(&self, space_id: &str, revision_id: &str) -> EngineResult<Arc<Snapshot>> {
@@ -107,59 +136,12 @@ impl Revisions {
 
     /// Node objects for `hashes`, in the same order.
     async fn nodes(&self, conn: &mut Conn, hashes: &[String]) -> EngineResult<Vec<Arc<NodeObject>>> {
-        let missing: Vec<String> = hashes
-            .iter()
-            .filter(|h| self.cache.nodes.get(h).is_none())
-            .cloned()
-            .collect();
-        let mut fetched = HashMap::new();
-        if !missing.is_empty() {
-            for (hash, body) in content::get_objects(conn, &missing).await? {
-                let node: NodeObject = serde_json::from_str(&body).map_err(|e| corrupt("page node", e))?;
-                let node = Arc::new(node);
-                self.cache.nodes.put(hash.clone(), node.clone());
-                fetched.insert(hash, node);
-            }
-        }
-        hashes
-            .iter()
-            .map(|h| {
-                fetched
-                    .get(h)
-                    .cloned()
-                    .or_else(|| self.cache.nodes.get(h))
-                    .ok_or_else(|| corrupt("missing page node", h))
-            })
-            .collect()
+        cached_objects(conn, hashes, &self.cache.nodes, "page node").await
     }
 
-    /// File objects for `hashes`, in the same order (one read for those
-    /// not cached).
+    /// File objects for `hashes`, in the same order.
     async fn file_objects(&self, conn: &mut Conn, hashes: &[String]) -> EngineResult<Vec<Arc<FileObject>>> {
-        let missing: Vec<String> = hashes
-            .iter()
-            .filter(|h| self.cache.files.get(h).is_none())
-            .cloned()
-            .collect();
-        let mut fetched = HashMap::new();
-        for chunk in missing.chunks(500) {
-            for (hash, body) in content::get_objects(conn, chunk).await? {
-                let file: Arc<FileObject> =
-                    Arc::new(serde_json::from_str(&body).map_err(|e| corrupt("file object", e))?);
-                self.cache.files.put(hash.clone(), file.clone());
-                fetched.insert(hash, file);
-            }
-        }
-        hashes
-            .iter()
-            .map(|h| {
-                fetched
-                    .get(h)
-                    .cloned()
-                    .or_else(|| self.cache.files.get(h))
-                    .ok_or_else(|| corrupt("missing file object", h))
-            })
-            .collect()
+        cached_objects(conn, hashes, &self.cache.files, "file object").await
     }
 
     /// The markdown of a document object.
@@ -171,8 +153,6 @@ impl Revisions {
         self.document_on(&mut conn, hash).await
     }
 
-    /// [`Revisions::document`] read on `conn` (which may be a transaction
-    /// that wrote the document).
     /// The markdown of many documents, by hash (one read per 500 not cached).
     pub async fn documents(&self, hashes: &[String]) -> EngineResult<HashMap<String, Arc<str>>> {
         let mut out = HashMap::with_capacity(hashes.len());

@@ -21,6 +21,7 @@ use axum::response::{IntoResponse, Response};
 use quire_app::App;
 use quire_app::sites::published::{self, Address, Admission, PublishedSection, PublishedSite, PublishedSpace, Visitor};
 use quire_content::document::{Block, Document, LinkTarget, plain_text};
+use quire_content::markdown::percent_decode;
 use quire_content::objects::ReusableObject;
 use quire_content::tree::PageKind;
 use quire_engine::Snapshot;
@@ -205,29 +206,6 @@ fn not_found(visit: Option<&Visit>) -> Response {
     html(StatusCode::NOT_FOUND, layout::not_found(shell.as_ref()), false)
 }
 
-/// Percent-decodes a path segment (invalid escapes are kept as written).
-fn decode(segment: &str) -> String {
-    let hex = |b: u8| (b as char).to_digit(16);
-    let bytes = segment.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%'
-            && let (Some(hi), Some(lo)) = (
-                bytes.get(i + 1).copied().and_then(hex),
-                bytes.get(i + 2).copied().and_then(hex),
-            )
-        {
-            out.push((hi * 16 + lo) as u8);
-            i += 3;
-            continue;
-        }
-        out.push(bytes[i]);
-        i += 1;
-    }
-    String::from_utf8_lossy(&out).into_owned()
-}
-
 async fn serve(State(state): State<SiteState>, method: Method, headers: HeaderMap, uri: Uri) -> Response {
     if method != Method::GET && method != Method::HEAD {
         return text(
@@ -250,7 +228,12 @@ async fn serve(State(state): State<SiteState>, method: Method, headers: HeaderMa
 }
 
 async fn answer(state: &SiteState, headers: &HeaderMap, uri: &Uri) -> quire_app::AppResult<Response> {
-    let segments: Vec<String> = uri.path().split('/').filter(|s| !s.is_empty()).map(decode).collect();
+    let segments: Vec<String> = uri
+        .path()
+        .split('/')
+        .filter(|s| !s.is_empty())
+        .map(percent_decode)
+        .collect();
     let host = headers
         .get(header::HOST)
         .and_then(|h| h.to_str().ok())
@@ -278,13 +261,13 @@ async fn answer(state: &SiteState, headers: &HeaderMap, uri: &Uri) -> quire_app:
     let query_token = query_value(query, "jwt_token");
     let cookie_token = cookie(headers, TOKEN_COOKIE);
     let mut unsigned = cookie(headers, CLAIMS_COOKIE)
-        .and_then(|c| serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(&decode(&c)).ok())
+        .and_then(|c| serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(&percent_decode(&c)).ok())
         .unwrap_or_default();
     let mut claims_changed = false;
     for pair in query.split('&') {
         let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
         if let Some(name) = k.strip_prefix("visitor.").filter(|n| !n.is_empty() && n.len() <= 64) {
-            unsigned.insert(decode(name), claim_value(&decode(&v.replace('+', " "))));
+            unsigned.insert(percent_decode(name), claim_value(&percent_decode(&v.replace('+', " "))));
             claims_changed = true;
         }
     }
@@ -593,7 +576,7 @@ fn sign_in(fallback_url: Option<String>, origin: &str, uri: &Uri) -> Response {
 fn query_value(query: &str, name: &str) -> Option<String> {
     query.split('&').find_map(|pair| {
         let (k, v) = pair.split_once('=').unwrap_or((pair, ""));
-        (k == name).then(|| decode(&v.replace('+', " ")))
+        (k == name).then(|| percent_decode(&v.replace('+', " ")))
     })
 }
 
@@ -1151,16 +1134,4 @@ async fn search_page(
         )
     };
     Ok(html(StatusCode::OK, layout::page(&shell, &body), false))
-}
-
-#[cfg(test)]
-mod tests {
-    use super::decode;
-
-    #[test]
-    fn segments_are_percent_decoded_without_panicking() {
-        assert_eq!(decode("caf%C3%A9"), "café");
-        assert_eq!(decode("%é%"), "%é%");
-        assert_eq!(decode("%zz%4"), "%zz%4");
-    }
 }

@@ -33,7 +33,7 @@ use quire_store::{change_requests, spaces};
 use serde::Serialize;
 
 use super::import::{build_state, commit_json, read_repo};
-use super::{GitExport, finish};
+use super::{GitExport, applied_event, finish};
 use crate::App;
 
 /// What an export did.
@@ -112,9 +112,7 @@ pub(super) async fn run(app: &App, job: &GitExport) -> anyhow::Result<ExportRepo
                     sync.operation_state = Some("success".into());
                     sync.operation_error = None;
                 }
-                if let Some(at) = job.event_at {
-                    sync.last_event_at = Some(quire_core::Timestamp(at.max(sync.last_event_at.map_or(0, |t| t.0))));
-                }
+                applied_event(sync, job.event_at);
                 if let Some(synced) = synced {
                     sync.last_commit = Some(synced.commit);
                     sync.last_revision = Some(synced.revision);

@@ -24,7 +24,7 @@ use quire_store::git_syncs::{self, GitSyncRow};
 use quire_store::spaces;
 use serde::Serialize;
 
-use super::{GitImport, finish};
+use super::{GitImport, applied_event, finish};
 use crate::App;
 
 /// What an import did.
@@ -135,9 +135,7 @@ pub(super) async fn run(app: &App, job: &GitImport) -> anyhow::Result<ImportRepo
             finish(app, &job.space_id, |sync| {
                 sync.operation_state = Some("success".into());
                 sync.operation_error = None;
-                if let Some(at) = job.event_at {
-                    sync.last_event_at = Some(quire_core::Timestamp(at.max(sync.last_event_at.map_or(0, |t| t.0))));
-                }
+                applied_event(sync, job.event_at);
                 if !job.standalone && applied.is_some() {
                     sync.last_revision = applied.clone();
                     sync.last_commit = summary.clone();

@@ -139,17 +139,26 @@ struct Connection {
     event_at: Option<Timestamp>,
 }
 
+/// The fields every import and export event carries.
+struct EventFields<'a> {
+    url: &'a str,
+    git_ref: &'a str,
+    project_directory: Option<&'a str>,
+    tree_url: Option<&'a str>,
+    commit_url: Option<&'a str>,
+    timestamp: Option<&'a str>,
+}
+
 /// Checks an event's fields (syntax first, the network policy last).
-#[allow(clippy::too_many_arguments)]
-async fn connection(
-    app: &App,
-    url: &str,
-    git_ref: &str,
-    project_directory: Option<&str>,
-    tree_url: Option<&str>,
-    commit_url: Option<&str>,
-    timestamp: Option<&str>,
-) -> AppResult<Connection> {
+async fn connection(app: &App, fields: EventFields<'_>) -> AppResult<Connection> {
+    let EventFields {
+        url,
+        git_ref,
+        project_directory,
+        tree_url,
+        commit_url,
+        timestamp,
+    } = fields;
     if url.trim().is_empty() {
         return Err(AppError::invalid("url is required"));
     }
@@ -183,12 +192,26 @@ async fn connection(
     })
 }
 
-/// Forbidden unless the caller may change the space's content (checked
-/// before anything reaches the network).
-async fn require_editor(app: &App, caller: &Caller, space_id: &str, action: &str) -> AppResult<()> {
-    let mut conn = app.db.read().await?;
-    let (_, access) = access::space(&mut conn, caller, space_id, None).await?;
-    access.require(Role::Edit, action)
+/// Starts an event: the caller must be able to change the space's content
+/// (checked before anything reaches the network), then its fields are
+/// checked; the write transaction and the space, access checked again.
+async fn begin(
+    app: &App,
+    caller: &Caller,
+    space_id: &str,
+    fields: EventFields<'_>,
+    action: &str,
+) -> AppResult<(Connection, quire_store::WriteTx, quire_store::spaces::SpaceRow)> {
+    {
+        let mut conn = app.db.read().await?;
+        let (_, access) = access::space(&mut conn, caller, space_id, None).await?;
+        access.require(Role::Edit, action)?;
+    }
+    let connection = connection(app, fields).await?;
+    let mut tx = app.db.write().await?;
+    let (space, access) = access::space(&mut tx, caller, space_id, None).await?;
+    access.require(Role::Edit, action)?;
+    Ok((connection, tx, space))
 }
 
 /// Records the repository on the space (keeping what was synced when it is
@@ -238,21 +261,16 @@ async fn record(
 
 /// Queues an import of the space's repository (editors and above).
 pub async fn start_import(app: &App, caller: &Caller, space_id: &str, request: ImportRequest) -> AppResult<()> {
-    require_editor(app, caller, space_id, "import content from Git").await?;
-    let connection = connection(
-        app,
-        &request.url,
-        &request.git_ref,
-        request.repo_project_directory.as_deref(),
-        request.repo_tree_url.as_deref(),
-        request.repo_commit_url.as_deref(),
-        request.timestamp.as_deref(),
-    )
-    .await?;
+    let fields = EventFields {
+        url: &request.url,
+        git_ref: &request.git_ref,
+        project_directory: request.repo_project_directory.as_deref(),
+        tree_url: request.repo_tree_url.as_deref(),
+        commit_url: request.repo_commit_url.as_deref(),
+        timestamp: request.timestamp.as_deref(),
+    };
+    let (connection, mut tx, space) = begin(app, caller, space_id, fields, "import content from Git").await?;
     let now = app.now();
-    let mut tx = app.db.write().await?;
-    let (space, access) = access::space(&mut tx, caller, space_id, None).await?;
-    access.require(Role::Edit, "import content from Git")?;
     if record(&mut tx, &space.id, &connection, "import", now).await?.is_none() {
         tracing::info!(space = %space.id, "git import ignored: an event newer than it was applied");
         return Ok(());
@@ -274,21 +292,16 @@ pub async fn start_export(app: &App, caller: &Caller, space_id: &str, request: E
     if request.commit_message.trim().is_empty() {
         return Err(AppError::invalid("commitMessage is required"));
     }
-    require_editor(app, caller, space_id, "export content to Git").await?;
-    let connection = connection(
-        app,
-        &request.url,
-        &request.git_ref,
-        request.repo_project_directory.as_deref(),
-        request.repo_tree_url.as_deref(),
-        request.repo_commit_url.as_deref(),
-        request.timestamp.as_deref(),
-    )
-    .await?;
+    let fields = EventFields {
+        url: &request.url,
+        git_ref: &request.git_ref,
+        project_directory: request.repo_project_directory.as_deref(),
+        tree_url: request.repo_tree_url.as_deref(),
+        commit_url: request.repo_commit_url.as_deref(),
+        timestamp: request.timestamp.as_deref(),
+    };
+    let (connection, mut tx, space) = begin(app, caller, space_id, fields, "export content to Git").await?;
     let now = app.now();
-    let mut tx = app.db.write().await?;
-    let (space, access) = access::space(&mut tx, caller, space_id, None).await?;
-    access.require(Role::Edit, "export content to Git")?;
     let standalone = request.standalone.unwrap_or(false).then(|| StandaloneTarget {
         url: connection.url.clone(),
         git_ref: connection.git_ref.clone(),
@@ -332,6 +345,14 @@ pub async fn remove_legacy_installation(app: &App, caller: &Caller, space_id: &s
     let (_, access) = access::space(&mut conn, caller, space_id, None).await?;
     access.require(Role::Admin, "remove a Git installation")?;
     Ok(())
+}
+
+/// Remembers the newest event applied (events older than it are ignored).
+fn applied_event(sync: &mut GitSyncRow, event_at: Option<i64>) {
+    if let Some(at) = event_at {
+        let newest = sync.last_event_at.map_or(at, |last| last.0.max(at));
+        sync.last_event_at = Some(Timestamp(newest));
+    }
 }
 
 /// Records how an operation ended.

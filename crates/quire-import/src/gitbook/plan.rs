@@ -95,33 +95,12 @@ pub fn resolve_relative(folder: &str, target: &str) -> Option<String> {
     if target.is_empty() || target.contains("://") || target.starts_with("mailto:") || target.starts_with('/') {
         return None;
     }
-    let decoded = decode(target);
+    let decoded = quire_content::markdown::percent_decode(target);
     clean_path(&if folder.is_empty() {
         decoded
     } else {
         format!("{folder}/{decoded}")
     })
-}
-
-fn decode(text: &str) -> String {
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%'
-            && i + 2 < bytes.len()
-            && let Some(b) = std::str::from_utf8(&bytes[i + 1..i + 3])
-                .ok()
-                .and_then(|h| u8::from_str_radix(h, 16).ok())
-        {
-            out.push(b);
-            i += 3;
-        } else {
-            out.push(bytes[i]);
-            i += 1;
-        }
-    }
-    String::from_utf8_lossy(&out).into_owned()
 }
 
 /// Orders names as people do: `page-2` before `page-10`.

@@ -129,30 +129,8 @@ fn target_of(url: String) -> Target {
         Target::Nothing
     } else {
         let path = url.split('#').next().unwrap_or_default();
-        Target::File(percent_decode(path))
+        Target::File(quire_content::markdown::percent_decode(path))
     }
-}
-
-/// `%20` and the like in a link target, decoded (invalid escapes kept).
-fn percent_decode(text: &str) -> String {
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%'
-            && i + 2 < bytes.len()
-            && let Some(byte) = std::str::from_utf8(&bytes[i + 1..i + 3])
-                .ok()
-                .and_then(|h| u8::from_str_radix(h, 16).ok())
-        {
-            out.push(byte);
-            i += 3;
-            continue;
-        }
-        out.push(bytes[i]);
-        i += 1;
-    }
-    String::from_utf8_lossy(&out).into_owned()
 }
 
 /// A link target as written in a summary: spaces and parentheses escaped.
