@@ -27,6 +27,7 @@ pub mod input;
 pub mod invites;
 pub mod jobs;
 pub mod members;
+pub mod openapi;
 pub mod orgs;
 pub mod permissions;
 pub mod search;

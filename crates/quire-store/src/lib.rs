@@ -20,6 +20,7 @@ pub mod grants;
 pub mod invites;
 pub mod jobs;
 pub mod members;
+pub mod openapi;
 pub mod orgs;
 pub mod page;
 pub mod search;

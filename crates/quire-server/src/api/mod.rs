@@ -16,6 +16,7 @@ mod git;
 mod imports;
 mod invites;
 mod members;
+mod openapi;
 mod orgs;
 mod permissions;
 mod search;
@@ -41,4 +42,5 @@ pub fn v1() -> Router<AppState> {
         .merge(sites::router())
         .merge(git::router())
         .merge(imports::router())
+        .merge(openapi::router())
 }

@@ -6,6 +6,7 @@
 pub mod content;
 pub mod discussions;
 pub mod git;
+pub mod openapi;
 pub mod search;
 pub mod sites;
 

@@ -16,6 +16,7 @@ mod invites;
 mod lifecycle;
 mod members;
 mod official_client;
+mod openapi;
 mod orgs;
 mod permissions;
 mod published_sites;
