@@ -51,7 +51,7 @@ pub(crate) fn allows(place: Place, block: &Block) -> bool {
         Block::ContentRef { .. } => place == Tab,
         Block::Images(_) => matches!(place, Tab | Expandable),
         Block::Include { .. } => place == Expandable,
-        Block::Tabs(_) | Block::Expandable(_) => false,
+        Block::Tabs(_) | Block::Expandable(_) | Block::OpenApiOperation(_) => false,
     }
 }
 
@@ -105,6 +105,7 @@ fn fit_children(block: &mut Block) {
         | Block::Images(_)
         | Block::Divider
         | Block::Embed { .. }
+        | Block::OpenApiOperation(_)
         | Block::Math { .. } => {}
     }
 }
@@ -202,6 +203,14 @@ pub(crate) fn degrade(block: Block) -> Vec<Block> {
             vec![Block::Paragraph(vec![Inline::Link { target, content: label }])]
         }
         Block::Math { formula } => vec![Block::Paragraph(vec![Inline::Math { formula }])],
+        Block::OpenApiOperation(op) => {
+            let code = Marks {
+                code: true,
+                ..Marks::NONE
+            };
+            let text = format!("{} {}", op.method.to_ascii_uppercase(), op.path);
+            vec![Block::Paragraph(vec![Inline::marked(text, code)])]
+        }
         Block::Table(table) => table_paragraphs(table),
         Block::Include { path } => vec![Block::Paragraph(vec![Inline::plain(format!(
             "{{% include {} %}}",

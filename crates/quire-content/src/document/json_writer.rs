@@ -148,6 +148,17 @@ impl JsonWriter {
             Block::Table(table) => table_json(table),
             Block::Divider => void_block("divider", empty()),
             Block::Embed { url } => void_block("embed", object([("url", url.as_str().into())])),
+            Block::OpenApiOperation(op) => void_block(
+                "openapi-operation",
+                object([
+                    (
+                        "ref",
+                        object([("kind", "openapi".into()), ("spec", op.spec.as_str().into())]),
+                    ),
+                    ("path", op.path.as_str().into()),
+                    ("method", op.method.as_str().into()),
+                ]),
+            ),
             Block::Math { formula } => void_block("math", object([("formula", formula.as_str().into())])),
         }
     }

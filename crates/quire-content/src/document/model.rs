@@ -47,6 +47,10 @@ pub enum Block {
     Embed {
         url: String,
     },
+    /// An operation of an OpenAPI spec of the organization, shown in full
+    /// (`{% openapi-operation spec="slug" path="/pets" method="get" %}`;
+    /// the legacy `{% openapi %}` and `{% swagger %}` blocks read as one).
+    OpenApiOperation(OpenApiOperation),
     /// A display formula (`$$` lines), in LaTeX.
     Math {
         formula: String,
@@ -188,6 +192,15 @@ impl HintStyle {
 pub struct Tab {
     pub title: String,
     pub blocks: Vec<Block>,
+}
+
+/// Which operation: the spec's slug (or, from legacy blocks, its URL),
+/// the path as the spec writes it, the HTTP method in lower case.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct OpenApiOperation {
+    pub spec: String,
+    pub path: String,
+    pub method: String,
 }
 
 /// A titled section shown closed unless `open` (GitBook's expandable

@@ -9,8 +9,8 @@ use serde_json::{Value, json};
 
 use super::model::{
     Block, CodeBlock, Column, ColumnAlign, Document, Expandable, Heading, HeadingLevel, Hint, HintStyle, Image,
-    ImageSource, Inline, LinkTarget, List, ListItem, ListKind, Marks, Overflow, Tab, Table, anchor_id,
-    normalize_inlines,
+    ImageSource, Inline, LinkTarget, List, ListItem, ListKind, Marks, OpenApiOperation, Overflow, Tab, Table,
+    anchor_id, normalize_inlines,
 };
 use super::spec::schema_errors;
 
@@ -124,6 +124,13 @@ fn leaf_block() -> impl Strategy<Value = Block> {
         1 => table().prop_map(Block::Table),
         1 => Just(Block::Divider),
         1 => url().prop_map(|url| Block::Embed { url }),
+        1 => (id(), line(4), prop::sample::select(vec!["get", "post", "delete"])).prop_map(|(spec, path, method)| {
+            Block::OpenApiOperation(OpenApiOperation {
+                spec,
+                path: format!("/{}", path.trim()),
+                method: method.to_owned(),
+            })
+        }),
         1 => formula().prop_map(|formula| Block::Math { formula }),
     ]
 }

@@ -942,3 +942,21 @@ fn expandables_are_details_with_a_summary() {
     assert_eq!(tab[0]["nodes"][0]["leaves"][0]["marks"][0]["type"], "bold");
     assert_eq!(tab[1]["nodes"][0]["leaves"][0]["text"], "Body");
 }
+
+#[test]
+fn openapi_operations_are_blocks_in_every_form() {
+    let doc = markdown_to_document(
+        "{% openapi-operation spec=\"pets\" path=\"/pets/{id}\" method=\"GET\" %}\n\n{% swagger src=\"https://api.example.com/openapi.yaml\" path=\"/pets\" method=\"post\" %}\n[https://api.example.com/openapi.yaml](https://api.example.com/openapi.yaml)\n{% endswagger %}\n",
+    );
+    assert!(schema_errors(&doc).is_empty(), "{:?}", schema_errors(&doc));
+    let nodes = doc["nodes"].as_array().unwrap();
+    assert_eq!(nodes[0]["type"], "openapi-operation");
+    assert_eq!(nodes[0]["data"]["ref"]["spec"], "pets");
+    assert_eq!(nodes[0]["data"]["method"], "get");
+    assert_eq!(nodes[1]["data"]["ref"]["spec"], "https://api.example.com/openapi.yaml");
+    assert_eq!(nodes[1]["data"]["path"], "/pets");
+    assert_eq!(
+        document_to_markdown(&doc).unwrap(),
+        "{% openapi-operation spec=\"pets\" path=\"/pets/{id}\" method=\"get\" %}\n\n{% openapi-operation spec=\"https://api.example.com/openapi.yaml\" path=\"/pets\" method=\"post\" %}\n"
+    );
+}

@@ -77,7 +77,8 @@ impl Block {
             | Block::ContentRef { .. }
             | Block::Include { .. }
             | Block::Divider
-            | Block::Embed { .. } => {}
+            | Block::Embed { .. }
+            | Block::OpenApiOperation(_) => {}
         }
     }
 }

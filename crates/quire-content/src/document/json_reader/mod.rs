@@ -273,11 +273,34 @@ fn read_block(node: &Value, path: &Path, place: Place) -> Result<Block> {
             }
         }
         "table" => table::read_table(&block)?,
+        "openapi-operation" => {
+            block.only(&["object", "type", "key", "data", "isVoid", "meta"])?;
+            check_meta(&block, &["id"], Some("id"))?;
+            let data = block.required_object("data", &data_path)?;
+            data.only(&["ref", "path", "method", "headless"])?;
+            data.boolean("headless")?;
+            let ref_path = data_path.field("ref");
+            let reference = data.required_object("ref", &ref_path)?;
+            reference.only(&["kind", "spec"])?;
+            if reference.string("kind")? != Some("openapi") {
+                return Err(invalid(&ref_path, "the reference needs `kind` \"openapi\""));
+            }
+            Block::OpenApiOperation(super::model::OpenApiOperation {
+                spec: reference.required_string("spec")?.to_owned(),
+                path: data.required_string("path")?.to_owned(),
+                method: data.required_string("method")?.to_ascii_lowercase(),
+            })
+        }
         other => return Err(invalid(path, format!("unsupported block type `{other}`"))),
     };
     if matches!(
         read,
-        Block::ContentRef { .. } | Block::Include { .. } | Block::Divider | Block::Embed { .. } | Block::Math { .. }
+        Block::ContentRef { .. }
+            | Block::Include { .. }
+            | Block::Divider
+            | Block::Embed { .. }
+            | Block::Math { .. }
+            | Block::OpenApiOperation(_)
     ) {
         block.fixed("isVoid", &Value::Bool(true))?;
         block.require("isVoid")?;

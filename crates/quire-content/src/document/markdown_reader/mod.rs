@@ -18,7 +18,9 @@ mod tags;
 use std::collections::HashSet;
 
 use super::fit::{Place, fit_blocks};
-use super::model::{Block, Document, Expandable, Hint, HintStyle, Inline, LinkTarget, Overflow, Tab, anchor_id};
+use super::model::{
+    Block, Document, Expandable, Hint, HintStyle, Inline, LinkTarget, OpenApiOperation, Overflow, Tab, anchor_id,
+};
 use crate::markdown::split_front_matter;
 use tags::Segment;
 
@@ -107,6 +109,9 @@ fn segment_blocks(segments: Vec<Segment>, ids: &mut Ids) -> Vec<Block> {
             }),
             Segment::Include(path) => blocks.push(Block::Include { path }),
             Segment::Embed(url) => blocks.push(Block::Embed { url }),
+            Segment::OpenApi(spec, path, method) => {
+                blocks.push(Block::OpenApiOperation(OpenApiOperation { spec, path, method }))
+            }
             Segment::Math(formula) => blocks.push(Block::Math { formula }),
             Segment::Raw(line) => blocks.push(Block::Paragraph(vec![Inline::plain(line)])),
         }

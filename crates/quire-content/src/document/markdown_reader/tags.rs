@@ -29,6 +29,8 @@ pub(super) enum Segment {
     ContentRef(String),
     Include(String),
     Embed(String),
+    /// An OpenAPI operation: spec, path, method.
+    OpenApi(String, String, String),
     Math(String),
     /// A tag we do not know: its text becomes a paragraph.
     Raw(String),
@@ -276,6 +278,19 @@ fn special_segment(lines: &[&str], i: usize, depth: usize) -> Option<(Segment, u
             }
             false
         }
+        "openapi-operation" => {
+            if let (Some(spec), Some(path), Some(method)) = (tag.attr("spec"), tag.attr("path"), tag.attr("method")) {
+                return Some((
+                    Segment::OpenApi(spec.to_owned(), path.to_owned(), method.to_ascii_lowercase()),
+                    i + 1,
+                ));
+            }
+            false
+        }
+        // GitBook's legacy blocks name the spec by `src` and wrap a link.
+        "openapi" | "swagger" => {
+            tag.attr("src").is_some() && tag.attr("path").is_some() && tag.attr("method").is_some()
+        }
         "include" => {
             if let (Some(path), true) = (&tag.argument, tag.attrs.is_empty()) {
                 return Some((Segment::Include(path.clone()), i + 1));
@@ -299,6 +314,11 @@ fn paired_segment(tag: TagLine, body: String, depth: usize) -> Segment {
         },
         "tabs" => Segment::Tabs(tab_segments(&body, depth)),
         "code" => Segment::Code(tag.attrs, body),
+        "openapi" | "swagger" => Segment::OpenApi(
+            tag.attr("src").unwrap_or_default().to_owned(),
+            tag.attr("path").unwrap_or_default().to_owned(),
+            tag.attr("method").unwrap_or_default().to_ascii_lowercase(),
+        ),
         _ => Segment::ContentRef(tag.attr("url").unwrap_or_default().to_owned()),
     }
 }

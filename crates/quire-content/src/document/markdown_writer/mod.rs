@@ -232,6 +232,18 @@ fn block_md(block: &Block, context: Context, after: Option<char>) -> String {
             }
         }
         Block::Table(table) => table_md(table),
+        Block::OpenApiOperation(op) => {
+            if context.tags {
+                format!(
+                    "{{% openapi-operation spec={} path={} method={} %}}",
+                    quote_attr(&op.spec),
+                    quote_attr(&op.path),
+                    quote_attr(&op.method)
+                )
+            } else {
+                blocks_md_first(&degrade(block.clone()), context, after).0
+            }
+        }
     }
 }
 
@@ -369,9 +381,11 @@ fn writes_text(block: &Block, context: Context, first: bool) -> bool {
     };
     match block {
         Block::Paragraph(_) | Block::Images(_) => true,
-        Block::Math { .. } | Block::ContentRef { .. } | Block::Include { .. } | Block::Embed { .. } => {
-            context.place == Place::ListItem || !context.tags
-        }
+        Block::Math { .. }
+        | Block::ContentRef { .. }
+        | Block::Include { .. }
+        | Block::Embed { .. }
+        | Block::OpenApiOperation(_) => context.place == Place::ListItem || !context.tags,
         Block::Hint(hint) if !context.tags => edge_of(&hint.blocks),
         Block::Tabs(tabs) if !context.tags => edge_of(&degrade(Block::Tabs(tabs.clone()))),
         Block::Expandable(e) if !context.tags => edge_of(&degrade(Block::Expandable(e.clone()))),
