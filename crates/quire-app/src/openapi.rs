@@ -320,10 +320,25 @@ pub async fn published(app: &App, org_id: &str, slug: &str) -> AppResult<(SpecRo
 }
 
 /// The latest version of an organization's spec, for pages that embed its
-/// operations (the reader's access to the page decides).
-pub async fn latest_for_pages(app: &App, org_id: &str, slug: &str) -> AppResult<Option<VersionRow>> {
+/// operations (the reader's access to the page decides): by slug, or by
+/// source URL (GitBook's legacy blocks name the spec's URL).
+pub async fn latest_for_pages(app: &App, org_id: &str, spec_ref: &str) -> AppResult<Option<VersionRow>> {
     let mut conn = app.db.read().await?;
-    let Some(spec) = openapi::get_spec(&mut conn, org_id, slug).await? else {
+    let spec = if spec_ref.contains("://") {
+        let all = PageRequest {
+            after: None,
+            limit: 1000,
+            descending: false,
+        };
+        openapi::list_specs(&mut conn, org_id, &all)
+            .await?
+            .items
+            .into_iter()
+            .find(|s| s.source_url.as_deref() == Some(spec_ref))
+    } else {
+        openapi::get_spec(&mut conn, org_id, spec_ref).await?
+    };
+    let Some(spec) = spec else {
         return Ok(None);
     };
     match &spec.last_version_id {

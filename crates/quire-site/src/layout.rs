@@ -330,6 +330,16 @@ pub fn page(shell: &Shell, body: &str) -> String {
 }
 
 /// The 404 page, in the site's style when there is a site.
+/// A page outside any site (a spec's public reference): the stylesheet,
+/// a title and the body.
+pub fn bare(title: &str, body: &str) -> String {
+    format!(
+        "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"viewport\" content=\"width=device-width, initial-scale=1\"><title>{}</title><style>{STYLE}</style></head><body><main class=\"bare\"><h1>{}</h1>{body}</main></body></html>\n",
+        escape(title),
+        escape(title)
+    )
+}
+
 pub fn not_found(shell: Option<&Shell>) -> String {
     let body = "<h1>Page not found</h1><p>The page you were looking for does not exist.</p>";
     match shell {

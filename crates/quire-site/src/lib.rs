@@ -6,12 +6,15 @@
 //! - `render` turns a page's typed document into HTML, `highlight` colours
 //!   code on the server, `layout` builds the page around it (navigation,
 //!   breadcrumbs, outline, theme switch), `outputs` the machine-readable
-//!   files (`sitemap.xml`, `robots.txt`, `llms.txt`, `llms-full.txt`).
+//!   files (`sitemap.xml`, `robots.txt`, `llms.txt`, `llms-full.txt`),
+//!   `openapi` the operations of OpenAPI specs (blocks on pages, and the
+//!   public reference of a spec at `/~openapi/{organization}/{slug}`).
 //!   These are pure; `serve` does the I/O through `quire_app::sites::published`.
 
 mod highlight;
 mod html;
 mod layout;
+mod openapi;
 mod outputs;
 pub mod render;
 mod serve;

@@ -5,6 +5,7 @@
 
 use quire_content::document::{
     Block, CodeBlock, ColumnAlign, Document, HeadingLevel, Image, ImageSource, Inline, LinkTarget, ListKind, Marks,
+    OpenApiOperation,
 };
 
 use crate::highlight;
@@ -33,6 +34,10 @@ pub trait Links {
     }
     /// The document of the reusable content an include names.
     fn include(&self, _path: &str) -> Option<&Document> {
+        None
+    }
+    /// An operation of an OpenAPI spec of the organization.
+    fn openapi(&self, _operation: &OpenApiOperation) -> Option<&quire_openapi::Operation> {
         None
     }
 }
@@ -235,6 +240,18 @@ impl Renderer<'_> {
                 self.out.push_str("</tbody></table></div>\n");
             }
             Block::Divider => self.out.push_str("<hr>\n"),
+            Block::OpenApiOperation(pointer) => match self.links.openapi(pointer) {
+                Some(operation) => self.out.push_str(&crate::openapi::operation(operation)),
+                None => {
+                    self.out
+                        .push_str("<p class=\"broken\">OpenAPI operation not found: <code>");
+                    push_escaped(
+                        self.out,
+                        &format!("{} {}", pointer.method.to_ascii_uppercase(), pointer.path),
+                    );
+                    self.out.push_str("</code></p>\n");
+                }
+            },
             Block::Embed { url } => {
                 self.out.push_str(&format!(
                     "<p class=\"embed\"><a href=\"{}\" rel=\"noopener\">",

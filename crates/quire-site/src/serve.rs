@@ -20,7 +20,7 @@ use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
 use quire_app::App;
 use quire_app::sites::published::{self, Address, Admission, PublishedSection, PublishedSite, PublishedSpace, Visitor};
-use quire_content::document::{Block, Document, LinkTarget, plain_text};
+use quire_content::document::{Block, Document, LinkTarget, OpenApiOperation, plain_text};
 use quire_content::markdown::percent_decode;
 use quire_content::objects::ReusableObject;
 use quire_content::tree::PageKind;
@@ -39,6 +39,8 @@ struct SiteState {
     /// Its host (`localhost:8080`), to tell custom hostnames apart.
     public_host: Arc<str>,
     orders: Arc<std::sync::Mutex<std::collections::HashMap<String, Arc<ReadingOrder>>>>,
+    /// Parsed OpenAPI documents by version id (versions never change).
+    specs: Arc<std::sync::Mutex<HashMap<String, Arc<quire_openapi::Spec>>>>,
 }
 
 /// The router of every published site; mount it as the fallback of the
@@ -57,6 +59,7 @@ pub fn router(app: App, public_url: &str) -> Router {
         public_url: public_url.into(),
         public_host: public_host.into(),
         orders: Arc::default(),
+        specs: Arc::default(),
     })
 }
 
@@ -234,6 +237,11 @@ async fn answer(state: &SiteState, headers: &HeaderMap, uri: &Uri) -> quire_app:
         .filter(|s| !s.is_empty())
         .map(percent_decode)
         .collect();
+    if let [first, org, slug, rest @ ..] = segments.as_slice()
+        && first == "~openapi"
+    {
+        return public_spec(org, slug, rest, state).await;
+    }
     let host = headers
         .get(header::HOST)
         .and_then(|h| h.to_str().ok())
@@ -470,6 +478,13 @@ async fn answer(state: &SiteState, headers: &HeaderMap, uri: &Uri) -> quire_app:
     let mut links = SpaceLinks::new(&snapshot, &space_base, &withheld);
     links.page = Some(&page_id);
     for block in document.walk() {
+        if let Block::OpenApiOperation(pointer) = block
+            && !links.operations.contains_key(pointer)
+            && let Some(spec) = spec_for_pages(state, &space.space.organization_id, &pointer.spec).await?
+            && let Some(operation) = spec.operation(&pointer.path, &pointer.method)
+        {
+            links.operations.insert(pointer.clone(), operation);
+        }
         if let Block::Include { path } = block
             && !links.includes.contains_key(path)
             && let Some(reusable) = reusable_for(&snapshot, &page_id, path)
@@ -729,6 +744,8 @@ struct SpaceLinks<'a> {
     page: Option<&'a str>,
     /// The documents of the reusable content it includes, by include path.
     includes: HashMap<String, Document>,
+    /// The OpenAPI operations it shows.
+    operations: HashMap<OpenApiOperation, quire_openapi::Operation>,
 }
 
 impl<'a> SpaceLinks<'a> {
@@ -739,6 +756,7 @@ impl<'a> SpaceLinks<'a> {
             withheld,
             page: None,
             includes: HashMap::new(),
+            operations: HashMap::new(),
         }
     }
 
@@ -798,6 +816,69 @@ impl Links for SpaceLinks<'_> {
     fn include(&self, path: &str) -> Option<&Document> {
         self.includes.get(path)
     }
+
+    fn openapi(&self, operation: &OpenApiOperation) -> Option<&quire_openapi::Operation> {
+        self.operations.get(operation)
+    }
+}
+
+/// A public spec: its reference as HTML, or (`/raw`) its document as it
+/// was given; 404 for anything else.
+async fn public_spec(org: &str, slug: &str, rest: &[String], state: &SiteState) -> quire_app::AppResult<Response> {
+    let (spec, version) = match quire_app::openapi::published(&state.app, org, slug).await {
+        Ok(found) => found,
+        Err(err) if err.is_not_found() => return Ok(not_found(None)),
+        Err(err) => return Err(err),
+    };
+    match rest {
+        [] => {
+            let Ok(parsed) = quire_openapi::parse(&version.content) else {
+                return Ok(not_found(None));
+            };
+            let body = crate::openapi::reference(&parsed);
+            Ok(html(StatusCode::OK, layout::bare(&parsed.title, &body), true))
+        }
+        [raw] if raw == "raw" => {
+            let content_type = if version.format == "json" {
+                "application/json; charset=utf-8"
+            } else {
+                "application/yaml; charset=utf-8"
+            };
+            let mut res = text(StatusCode::OK, content_type, version.content);
+            res.headers_mut()
+                .insert("access-control-allow-origin", HeaderValue::from_static("*"));
+            tracing::debug!(spec = %spec.id, "public OpenAPI document served");
+            Ok(res)
+        }
+        _ => Ok(not_found(None)),
+    }
+}
+
+/// The parsed latest version of an organization's spec (cached by version).
+async fn spec_for_pages(
+    state: &SiteState,
+    org_id: &str,
+    spec_ref: &str,
+) -> quire_app::AppResult<Option<Arc<quire_openapi::Spec>>> {
+    let Some(version) = quire_app::openapi::latest_for_pages(&state.app, org_id, spec_ref).await? else {
+        return Ok(None);
+    };
+    if let Ok(cache) = state.specs.lock()
+        && let Some(found) = cache.get(&version.id)
+    {
+        return Ok(Some(found.clone()));
+    }
+    let Ok(spec) = quire_openapi::parse(&version.content) else {
+        return Ok(None);
+    };
+    let spec = Arc::new(spec);
+    if let Ok(mut cache) = state.specs.lock() {
+        if cache.len() >= 32 {
+            cache.clear();
+        }
+        cache.insert(version.id, spec.clone());
+    }
+    Ok(Some(spec))
 }
 
 /// The reusable content an include in `page` names: by id, or by its path

@@ -196,7 +196,7 @@ pub struct Tab {
 
 /// Which operation: the spec's slug (or, from legacy blocks, its URL),
 /// the path as the spec writes it, the HTTP method in lower case.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Hash)]
 pub struct OpenApiOperation {
     pub spec: String,
     pub path: String,

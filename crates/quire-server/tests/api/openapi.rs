@@ -133,3 +133,54 @@ both_backends! {
         assert_eq!(spec.body["lastVersion"], good);
     }
 }
+
+both_backends! {
+    async fn pages_embed_operations_and_public_specs_are_readable(app: TestApp) {
+        let ada = app.user("Ada").await;
+        let org = app.org(&ada, "Acme").await;
+        let path = format!("/v1/orgs/{org}/openapi");
+        app.post(&ada, &path, json!({ "slug": "pets", "source": { "text": PETS } })).await.assert_status(201);
+        app.run_due_jobs().await;
+        let space = app.space(&ada, &org, "API", None).await;
+        app.publish(&ada, &space, json!([
+            { "operation": "insert_page", "title": "Pets", "document": { "markdown": "# Pets\n\n{% openapi-operation spec=\"pets\" path=\"/pets\" method=\"get\" %}\n\n{% openapi-operation spec=\"pets\" path=\"/nope\" method=\"get\" %}\n" } }
+        ])).await;
+        let site = app.post(&ada, &format!("/v1/orgs/{org}/sites"), json!({ "title": "Reference", "spaces": [space] })).await;
+        app.post(&ada, &format!("/v1/orgs/{org}/sites/{}/publish", site.id()), json!(null)).await.assert_status(200);
+        let client = reqwest::Client::new();
+        let fetch = |url: String| {
+            let client = client.clone();
+            async move {
+                let res = client.get(url).send().await.unwrap();
+                (res.status().as_u16(), res.text().await.unwrap())
+            }
+        };
+        let (status, page) = fetch(format!("{}/reference/", app.base_url)).await;
+        assert_eq!(status, 200);
+        assert!(page.contains("<span class=\"method method-get\">GET</span> <code>/pets</code>"), "{page}");
+        assert!(page.contains("<strong>List pets</strong>"));
+        assert!(page.contains("<code>limit</code>") && page.contains("integer"), "parameters: {page}");
+        assert!(page.contains("<code>array of Pet</code>"), "{page}");
+        assert!(page.contains("<code>name</code> <span class=\"required\">required</span>"), "schemas with their nesting: {page}");
+        assert!(page.contains("<code>integer (int32)</code>"));
+        assert!(page.contains("OpenAPI operation not found"), "a missing operation is marked");
+        // A new version of the spec shows on the page.
+        app.clock.advance_millis(1000);
+        app.put(&ada, &format!("{path}/pets"), json!({ "source": { "text": PETS.replace("List pets", "List every pet") } })).await.assert_status(200);
+        app.run_due_jobs().await;
+        let (_, page) = fetch(format!("{}/reference/", app.base_url)).await;
+        assert!(page.contains("<strong>List every pet</strong>"), "{page}");
+
+        // Public specs are readable without a token; private ones are not.
+        let public = format!("{}/~openapi/{org}/pets", app.base_url);
+        assert_eq!(fetch(public.clone()).await.0, 404);
+        assert_eq!(fetch(format!("{public}/raw")).await.0, 404);
+        let spec = app.patch(&ada, &format!("{path}/pets"), json!({ "visibility": "public" })).await;
+        assert_eq!(spec.body["urls"]["published"], public.as_str());
+        let (status, reference) = fetch(public.clone()).await;
+        assert_eq!(status, 200);
+        assert!(reference.contains("<h1>Pets</h1>") && reference.contains("List every pet"), "{reference}");
+        let (status, raw) = fetch(format!("{public}/raw")).await;
+        assert_eq!((status, raw), (200, PETS.replace("List pets", "List every pet")));
+    }
+}
