@@ -16,6 +16,7 @@
 //!   spaces ([`search`]);
 //! - `git`: Git Sync of a large repository: import, re-import, export
 //!   ([`gitsync`]);
+//! - `openapi`: processing a 5 MB OpenAPI document ([`openapi`]);
 //! - `memory`: resident memory of the real `quire` binary (run as a child
 //!   process) around large requests ([`memory`]).
 //!
@@ -30,6 +31,7 @@ mod content;
 mod gitsync;
 mod members;
 mod memory;
+mod openapi;
 mod published;
 mod search;
 mod spaces;
@@ -67,6 +69,8 @@ enum Group {
     /// Git Sync: import of a 5,000-file repository (or `--repo`), re-import,
     /// export of one changed page.
     Git,
+    /// Processing of a large OpenAPI document (`--spec-mb`).
+    Openapi,
 }
 
 #[derive(Parser, Debug)]
@@ -110,6 +114,9 @@ pub struct Args {
     /// Where the docs are in `--repo` (git).
     #[arg(long)]
     pub project_dir: Option<String>,
+    /// Size of the synthetic OpenAPI document, in MB (openapi).
+    #[arg(long, default_value_t = 5)]
+    pub spec_mb: usize,
 }
 
 fn main() -> anyhow::Result<()> {
@@ -139,6 +146,7 @@ fn main() -> anyhow::Result<()> {
             Group::Search => search::run(&args).await,
             Group::Sites => published::run(&args).await,
             Group::Git => gitsync::run(&args).await,
+            Group::Openapi => openapi::run(&args).await,
         }
     })
 }
