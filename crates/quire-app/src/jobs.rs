@@ -82,6 +82,7 @@ impl Registry {
         crate::search::register_jobs(&mut registry);
         crate::git_sync::register_jobs(&mut registry);
         crate::openapi::register_jobs(&mut registry);
+        crate::translations::register_jobs(&mut registry);
         registry
     }
 

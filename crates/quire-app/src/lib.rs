@@ -34,6 +34,7 @@ pub mod search;
 pub mod sites;
 pub mod spaces;
 pub mod teams;
+pub mod translations;
 mod tree;
 
 use std::sync::Arc;
@@ -54,6 +55,8 @@ pub struct App {
     pub db: Db,
     pub engine: Arc<Engine>,
     pub clock: Arc<dyn Clock>,
+    /// The machine translation provider the operator configured, if any.
+    translation: Arc<std::sync::RwLock<Option<quire_engine::translate::Provider>>>,
 }
 
 impl App {
@@ -63,7 +66,24 @@ impl App {
 
     pub fn with_clock(db: Db, blobs: BlobStore, fetcher: Fetcher, clock: Arc<dyn Clock>) -> App {
         let engine = Arc::new(Engine::new(db.clone(), blobs, fetcher, clock.clone()));
-        App { db, engine, clock }
+        App {
+            db,
+            engine,
+            clock,
+            translation: Arc::default(),
+        }
+    }
+
+    /// Sets the machine translation provider (`None`: translations can be
+    /// managed but not run).
+    pub fn set_translation_provider(&self, provider: Option<quire_engine::translate::Provider>) {
+        if let Ok(mut slot) = self.translation.write() {
+            *slot = provider;
+        }
+    }
+
+    pub fn translation_provider(&self) -> Option<quire_engine::translate::Provider> {
+        self.translation.read().ok().and_then(|p| p.clone())
     }
 
     pub fn now(&self) -> Timestamp {

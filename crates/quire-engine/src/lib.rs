@@ -37,6 +37,7 @@ pub mod revisions;
 pub mod search;
 mod snapshot;
 pub mod templates;
+pub mod translate;
 
 use std::sync::Arc;
 

@@ -28,6 +28,7 @@ pub mod sites;
 pub mod spaces;
 pub mod sql;
 pub mod teams;
+pub mod translations;
 pub mod tree;
 pub mod users;
 

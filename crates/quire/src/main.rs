@@ -107,8 +107,45 @@ struct ServeArgs {
         value_parser = clap::builder::BoolishValueParser::new()
     )]
     allow_private_fetch: bool,
+    /// The machine translation API translations run on: `libretranslate`
+    /// or `openai` (any OpenAI-compatible chat-completions API).
+    #[arg(long, env = "QUIRE_TRANSLATION_PROVIDER", default_value = "libretranslate")]
+    translation_provider: String,
+    /// The provider's base URL (`http://localhost:5000` for LibreTranslate,
+    /// `http://localhost:11434/v1` for Ollama); no URL, no translations.
+    #[arg(long, env = "QUIRE_TRANSLATION_URL")]
+    translation_url: Option<String>,
+    /// The model to ask (OpenAI-compatible providers).
+    #[arg(long, env = "QUIRE_TRANSLATION_MODEL")]
+    translation_model: Option<String>,
     #[command(flatten)]
     storage: StorageArgs,
+}
+
+impl ServeArgs {
+    /// The translation provider configured, if any. Its key is read from
+    /// `QUIRE_TRANSLATION_API_KEY` only (never a flag: flags show in
+    /// process lists).
+    fn translation(&self) -> anyhow::Result<Option<quire_engine::translate::Provider>> {
+        use quire_engine::translate::{Provider, ProviderKind};
+        let Some(url) = &self.translation_url else {
+            return Ok(None);
+        };
+        let kind = match self.translation_provider.as_str() {
+            "libretranslate" => ProviderKind::LibreTranslate,
+            "openai" => ProviderKind::OpenAi,
+            other => anyhow::bail!("QUIRE_TRANSLATION_PROVIDER must be libretranslate or openai, not {other:?}"),
+        };
+        Ok(Some(Provider {
+            kind,
+            url: url.clone(),
+            api_key: std::env::var("QUIRE_TRANSLATION_API_KEY")
+                .ok()
+                .filter(|k| !k.is_empty()),
+            model: self.translation_model.clone(),
+            timeout: std::time::Duration::from_secs(120),
+        }))
+    }
 }
 
 impl StorageArgs {
@@ -211,6 +248,7 @@ async fn main() -> anyhow::Result<()> {
 
 async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     let app = args.storage.app(args.allow_private_fetch).await?;
+    app.set_translation_provider(args.translation()?);
     let listener = tokio::net::TcpListener::bind(args.listen)
         .await
         .with_context(|| format!("binding {}", args.listen))?;

@@ -23,6 +23,7 @@ mod json_writer;
 mod markdown_reader;
 mod markdown_writer;
 mod model;
+mod prose;
 mod text;
 
 #[cfg(test)]

@@ -23,6 +23,7 @@ mod search;
 mod sites;
 mod spaces;
 mod teams;
+mod translations;
 mod users;
 
 pub fn v1() -> Router<AppState> {
@@ -43,4 +44,5 @@ pub fn v1() -> Router<AppState> {
         .merge(git::router())
         .merge(imports::router())
         .merge(openapi::router())
+        .merge(translations::router())
 }

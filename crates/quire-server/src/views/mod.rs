@@ -9,6 +9,7 @@ pub mod git;
 pub mod openapi;
 pub mod search;
 pub mod sites;
+pub mod translations;
 
 use quire_app::access::{CollectionPermissions, OrgPermissions, SpacePermissions, TeamPermissions};
 use quire_app::collections::CollectionInfo;

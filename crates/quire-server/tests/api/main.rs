@@ -24,3 +24,4 @@ mod search;
 mod sites;
 mod spaces;
 mod teams;
+mod translations;
