@@ -244,6 +244,9 @@ pub async fn delete(app: &App, caller: &Caller, org_id: &str, id: &str) -> AppRe
 
 /// Queues a run; 400 when no provider is configured.
 pub async fn start_run(app: &App, caller: &Caller, org_id: &str, id: &str) -> AppResult<()> {
+    let mut tx = app.db.write().await?;
+    org_access(&mut tx, caller, org_id, true).await?;
+    let translation = translation_of(&mut tx, org_id, id).await?;
     if app.translation_provider().is_none() {
         return Err(AppError::invalid(
             "no translation provider is configured: start the server with QUIRE_TRANSLATION_URL (and \
@@ -251,9 +254,6 @@ pub async fn start_run(app: &App, caller: &Caller, org_id: &str, id: &str) -> Ap
              QUIRE_TRANSLATION_MODEL as the provider needs; see the README)",
         ));
     }
-    let mut tx = app.db.write().await?;
-    org_access(&mut tx, caller, org_id, true).await?;
-    let translation = translation_of(&mut tx, org_id, id).await?;
     let now = app.now();
     let job = RunTranslation {
         translation_id: translation.id,

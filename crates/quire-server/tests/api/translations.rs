@@ -284,5 +284,8 @@ both_backends! {
         app.add_member(&ada, &org, &bea, json!("read")).await;
         app.get(&bea, &glossary).await.assert_status(200);
         app.put(&bea, &glossary, json!({ "operations": [] })).await.assert_status(403);
+        // Access is checked before the missing provider is reported.
+        let fr = app.post(&ada, &base, json!({ "language": "fr", "source": { "space": space, "language": "en" } })).await.id();
+        app.post(&bea, &format!("{base}/{fr}/run"), json!(null)).await.assert_status(403);
     }
 }
