@@ -17,6 +17,8 @@
 //! - `git`: Git Sync of a large repository: import, re-import, export
 //!   ([`gitsync`]);
 //! - `openapi`: processing a 5 MB OpenAPI document ([`openapi`]);
+//! - `translate`: translating a space through a local provider, Quire's
+//!   overhead per page ([`translate`]);
 //! - `memory`: resident memory of the real `quire` binary (run as a child
 //!   process) around large requests ([`memory`]).
 //!
@@ -35,6 +37,7 @@ mod openapi;
 mod published;
 mod search;
 mod spaces;
+mod translate;
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -71,6 +74,9 @@ enum Group {
     Git,
     /// Processing of a large OpenAPI document (`--spec-mb`).
     Openapi,
+    /// Translating a space of `--pages` pages through a local provider:
+    /// Quire's overhead per page.
+    Translate,
 }
 
 #[derive(Parser, Debug)]
@@ -147,6 +153,7 @@ fn main() -> anyhow::Result<()> {
             Group::Sites => published::run(&args).await,
             Group::Git => gitsync::run(&args).await,
             Group::Openapi => openapi::run(&args).await,
+            Group::Translate => translate::run(&args).await,
         }
     })
 }

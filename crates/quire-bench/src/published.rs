@@ -21,7 +21,7 @@ use serde_json::{Value, json};
 use crate::content::seed_pages;
 use crate::{Args, Latencies, Server, http_client, measure, micros_since, print_load_table};
 
-fn page_markdown(i: usize) -> String {
+pub(crate) fn page_markdown(i: usize) -> String {
     let mut text = format!("Page {i:05} explains one part of the product.\n\n## Overview\n\n");
     for line in 0..10 {
         text.push_str(&format!(

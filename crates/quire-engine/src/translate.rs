@@ -31,6 +31,7 @@ pub struct Provider {
     /// The model (OpenAI-compatible providers).
     pub model: Option<String>,
     pub timeout: Duration,
+    client: reqwest::Client,
 }
 
 impl std::fmt::Debug for Provider {
@@ -68,12 +69,28 @@ pub enum TranslateError {
 }
 
 impl Provider {
-    fn client(&self) -> Result<reqwest::Client, TranslateError> {
-        reqwest::Client::builder()
-            .timeout(self.timeout)
+    /// A provider and the HTTP client its requests share (built once:
+    /// building one loads the TLS roots, which costs milliseconds).
+    pub fn new(
+        kind: ProviderKind,
+        url: String,
+        api_key: Option<String>,
+        model: Option<String>,
+        timeout: Duration,
+    ) -> Result<Provider, TranslateError> {
+        let client = reqwest::Client::builder()
+            .timeout(timeout)
             .no_proxy()
             .build()
-            .map_err(|e| TranslateError::Connect(e.to_string()))
+            .map_err(|e| TranslateError::Connect(e.to_string()))?;
+        Ok(Provider {
+            kind,
+            url,
+            api_key,
+            model,
+            timeout,
+            client,
+        })
     }
 
     /// Translates `request.texts`, in order.
@@ -122,7 +139,7 @@ impl Provider {
                 (format!("{}/chat/completions", self.url.trim_end_matches('/')), body)
             }
         };
-        let mut call = self.client()?.post(url).json(&body);
+        let mut call = self.client.post(url).json(&body);
         if let (ProviderKind::OpenAi, Some(key)) = (self.kind, &self.api_key) {
             call = call.bearer_auth(key);
         }

@@ -136,15 +136,17 @@ impl ServeArgs {
             "openai" => ProviderKind::OpenAi,
             other => anyhow::bail!("QUIRE_TRANSLATION_PROVIDER must be libretranslate or openai, not {other:?}"),
         };
-        Ok(Some(Provider {
+        let api_key = std::env::var("QUIRE_TRANSLATION_API_KEY")
+            .ok()
+            .filter(|k| !k.is_empty());
+        let timeout = std::time::Duration::from_secs(120);
+        Ok(Some(Provider::new(
             kind,
-            url: url.clone(),
-            api_key: std::env::var("QUIRE_TRANSLATION_API_KEY")
-                .ok()
-                .filter(|k| !k.is_empty()),
-            model: self.translation_model.clone(),
-            timeout: std::time::Duration::from_secs(120),
-        }))
+            url.clone(),
+            api_key,
+            self.translation_model.clone(),
+            timeout,
+        )?))
     }
 }
 

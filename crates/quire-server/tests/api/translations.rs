@@ -83,16 +83,18 @@ async fn provider(kind: ProviderKind) -> (Provider, Shared, tokio::task::JoinHan
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let base = format!("http://{}", listener.local_addr().unwrap());
     let task = tokio::spawn(async move { axum::serve(listener, router).await.unwrap() });
-    let provider = Provider {
-        kind,
-        url: match kind {
-            ProviderKind::LibreTranslate => base,
-            ProviderKind::OpenAi => format!("{base}/v1"),
-        },
-        api_key: Some("provider-key".into()),
-        model: Some("local-model".into()),
-        timeout: Duration::from_secs(2),
+    let url = match kind {
+        ProviderKind::LibreTranslate => base,
+        ProviderKind::OpenAi => format!("{base}/v1"),
     };
+    let provider = Provider::new(
+        kind,
+        url,
+        Some("provider-key".into()),
+        Some("local-model".into()),
+        Duration::from_secs(2),
+    )
+    .unwrap();
     (provider, shared, task)
 }
 
