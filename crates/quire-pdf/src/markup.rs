@@ -1,0 +1,715 @@
+//! A [`Book`] written as Typst markup. Every text of the content goes in as
+//! a Typst string literal (`#"…"`), never as markup, so nothing a page says
+//! is read as Typst; the structure around it is ours. Links point at labels
+//! only when the label exists in this book (Typst refuses a link to a
+//! missing label): `<page-{id}>` on each page's heading, and
+//! `h-{page}-{anchor}` on the headings of its document.
+
+use std::collections::HashSet;
+use std::fmt::Write as _;
+
+use quire_content::document::{
+    Block, CodeBlock, ColumnAlign, Document, HintStyle, Image, ImageSource, Inline, LinkTarget, List, ListKind, Marks,
+    OpenApiOperation, Table,
+};
+use quire_openapi::{Body, Media, Operation, Schema};
+
+use crate::{Book, PageBody};
+
+/// Typst source and the images it refers to (`/img/{n}`).
+#[derive(Debug, Clone, Default)]
+pub struct Source {
+    pub text: String,
+    pub images: Vec<Vec<u8>>,
+}
+
+/// At most this many nested blocks are written; deeper content is cut
+/// (hostile documents must not blow the stack of the typesetter).
+const MAX_NESTING: usize = 12;
+
+const PREAMBLE: &str = r##"#set page(paper: "a4", margin: (x: 2.2cm, top: 2.4cm, bottom: 2.6cm), numbering: none)
+#set text(font: ("Libertinus Serif", "Noto Serif CJK SC", "Noto Sans CJK SC", "Noto Sans CJK JP", "Noto Sans CJK KR", "DejaVu Sans"), size: 10.5pt)
+#set par(leading: 0.62em, spacing: 1.1em)
+#show raw: set text(font: ("DejaVu Sans Mono", "Noto Sans Mono CJK SC", "Noto Sans CJK SC"), size: 8.8pt)
+#show raw.where(block: true): block.with(fill: luma(246), inset: 8pt, radius: 3pt, width: 100%, stroke: 0.4pt + luma(220))
+#show link: set text(fill: rgb("#1d4ed8"))
+#show heading: set block(above: 1.5em, below: 0.8em)
+#show heading: set text(size: 11.5pt)
+#show heading.where(level: 1): set text(size: 18pt)
+#show heading.where(level: 2): set text(size: 15pt)
+#show heading.where(level: 3): set text(size: 13pt)
+#set table(stroke: 0.4pt + luma(200), inset: 6pt)
+#show table.cell.where(y: 0): set text(weight: "bold")
+#let hint(color, body) = block(width: 100%, inset: (left: 10pt, rest: 8pt), fill: color.lighten(88%), stroke: (left: 2.5pt + color), radius: 2pt, body)
+#let checkbox(done) = box(width: 0.8em, height: 0.8em, stroke: 0.6pt, radius: 1.5pt, baseline: 0.1em, fill: if done { luma(80) } else { none })
+#let method(name) = box(fill: luma(40), inset: (x: 4pt, y: 2pt), radius: 2pt, text(fill: white, weight: "bold", size: 8.5pt, name))
+"##;
+
+/// Writes the whole book.
+pub fn write(book: &Book) -> Source {
+    let mut writer = Writer::new(book);
+    writer.preamble();
+    writer.pages();
+    Source {
+        text: writer.out,
+        images: writer.images,
+    }
+}
+
+struct Writer<'b> {
+    book: &'b Book,
+    out: String,
+    images: Vec<Vec<u8>>,
+    /// Labels that exist in this book.
+    labels: HashSet<String>,
+    /// Labels attached so far.
+    placed: HashSet<String>,
+    /// The page being written.
+    page: &'b str,
+    /// Its heading level (1 for a top-level page).
+    page_level: usize,
+    nesting: usize,
+    /// Includes being written (one level deep).
+    including: bool,
+}
+
+/// Appends `text` as a Typst string literal.
+fn push_string(out: &mut String, text: &str) {
+    out.push('"');
+    for c in text.chars() {
+        match c {
+            '\\' => out.push_str("\\\\"),
+            '"' => out.push_str("\\\""),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            c if c.is_control() => {}
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+}
+
+/// A label name for `text`: what Typst's label syntax accepts (letters,
+/// digits, `-`, `_`, `.`), anything else as `:` and its code point.
+fn label_part(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        if c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.') {
+            out.push(c);
+        } else {
+            let _ = write!(out, ":{:x}", c as u32);
+        }
+    }
+    out
+}
+
+fn page_label(page: &str) -> String {
+    format!("page-{}", label_part(page))
+}
+
+fn heading_label(page: &str, anchor: &str) -> String {
+    format!("h-{}-{}", label_part(page), label_part(anchor))
+}
+
+fn safe_url(url: &str) -> bool {
+    let lower = url.trim_start().to_ascii_lowercase();
+    lower.starts_with("https://") || lower.starts_with("http://") || lower.starts_with("mailto:")
+}
+
+impl<'b> Writer<'b> {
+    fn new(book: &'b Book) -> Writer<'b> {
+        let mut labels = HashSet::new();
+        for page in &book.pages {
+            labels.insert(page_label(&page.id));
+            if let PageBody::Document(document) = &page.body {
+                for block in document.walk() {
+                    if let Block::Heading(heading) = block
+                        && !heading.id.is_empty()
+                    {
+                        labels.insert(heading_label(&page.id, &heading.id));
+                    }
+                }
+            }
+        }
+        Writer {
+            book,
+            out: String::with_capacity(64 * 1024),
+            images: Vec::new(),
+            labels,
+            placed: HashSet::new(),
+            page: "",
+            page_level: 1,
+            nesting: 0,
+            including: false,
+        }
+    }
+
+    fn string(&mut self, text: &str) {
+        push_string(&mut self.out, text);
+    }
+
+    /// `#"text"`: text as text.
+    fn text(&mut self, text: &str) {
+        if text.is_empty() {
+            return;
+        }
+        self.out.push('#');
+        self.string(text);
+    }
+
+    fn preamble(&mut self) {
+        self.out.push_str("#set document(title: ");
+        let title = self.book.title.clone();
+        self.string(&title);
+        self.out.push_str(")\n");
+        self.out.push_str(PREAMBLE);
+        if self.book.pages.len() > 1 {
+            self.title_page();
+        } else {
+            self.out.push_str("#set page(numbering: \"1\")\n");
+        }
+    }
+
+    fn title_page(&mut self) {
+        self.out
+            .push_str("#align(center + horizon)[#text(size: 28pt, weight: \"bold\")[");
+        let title = self.book.title.clone();
+        self.text(&title);
+        self.out.push(']');
+        if let Some(subtitle) = self.book.subtitle.clone() {
+            self.out.push_str(" \\\n#v(0.8em)#text(size: 12pt, fill: luma(90))[");
+            self.text(&subtitle);
+            self.out.push(']');
+        }
+        self.out
+            .push_str("]\n#pagebreak()\n#outline(title: [Contents], depth: 4)\n");
+        self.out
+            .push_str("#set page(numbering: \"1\")\n#counter(page).update(1)\n");
+    }
+
+    fn pages(&mut self) {
+        let book = self.book;
+        for (index, page) in book.pages.iter().enumerate() {
+            self.page = &page.id;
+            self.page_level = page.depth.min(5) + 1;
+            if page.depth == 0 && index > 0 {
+                self.out.push_str("#pagebreak(weak: true)\n");
+            }
+            let _ = write!(self.out, "#heading(level: {})[", self.page_level);
+            self.text(&page.title);
+            let _ = writeln!(self.out, "] <{}>\n", page_label(&page.id));
+            if let Some(description) = page.description.as_deref().filter(|d| !d.trim().is_empty()) {
+                self.out.push_str("#text(fill: luma(90), size: 11.5pt)[");
+                self.text(description);
+                self.out.push_str("]\n\n");
+            }
+            match &page.body {
+                PageBody::Document(document) => self.blocks(&document.blocks),
+                PageBody::Group => {}
+                PageBody::Link(url) => {
+                    let url = url.clone();
+                    self.link_url(&url, |w| w.text(&url));
+                    self.out.push_str("\n\n");
+                }
+            }
+        }
+    }
+
+    fn blocks(&mut self, blocks: &[Block]) {
+        if self.nesting >= MAX_NESTING {
+            return;
+        }
+        self.nesting += 1;
+        for block in blocks {
+            self.block(block);
+        }
+        self.nesting -= 1;
+    }
+
+    /// Blocks as a content argument: `[…]`.
+    fn content(&mut self, blocks: &[Block]) {
+        self.out.push('[');
+        self.blocks(blocks);
+        self.out.push(']');
+    }
+
+    fn block(&mut self, block: &Block) {
+        match block {
+            Block::Paragraph(content) => {
+                self.inlines(content);
+                self.out.push_str("\n\n");
+            }
+            Block::Heading(heading) => {
+                let level = self.page_level + heading.level.depth() as usize;
+                let _ = write!(self.out, "#heading(level: {level}, outlined: false, bookmarked: true)[");
+                self.inlines(&heading.content);
+                self.out.push(']');
+                let label = heading_label(self.page, &heading.id);
+                // A label is attached once; a repeated anchor is left bare.
+                if !heading.id.is_empty()
+                    && !self.including
+                    && self.labels.contains(&label)
+                    && self.placed.insert(label.clone())
+                {
+                    let _ = write!(self.out, " <{label}>");
+                }
+                self.out.push_str("\n\n");
+            }
+            Block::List(list) => self.list(list),
+            Block::Quote(blocks) => {
+                self.out.push_str("#quote(block: true)");
+                self.content(blocks);
+                self.out.push_str("\n\n");
+            }
+            Block::Code(code) => self.code(code),
+            Block::Hint(hint) => {
+                let color = match hint.style {
+                    HintStyle::Info => "rgb(\"#2563eb\")",
+                    HintStyle::Warning => "rgb(\"#d97706\")",
+                    HintStyle::Danger => "rgb(\"#dc2626\")",
+                    HintStyle::Success => "rgb(\"#16a34a\")",
+                };
+                let _ = write!(self.out, "#hint({color}, ");
+                self.content(&hint.blocks);
+                self.out.push_str(")\n\n");
+            }
+            Block::Tabs(tabs) => {
+                for tab in tabs {
+                    self.out.push_str(
+                        "#block(breakable: true, inset: (left: 8pt), stroke: (left: 0.6pt + luma(200)))[#strong[",
+                    );
+                    self.text(&tab.title);
+                    self.out.push_str("]\n\n");
+                    self.blocks(&tab.blocks);
+                    self.out.push_str("]\n\n");
+                }
+            }
+            Block::Expandable(expandable) => {
+                self.out.push_str(
+                    "#block(breakable: true, inset: (left: 8pt), stroke: (left: 0.6pt + luma(200)))[#strong[",
+                );
+                self.inlines(&expandable.title);
+                self.out.push_str("]\n\n");
+                self.blocks(&expandable.blocks);
+                self.out.push_str("]\n\n");
+            }
+            Block::ContentRef { target } => {
+                self.out
+                    .push_str("#block(width: 100%, inset: 8pt, stroke: 0.5pt + luma(200), radius: 3pt)[");
+                let title = self.target_title(target);
+                self.link(target, |w| w.text(&title));
+                self.out.push_str("]\n\n");
+            }
+            Block::Include { path } => {
+                if self.including {
+                    return;
+                }
+                let key = (self.page.to_owned(), path.clone());
+                if let Some(document) = self.book.includes.get(&key) {
+                    self.including = true;
+                    self.blocks(&document.blocks);
+                    self.including = false;
+                }
+            }
+            Block::Images(images) => {
+                for image in images {
+                    self.figure(image);
+                }
+            }
+            Block::Table(table) => self.table(table),
+            Block::Divider => self.out.push_str("#line(length: 100%, stroke: 0.5pt + luma(180))\n\n"),
+            Block::Embed { url } => {
+                let url = url.clone();
+                self.link_url(&url, |w| w.text(&url));
+                self.out.push_str("\n\n");
+            }
+            Block::OpenApiOperation(pointer) => self.operation(pointer),
+            Block::Math { formula } => {
+                self.out.push_str("#align(center, raw(block: false, ");
+                self.string(formula);
+                self.out.push_str("))\n\n");
+            }
+        }
+    }
+
+    fn list(&mut self, list: &List) {
+        match list.kind {
+            ListKind::Bulleted => self.out.push_str("#list(tight: true"),
+            ListKind::Numbered { start } => {
+                let _ = write!(self.out, "#enum(tight: true, start: {}", start.min(1_000_000));
+            }
+            ListKind::Tasks => self.out.push_str("#list(tight: true, marker: none"),
+        }
+        for item in &list.items {
+            self.out.push_str(", [");
+            if list.kind == ListKind::Tasks {
+                let _ = write!(self.out, "#checkbox({}) ", item.checked);
+            }
+            self.blocks(&item.blocks);
+            self.out.push(']');
+        }
+        self.out.push_str(")\n\n");
+    }
+
+    fn code(&mut self, code: &CodeBlock) {
+        if let Some(title) = code.title.as_deref().filter(|t| !t.is_empty()) {
+            self.out.push_str("#text(size: 9pt, weight: \"bold\")[");
+            self.text(title);
+            self.out.push_str("]\n");
+        }
+        self.out.push_str("#raw(block: true");
+        if let Some(lang) = code.syntax.as_deref().filter(|l| {
+            !l.is_empty() && l.len() < 40 && l.chars().all(|c| c.is_ascii_alphanumeric() || "+-_#.".contains(c))
+        }) {
+            self.out.push_str(", lang: ");
+            self.string(lang);
+        }
+        self.out.push_str(", ");
+        self.string(&code.lines.join("\n"));
+        self.out.push_str(")\n\n");
+    }
+
+    fn table(&mut self, table: &Table) {
+        if table.columns.is_empty() {
+            return;
+        }
+        let _ = write!(self.out, "#table(columns: {}, align: (", table.columns.len());
+        for column in &table.columns {
+            self.out.push_str(match column.align {
+                ColumnAlign::Left => "left, ",
+                ColumnAlign::Center => "center, ",
+                ColumnAlign::Right => "right, ",
+            });
+        }
+        self.out.push_str("), table.header(");
+        for column in &table.columns {
+            self.out.push('[');
+            self.text(&column.title);
+            self.out.push_str("], ");
+        }
+        self.out.push(')');
+        for row in &table.rows {
+            for index in 0..table.columns.len() {
+                self.out.push_str(", [");
+                if let Some(cell) = row.get(index) {
+                    self.inlines(cell);
+                }
+                self.out.push(']');
+            }
+        }
+        self.out.push_str(")\n\n");
+    }
+
+    /// The bytes of an image of the book, as `/img/{n}`, if it can be shown.
+    fn image_path(&mut self, image: &Image) -> Option<String> {
+        let ImageSource::File(id) = &image.source else {
+            return None;
+        };
+        let bytes = self.book.files.get(id)?.bytes.as_ref()?;
+        if !crate::world::image_is_readable(bytes) {
+            return None;
+        }
+        self.images.push(bytes.clone());
+        Some(format!("/img/{}", self.images.len() - 1))
+    }
+
+    fn figure(&mut self, image: &Image) {
+        match self.image_path(image) {
+            Some(path) => {
+                self.out.push_str("#figure(image(");
+                self.string(&path);
+                if !image.alt.is_empty() {
+                    self.out.push_str(", alt: ");
+                    self.string(&image.alt);
+                }
+                self.out.push_str(", width: auto)");
+                if !image.caption.is_empty() {
+                    self.out.push_str(", caption: [");
+                    self.text(&image.caption);
+                    self.out.push(']');
+                }
+                self.out.push_str(")\n\n");
+            }
+            None => {
+                self.out.push_str("#emph[");
+                let shown = if image.alt.is_empty() {
+                    &image.caption
+                } else {
+                    &image.alt
+                };
+                let shown = if shown.is_empty() {
+                    "[image]".to_owned()
+                } else {
+                    format!("[image: {shown}]")
+                };
+                self.text(&shown);
+                self.out.push_str("]\n\n");
+            }
+        }
+    }
+
+    fn inlines(&mut self, content: &[Inline]) {
+        for inline in content {
+            match inline {
+                Inline::Text { text, marks } => self.marked(text, *marks),
+                Inline::Link { target, content } => self.link(target, |w| w.inlines(content)),
+                Inline::Image(image) => match self.image_path(image) {
+                    Some(path) => {
+                        self.out.push_str("#box(image(");
+                        self.string(&path);
+                        self.out.push_str(", height: 1.1em))");
+                    }
+                    None => self.text(&image.alt),
+                },
+                Inline::Math { formula } => {
+                    self.out.push_str("#raw(");
+                    self.string(formula);
+                    self.out.push(')');
+                }
+            }
+        }
+    }
+
+    fn marked(&mut self, text: &str, marks: Marks) {
+        if text.is_empty() {
+            return;
+        }
+        if marks.code {
+            self.out.push_str("#raw(");
+            self.string(text);
+            self.out.push(')');
+            return;
+        }
+        let mut closing = 0;
+        for (on, function) in [
+            (marks.bold, "strong"),
+            (marks.italic, "emph"),
+            (marks.strikethrough, "strike"),
+        ] {
+            if on {
+                let _ = write!(self.out, "#{function}[");
+                closing += 1;
+            }
+        }
+        self.text(text);
+        for _ in 0..closing {
+            self.out.push(']');
+        }
+    }
+
+    /// The title a content reference shows.
+    fn target_title(&self, target: &LinkTarget) -> String {
+        match target {
+            LinkTarget::Page { page } | LinkTarget::Anchor { page: Some(page), .. } => self
+                .book
+                .pages
+                .iter()
+                .find(|p| &p.id == page)
+                .map(|p| p.title.clone())
+                .unwrap_or_else(|| "(a page not in this document)".into()),
+            LinkTarget::Anchor { page: None, anchor } => format!("#{anchor}"),
+            LinkTarget::File { file } => self
+                .book
+                .files
+                .get(file)
+                .map(|f| f.name.clone())
+                .unwrap_or_else(|| "(a file)".into()),
+            LinkTarget::Url { url } => url.clone(),
+        }
+    }
+
+    /// Writes `body` linked to `target` when the target is in the book or
+    /// on the web; as plain content otherwise.
+    fn link(&mut self, target: &LinkTarget, body: impl FnOnce(&mut Self)) {
+        let label = match target {
+            LinkTarget::Page { page } => Some(page_label(page)),
+            LinkTarget::Anchor { page, anchor } => Some(heading_label(page.as_deref().unwrap_or(self.page), anchor)),
+            LinkTarget::Url { url } => {
+                let url = url.clone();
+                return self.link_url(&url, body);
+            }
+            LinkTarget::File { .. } => None,
+        };
+        match label.filter(|l| self.labels.contains(l)) {
+            Some(label) => {
+                self.out.push_str("#link(label(");
+                self.string(&label);
+                self.out.push_str("))[");
+                body(self);
+                self.out.push(']');
+            }
+            None => body(self),
+        }
+    }
+
+    fn link_url(&mut self, url: &str, body: impl FnOnce(&mut Self)) {
+        if safe_url(url) {
+            self.out.push_str("#link(");
+            self.string(url.trim());
+            self.out.push_str(")[");
+            body(self);
+            self.out.push(']');
+        } else {
+            body(self);
+        }
+    }
+
+    fn operation(&mut self, pointer: &OpenApiOperation) {
+        let Some(operation) = self.book.operations.get(pointer) else {
+            self.out.push_str("#hint(luma(120))[");
+            let missing = format!(
+                "{} {} (an operation of the OpenAPI spec \u{201c}{}\u{201d}, not available)",
+                pointer.method.to_uppercase(),
+                pointer.path,
+                pointer.spec
+            );
+            self.text(&missing);
+            self.out.push_str("]\n\n");
+            return;
+        };
+        self.operation_body(operation);
+    }
+
+    fn operation_body(&mut self, op: &Operation) {
+        self.out
+            .push_str("#block(breakable: true, width: 100%, inset: 10pt, radius: 3pt, stroke: 0.6pt + luma(190))[");
+        self.out.push_str("#method(");
+        self.string(&op.method.to_uppercase());
+        self.out.push_str(") ");
+        let server = op.servers.first().cloned().unwrap_or_default();
+        self.out.push_str("#raw(");
+        self.string(&format!("{server}{}", op.path));
+        self.out.push(')');
+        if op.deprecated {
+            self.out
+                .push_str(" #text(fill: rgb(\"#dc2626\"), size: 9pt)[deprecated]");
+        }
+        self.out.push_str("\n\n");
+        if let Some(summary) = op.summary.as_deref() {
+            self.out.push_str("#strong[");
+            self.text(summary);
+            self.out.push_str("]\n\n");
+        }
+        if let Some(description) = op.description.as_deref() {
+            self.prose(description);
+        }
+        if !op.parameters.is_empty() {
+            self.out.push_str("#text(weight: \"bold\")[Parameters]\n\n#table(columns: (auto, auto, auto, 1fr), table.header([Name], [In], [Type], [Description])");
+            for parameter in &op.parameters {
+                self.out.push_str(", [#raw(");
+                self.string(&parameter.name);
+                self.out.push(')');
+                if parameter.required {
+                    self.out.push_str("#text(fill: rgb(\"#dc2626\"))[\\*]");
+                }
+                self.out.push_str("], [");
+                self.text(&parameter.location);
+                self.out.push_str("], [");
+                self.text(&parameter.schema.label);
+                self.out.push_str("], [");
+                self.text(parameter.description.as_deref().unwrap_or(""));
+                self.out.push(']');
+            }
+            self.out.push_str(")\n\n");
+        }
+        if let Some(body) = &op.request_body {
+            self.out.push_str("#text(weight: \"bold\")[Request body");
+            if body.required {
+                self.out.push_str(" (required)");
+            }
+            self.out.push_str("]\n\n");
+            self.body(body);
+        }
+        if !op.responses.is_empty() {
+            self.out.push_str("#text(weight: \"bold\")[Responses]\n\n");
+            for response in &op.responses {
+                self.out.push_str("#strong[");
+                self.text(&response.status);
+                self.out.push_str("] ");
+                self.text(response.description.as_deref().unwrap_or(""));
+                self.out.push_str("\n\n");
+                for media in &response.content {
+                    self.media(media);
+                }
+            }
+        }
+        self.out.push_str("]\n\n");
+    }
+
+    /// Markdown from a spec, as paragraphs of plain text.
+    fn prose(&mut self, markdown: &str) {
+        let document = Document::from_markdown(markdown);
+        let saved = self.including;
+        // Headings of a description carry no labels of ours.
+        self.including = true;
+        self.blocks(&document.blocks);
+        self.including = saved;
+    }
+
+    fn body(&mut self, body: &Body) {
+        if let Some(description) = body.description.as_deref() {
+            self.prose(description);
+        }
+        for media in &body.content {
+            self.media(media);
+        }
+    }
+
+    fn media(&mut self, media: &Media) {
+        self.out.push_str("#text(size: 9pt, fill: luma(90))[");
+        self.text(&media.media_type);
+        self.out.push_str("]\n\n");
+        if let Some(schema) = &media.schema {
+            self.schema(schema, 0);
+        }
+        if let Some(example) = &media.example {
+            let text = serde_json::to_string_pretty(example).unwrap_or_default();
+            self.out.push_str("#raw(block: true, lang: \"json\", ");
+            self.string(&text);
+            self.out.push_str(")\n\n");
+        }
+    }
+
+    fn schema(&mut self, schema: &Schema, depth: usize) {
+        if depth > 8 {
+            return;
+        }
+        if !schema.properties.is_empty() {
+            self.out.push_str("#list(tight: true");
+            for property in &schema.properties {
+                self.out.push_str(", [#raw(");
+                self.string(&property.name);
+                self.out.push(')');
+                if property.required {
+                    self.out.push_str("#text(fill: rgb(\"#dc2626\"))[\\*]");
+                }
+                self.out.push_str(" #text(fill: luma(90))[");
+                self.text(&property.schema.label);
+                self.out.push(']');
+                if let Some(description) = property.schema.description.as_deref() {
+                    self.out.push_str(" — ");
+                    self.text(description);
+                }
+                if !property.schema.enum_values.is_empty() {
+                    let values: Vec<String> = property.schema.enum_values.iter().map(|v| v.to_string()).collect();
+                    self.out.push_str(" #text(size: 9pt)[");
+                    self.text(&format!("one of {}", values.join(", ")));
+                    self.out.push(']');
+                }
+                self.out.push('\n');
+                self.schema(&property.schema, depth + 1);
+                self.out.push(']');
+            }
+            self.out.push_str(")\n");
+        }
+        if let Some(items) = &schema.items {
+            self.schema(items, depth + 1);
+        }
+        for variant in &schema.variants {
+            self.out.push_str("#text(size: 9pt)[");
+            self.text(&format!("one of: {}", variant.label));
+            self.out.push_str("]\n");
+            self.schema(variant, depth + 1);
+        }
+    }
+}

@@ -1,0 +1,264 @@
+//! The Typst compiler's view of one book (its `World`): the markup as
+//! `/main.typ`, images as `/img/{n}`, and the fonts. Fonts are Typst's
+//! embedded ones (Libertinus Serif, New Computer Modern, DejaVu Sans Mono)
+//! plus the font files of the directories [`Fonts::load`] is given (where
+//! CJK fonts come from, e.g. Debian's `fonts-noto-cjk`); a font file is
+//! read once, the first time a book needs one of its faces.
+//!
+//! File ids are interned by Typst for the life of the process, so the paths
+//! used are the same for every book (`/main.typ`, `/img/0`, `/img/1`, …).
+
+use std::path::{Path, PathBuf};
+use std::sync::{LazyLock, OnceLock};
+
+use typst::diag::{FileError, FileResult};
+use typst::foundations::{Bytes, Datetime, Smart};
+use typst::syntax::{FileId, RootedPath, Source, VirtualPath, VirtualRoot};
+use typst::text::{Font, FontBook, FontInfo};
+use typst::utils::LazyHash;
+use typst::visualize::{ImageFormat, RasterFormat, RasterImage, SvgImage, VectorFormat};
+use typst::{Library, LibraryExt, World};
+use typst_layout::PagedDocument;
+
+use crate::PdfError;
+use crate::markup::Source as Markup;
+
+/// Where a face's bytes are.
+enum FontFile {
+    Embedded(&'static [u8]),
+    /// A file on disk, read the first time one of its faces is used.
+    Disk {
+        path: PathBuf,
+        bytes: OnceLock<Option<Bytes>>,
+    },
+}
+
+struct Face {
+    file: usize,
+    index: u32,
+    font: OnceLock<Option<Font>>,
+}
+
+/// The fonts PDFs are set in: load once, share between books.
+pub struct Fonts {
+    book: LazyHash<FontBook>,
+    files: Vec<FontFile>,
+    faces: Vec<Face>,
+}
+
+impl std::fmt::Debug for Fonts {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Fonts").field("faces", &self.faces.len()).finish()
+    }
+}
+
+fn is_font_file(path: &Path) -> bool {
+    matches!(
+        path.extension()
+            .and_then(|e| e.to_str())
+            .map(str::to_ascii_lowercase)
+            .as_deref(),
+        Some("ttf" | "otf" | "ttc" | "otc")
+    )
+}
+
+fn font_files(dir: &Path, out: &mut Vec<PathBuf>, depth: usize) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let mut entries: Vec<_> = entries.flatten().map(|e| e.path()).collect();
+    entries.sort();
+    for path in entries {
+        if path.is_dir() && depth < 8 {
+            font_files(&path, out, depth + 1);
+        } else if is_font_file(&path) {
+            out.push(path);
+        }
+    }
+}
+
+impl Fonts {
+    /// Typst's embedded fonts only.
+    pub fn embedded() -> Fonts {
+        Fonts::load(&[])
+    }
+
+    /// The embedded fonts, then every font file under `dirs`.
+    pub fn load(dirs: &[PathBuf]) -> Fonts {
+        let mut book = FontBook::new();
+        let mut files = Vec::new();
+        let mut faces = Vec::new();
+        for data in typst_assets::fonts() {
+            let file = files.len();
+            files.push(FontFile::Embedded(data));
+            for (index, info) in FontInfo::iter(data).enumerate() {
+                book.push(info);
+                faces.push(Face {
+                    file,
+                    index: index as u32,
+                    font: OnceLock::new(),
+                });
+            }
+        }
+        let mut paths = Vec::new();
+        for dir in dirs {
+            font_files(dir, &mut paths, 0);
+        }
+        for path in paths {
+            let Ok(data) = std::fs::read(&path) else {
+                continue;
+            };
+            let file = files.len();
+            let mut any = false;
+            for (index, info) in FontInfo::iter(&data).enumerate() {
+                book.push(info);
+                faces.push(Face {
+                    file,
+                    index: index as u32,
+                    font: OnceLock::new(),
+                });
+                any = true;
+            }
+            if any {
+                files.push(FontFile::Disk {
+                    path,
+                    bytes: OnceLock::new(),
+                });
+            }
+        }
+        Fonts {
+            book: LazyHash::new(book),
+            files,
+            faces,
+        }
+    }
+
+    /// Whether a face of `family` (as fonts name it, case-insensitively)
+    /// is known.
+    pub fn has_family(&self, family: &str) -> bool {
+        self.book.contains_family(&family.to_lowercase())
+    }
+
+    fn font(&self, index: usize) -> Option<Font> {
+        let face = self.faces.get(index)?;
+        face.font
+            .get_or_init(|| {
+                let bytes = match self.files.get(face.file)? {
+                    FontFile::Embedded(data) => Bytes::new(*data),
+                    FontFile::Disk { path, bytes } => {
+                        bytes.get_or_init(|| std::fs::read(path).ok().map(Bytes::new)).clone()?
+                    }
+                };
+                Font::new(bytes, face.index)
+            })
+            .clone()
+    }
+}
+
+/// Whether Typst can show these image bytes (decoding them now, so a
+/// broken image shows its alternative text instead of failing the book).
+pub fn image_is_readable(bytes: &[u8]) -> bool {
+    match ImageFormat::detect(bytes) {
+        Some(ImageFormat::Raster(RasterFormat::Exchange(format))) => {
+            RasterImage::new(Bytes::new(bytes.to_vec()), format, Smart::Auto).is_ok()
+        }
+        Some(ImageFormat::Vector(VectorFormat::Svg)) => SvgImage::new(Bytes::new(bytes.to_vec())).is_ok(),
+        _ => false,
+    }
+}
+
+static LIBRARY: LazyLock<LazyHash<Library>> = LazyLock::new(|| LazyHash::new(Library::default()));
+
+fn file_id(path: &str) -> FileId {
+    let vpath = VirtualPath::new(path).unwrap_or_else(|_| VirtualPath::new("/main.typ").expect("a valid path"));
+    RootedPath::new(VirtualRoot::Project, vpath).intern()
+}
+
+struct BookWorld<'a> {
+    fonts: &'a Fonts,
+    main: Source,
+    images: Vec<(FileId, Bytes)>,
+}
+
+impl World for BookWorld<'_> {
+    fn library(&self) -> &LazyHash<Library> {
+        &LIBRARY
+    }
+
+    fn book(&self) -> &LazyHash<FontBook> {
+        &self.fonts.book
+    }
+
+    fn main(&self) -> FileId {
+        self.main.id()
+    }
+
+    fn source(&self, id: FileId) -> FileResult<Source> {
+        if id == self.main.id() {
+            Ok(self.main.clone())
+        } else {
+            Err(FileError::AccessDenied)
+        }
+    }
+
+    fn file(&self, id: FileId) -> FileResult<Bytes> {
+        if id == self.main.id() {
+            return Ok(Bytes::from_string(self.main.clone()));
+        }
+        self.images
+            .iter()
+            .find(|(image, _)| *image == id)
+            .map(|(_, bytes)| bytes.clone())
+            .ok_or(FileError::AccessDenied)
+    }
+
+    fn font(&self, index: usize) -> Option<Font> {
+        self.fonts.font(index)
+    }
+
+    fn today(&self, _offset: Option<typst::foundations::Duration>) -> Option<Datetime> {
+        None
+    }
+}
+
+/// Typesets `markup` and writes the PDF.
+pub fn compile(markup: &Markup, fonts: &Fonts, ident: &str) -> Result<Vec<u8>, PdfError> {
+    let world = BookWorld {
+        fonts,
+        main: Source::new(file_id("/main.typ"), markup.text.clone()),
+        images: markup
+            .images
+            .iter()
+            .enumerate()
+            .map(|(n, bytes)| (file_id(&format!("/img/{n}")), Bytes::new(bytes.clone())))
+            .collect(),
+    };
+    let compiled = typst::compile::<PagedDocument>(&world).output;
+    let result = match compiled {
+        Ok(document) => {
+            let options = typst_pdf::PdfOptions {
+                ident: Smart::Custom(ident.to_owned()),
+                ..typst_pdf::PdfOptions::default()
+            };
+            typst_pdf::pdf(&document, &options).map_err(|errors| {
+                PdfError::Export(
+                    errors
+                        .iter()
+                        .map(|e| e.message.to_string())
+                        .collect::<Vec<_>>()
+                        .join("; "),
+                )
+            })
+        }
+        Err(errors) => Err(PdfError::Typeset(
+            errors
+                .iter()
+                .map(|e| e.message.to_string())
+                .collect::<Vec<_>>()
+                .join("; "),
+        )),
+    };
+    // Typst memoizes across compilations; a server keeps none of it.
+    typst::comemo::evict(0);
+    result
+}
