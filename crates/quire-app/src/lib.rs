@@ -29,6 +29,7 @@ pub mod jobs;
 pub mod members;
 pub mod openapi;
 pub mod orgs;
+pub mod pdf;
 pub mod permissions;
 pub mod search;
 pub mod sites;

@@ -41,17 +41,16 @@ impl Refs {
         self.pages.get(name).cloned().unwrap_or_else(|| name.to_owned())
     }
 
-    /// Rewrites links to batch refs (`./ref`, `./ref.md`, `ref.md`) into
-    /// stable `/pages/<id>` and `/files/<id>` links.
+    /// Rewrites links to batch refs (`./ref`, `./ref.md`, `ref.md`, each
+    /// maybe with a `#heading`) into stable `/pages/<id>` and `/files/<id>`
+    /// links.
     fn rewrite_links(&self, text: &str) -> String {
         let mut out = text.to_owned();
         for (name, id) in &self.pages {
-            for form in [
-                format!("](./{name}.md)"),
-                format!("](./{name})"),
-                format!("]({name}.md)"),
-            ] {
-                out = out.replace(&form, &format!("](/pages/{id})"));
+            for form in [format!("](./{name}.md"), format!("](./{name}"), format!("]({name}.md")] {
+                for end in [")", "#"] {
+                    out = out.replace(&format!("{form}{end}"), &format!("](/pages/{id}{end}"));
+                }
             }
         }
         for (name, id) in &self.files {

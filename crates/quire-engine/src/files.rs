@@ -92,6 +92,17 @@ impl Files {
     pub async fn bytes(&self, file: &FileObject) -> EngineResult<Vec<u8>> {
         Ok(self.blobs.get(&file.blob).await?)
     }
+
+    /// Stores bytes that are not a file of a space (a generated PDF); their
+    /// blob's name.
+    pub async fn put_blob(&self, bytes: &[u8]) -> EngineResult<String> {
+        Ok(self.blobs.put(bytes).await?)
+    }
+
+    /// The bytes of a blob by name.
+    pub async fn blob(&self, hash: &str) -> EngineResult<Vec<u8>> {
+        Ok(self.blobs.get(hash).await?)
+    }
 }
 
 /// Width and height of a PNG, GIF or JPEG, read from its header.

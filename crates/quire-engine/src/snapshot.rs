@@ -102,6 +102,20 @@ impl Snapshot {
         self.reusable.iter().map(|(_, r)| r).find(|r| r.id == id)
     }
 
+    /// The reusable content a page's `{% include path %}` names: by id, or
+    /// by its Git path relative to the page's own.
+    pub fn included_by(&self, page: &str, path: &str) -> Option<&ReusableObject> {
+        if let Some(found) = self.reusable_content(path) {
+            return Some(found);
+        }
+        let from = self.tree.pages.get(page)?.meta.git.as_ref()?;
+        let at = crate::links::relative_git_path(&from.path, path)?;
+        match self.by_git_path(&at)? {
+            GitTarget::Reusable(id) => self.reusable_content(id),
+            _ => None,
+        }
+    }
+
     /// The pages that differ between this snapshot (the base) and `side`: added, removed, changed,
     /// moved, or with reordered children. A page whose node hash and parent are
     /// the same in both has an identical subtree, which is skipped, so the walk

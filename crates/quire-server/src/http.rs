@@ -40,6 +40,7 @@ pub fn router(state: AppState) -> Router {
     let sites = quire_site::router(state.app.clone(), &state.public_url);
     Router::new()
         .route("/health", get(health))
+        .merge(api::pdf::downloads())
         .nest("/v1", api)
         .fallback_service(sites)
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))

@@ -22,7 +22,6 @@ use quire_app::App;
 use quire_app::sites::published::{self, Address, Admission, PublishedSection, PublishedSite, PublishedSpace, Visitor};
 use quire_content::document::{Block, Document, LinkTarget, OpenApiOperation, plain_text};
 use quire_content::markdown::percent_decode;
-use quire_content::objects::ReusableObject;
 use quire_content::tree::PageKind;
 use quire_engine::Snapshot;
 use quire_engine::links::Target;
@@ -487,7 +486,7 @@ async fn answer(state: &SiteState, headers: &HeaderMap, uri: &Uri) -> quire_app:
         }
         if let Block::Include { path } = block
             && !links.includes.contains_key(path)
-            && let Some(reusable) = reusable_for(&snapshot, &page_id, path)
+            && let Some(reusable) = snapshot.included_by(&page_id, path)
         {
             let text = published::document(&state.app, &reusable.document).await?;
             links.includes.insert(path.clone(), Document::from_markdown(&text));
@@ -879,20 +878,6 @@ async fn spec_for_pages(
         cache.insert(version.id, spec.clone());
     }
     Ok(Some(spec))
-}
-
-/// The reusable content an include in `page` names: by id, or by its path
-/// relative to the page's file (pages from Git).
-fn reusable_for<'s>(snapshot: &'s Snapshot, page: &str, path: &str) -> Option<&'s ReusableObject> {
-    if let Some(found) = snapshot.reusable_content(path) {
-        return Some(found);
-    }
-    let from = snapshot.tree.pages.get(page)?.meta.git.as_ref()?;
-    let at = quire_engine::links::relative_git_path(&from.path, path)?;
-    match snapshot.by_git_path(&at)? {
-        quire_engine::GitTarget::Reusable(id) => snapshot.reusable_content(id),
-        _ => None,
-    }
 }
 
 /// Navigation around a page (or a search).

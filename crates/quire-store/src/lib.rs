@@ -23,6 +23,7 @@ pub mod members;
 pub mod openapi;
 pub mod orgs;
 pub mod page;
+pub mod pdfs;
 pub mod search;
 pub mod sites;
 pub mod spaces;

@@ -3,7 +3,7 @@
 //! their anchors, for consumers that index or lay out pages (search
 //! sections, HTML, PDF).
 
-use super::model::{Block, Document, Heading, Inline};
+use super::model::{Block, Document, Heading, Image, ImageSource, Inline};
 
 /// The text of inline content: its text and the text of its links, marks
 /// and link targets aside (images and formulas have no text).
@@ -108,6 +108,38 @@ impl Document {
         Walk {
             stack: vec![self.blocks.iter()],
         }
+    }
+
+    /// The ids of the space's files this document shows as images (block
+    /// and inline images, in tables and links too), in reading order.
+    pub fn image_files(&self) -> Vec<&str> {
+        fn inlines<'d>(content: &'d [Inline], out: &mut Vec<&'d str>) {
+            for inline in content {
+                match inline {
+                    Inline::Image(Image {
+                        source: ImageSource::File(id),
+                        ..
+                    }) => out.push(id),
+                    Inline::Link { content, .. } => inlines(content, out),
+                    _ => {}
+                }
+            }
+        }
+        let mut out = Vec::new();
+        for block in self.walk() {
+            match block {
+                Block::Images(images) => out.extend(images.iter().filter_map(|i| match &i.source {
+                    ImageSource::File(id) => Some(id.as_str()),
+                    ImageSource::Url(_) => None,
+                })),
+                Block::Paragraph(content) => inlines(content, &mut out),
+                Block::Heading(heading) => inlines(&heading.content, &mut out),
+                Block::Expandable(expandable) => inlines(&expandable.title, &mut out),
+                Block::Table(table) => table.rows.iter().flatten().for_each(|cell| inlines(cell, &mut out)),
+                _ => {}
+            }
+        }
+        out
     }
 
     /// The headings, in reading order (those inside containers too), each

@@ -18,6 +18,7 @@ mod invites;
 mod members;
 mod openapi;
 mod orgs;
+pub mod pdf;
 mod permissions;
 mod search;
 mod sites;
@@ -45,4 +46,5 @@ pub fn v1() -> Router<AppState> {
         .merge(imports::router())
         .merge(openapi::router())
         .merge(translations::router())
+        .merge(pdf::router())
 }

@@ -18,6 +18,7 @@ mod members;
 mod official_client;
 mod openapi;
 mod orgs;
+mod pdf;
 mod permissions;
 mod published_sites;
 mod search;
