@@ -150,11 +150,17 @@ pub async fn export(
         Some(page) => snapshot.tree.pages[page].meta.title.clone(),
         None => space.title.clone(),
     };
-    let cached = {
-        let mut conn = app.db.read().await?;
-        pdfs::get(&mut conn, &key).await?
-    };
-    if cached.is_none() {
+    if !is_made(app, &key).await? {
+        // One book at a time per node: gathered, typeset and stored under
+        // the permit, and looked up again once it is held, since a request
+        // for the same content may have made it meanwhile.
+        let _permit = TYPESETTING
+            .acquire()
+            .await
+            .map_err(|e| AppError::from(anyhow::anyhow!("the typesetting queue closed: {e}")))?;
+        if is_made(app, &key).await? {
+            return link(app, &key, &title).await;
+        }
         let book = book(app, &space, &snapshot, &pages, documents, &specs, &title).await?;
         let started = std::time::Instant::now();
         let bytes = typeset(book).await?;
@@ -182,10 +188,21 @@ pub async fn export(
         .await?;
         tx.commit().await?;
     }
+    link(app, &key, &title).await
+}
+
+/// Whether the PDF of this key is stored.
+async fn is_made(app: &App, key: &str) -> AppResult<bool> {
+    let mut conn = app.db.read().await?;
+    Ok(pdfs::get(&mut conn, key).await?.is_some())
+}
+
+/// A new download link to the stored PDF of this key.
+async fn link(app: &App, key: &str, title: &str) -> AppResult<PdfLink> {
     let token = quire_core::id::random_alphanumeric(40);
     let now = app.now();
     let expires_at = Timestamp(now.0 + LINK_LIFETIME_MS);
-    let mut slug = quire_content::markdown::slugify(&title);
+    let mut slug = quire_content::markdown::slugify(title);
     if slug.is_empty() {
         slug = "document".into();
     }
@@ -193,7 +210,7 @@ pub async fn export(
     pdfs::add_link(
         &mut tx,
         &crate::accounts::hash_token(&token),
-        &key,
+        key,
         &format!("{slug}.pdf"),
         expires_at,
         now,
@@ -332,12 +349,8 @@ async fn book(
     Ok(book)
 }
 
-/// Typesets on the blocking pool, one book at a time.
+/// Typesets on the blocking pool.
 async fn typeset(book: Book) -> AppResult<Vec<u8>> {
-    let _permit = TYPESETTING
-        .acquire()
-        .await
-        .map_err(|e| AppError::from(anyhow::anyhow!("the typesetting queue closed: {e}")))?;
     let done = tokio::task::spawn_blocking(move || quire_pdf::render(&book, fonts()))
         .await
         .map_err(|e| AppError::from(anyhow::anyhow!("typesetting stopped: {e}")))?;

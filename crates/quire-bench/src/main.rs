@@ -19,6 +19,8 @@
 //! - `openapi`: processing a 5 MB OpenAPI document ([`openapi`]);
 //! - `translate`: translating a space through a local provider, Quire's
 //!   overhead per page ([`translate`]);
+//! - `pdf`: a PDF of a 500-page space, time and peak memory of the
+//!   `quire` binary ([`pdf`]);
 //! - `memory`: resident memory of the real `quire` binary (run as a child
 //!   process) around large requests ([`memory`]).
 //!
@@ -34,6 +36,7 @@ mod gitsync;
 mod members;
 mod memory;
 mod openapi;
+mod pdf;
 mod published;
 mod search;
 mod spaces;
@@ -77,6 +80,9 @@ enum Group {
     /// Translating a space of `--pages` pages through a local provider:
     /// Quire's overhead per page.
     Translate,
+    /// A PDF of a 500-page space (`--pages`) made by the `quire` binary:
+    /// time and peak memory.
+    Pdf,
 }
 
 #[derive(Parser, Debug)]
@@ -154,6 +160,7 @@ fn main() -> anyhow::Result<()> {
             Group::Git => gitsync::run(&args).await,
             Group::Openapi => openapi::run(&args).await,
             Group::Translate => translate::run(&args).await,
+            Group::Pdf => pdf::run(&args).await,
         }
     })
 }

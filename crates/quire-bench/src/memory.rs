@@ -14,7 +14,7 @@ use serde_json::{Value, json};
 use crate::Args;
 
 /// A `quire serve` child process, killed when dropped.
-struct Child_(Child);
+pub(crate) struct Child_(Child);
 
 impl Drop for Child_ {
     fn drop(&mut self) {
@@ -24,14 +24,19 @@ impl Drop for Child_ {
 }
 
 /// The resident set of a process, in MiB.
-fn rss_mib(pid: u32) -> anyhow::Result<f64> {
+pub(crate) fn rss_mib(pid: u32) -> anyhow::Result<f64> {
+    status_mib(pid, "VmRSS")
+}
+
+/// A memory figure of `/proc/{pid}/status` (`VmRSS`, `VmHWM`, ...), in MiB.
+pub(crate) fn status_mib(pid: u32, field: &str) -> anyhow::Result<f64> {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).context("read /proc status")?;
     let kib: f64 = status
         .lines()
-        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .find_map(|l| l.strip_prefix(field)?.strip_prefix(':'))
         .and_then(|v| v.split_whitespace().next())
         .and_then(|v| v.parse().ok())
-        .context("VmRSS in /proc status")?;
+        .with_context(|| format!("{field} in /proc status"))?;
     Ok(kib / 1024.0)
 }
 
@@ -47,7 +52,23 @@ fn quire_binary() -> anyhow::Result<std::path::PathBuf> {
     Ok(bin)
 }
 
-pub async fn run(_args: &Args) -> anyhow::Result<()> {
+/// A `quire serve` child process on a fresh SQLite data directory, ready:
+/// the process, its base URL and an API token.
+pub(crate) struct Quire {
+    pub(crate) server: Child_,
+    pub(crate) base: String,
+    pub(crate) token: String,
+    _data: tempfile::TempDir,
+}
+
+impl Quire {
+    pub(crate) fn pid(&self) -> u32 {
+        self.server.0.id()
+    }
+}
+
+/// Starts the `quire` binary (`envs` added to its environment).
+pub(crate) async fn start_quire(envs: &[(&str, &str)]) -> anyhow::Result<Quire> {
     let bin = quire_binary()?;
     let dir = tempfile::tempdir().context("temporary directory")?;
     let data = dir.path().join("data");
@@ -79,17 +100,29 @@ pub async fn run(_args: &Args) -> anyhow::Result<()> {
             .args(["serve", "--listen", &format!("127.0.0.1:{port}"), "--data-dir"])
             .arg(&data)
             .env("QUIRE_LOG", "warn")
+            .envs(envs.iter().copied())
             .stderr(Stdio::null())
             .spawn()
             .context("start quire serve")?,
     );
-    let pid = server.0.id();
     let client = crate::http_client(&token)?;
     let deadline = Instant::now() + Duration::from_secs(30);
     while client.get(format!("{base}/health")).send().await.is_err() {
         ensure!(Instant::now() < deadline, "quire serve did not start");
         tokio::time::sleep(Duration::from_millis(50)).await;
     }
+    Ok(Quire {
+        server,
+        base,
+        token,
+        _data: dir,
+    })
+}
+
+pub async fn run(_args: &Args) -> anyhow::Result<()> {
+    let quire = start_quire(&[]).await?;
+    let (base, token, pid) = (quire.base.clone(), quire.token.clone(), quire.pid());
+    let client = crate::http_client(&token)?;
     let post = |path: String, body: Vec<u8>| {
         let client = client.clone();
         async move {
@@ -165,6 +198,6 @@ pub async fn run(_args: &Args) -> anyhow::Result<()> {
         let later = rss_mib(pid)?;
         println!("| {what} | {expected} | {peak:.0} | {after:.0} | {later:.0} |");
     }
-    drop(server);
+    drop(quire);
     Ok(())
 }
