@@ -3,11 +3,12 @@
 //! Tokens are 40 random alphanumerics behind a `quire_` prefix. Only their
 //! SHA-256 is stored (a token is high-entropy, so a fast hash is enough); the
 //! token itself is shown once, when created, and never logged. There is no
-//! sign-up over HTTP: `quire token create` (and the tests) create users.
+//! sign-up over HTTP: `quire token create` (and the tests) create users, and
+//! so do single sign-on logins (`saml`).
 
-use quire_core::Role;
+use quire_core::{Role, Timestamp};
 use quire_store::users::{self, UserRow};
-use quire_store::{invites, members};
+use quire_store::{Conn, invites, members};
 use sha2::{Digest, Sha256};
 
 use crate::error::{AppError, AppResult, NotFoundExt};
@@ -30,35 +31,51 @@ pub fn hash_token(token: &str) -> String {
 /// joins every organization that invited that email beforehand.
 pub async fn ensure_user(app: &App, email: &str, display_name: &str) -> AppResult<UserRow> {
     let email = input::email(email)?;
-    let display_name = display_name.trim();
-    if display_name.is_empty() {
-        return Err(AppError::invalid("a user needs a non-empty name"));
-    }
     let now = app.now();
     let mut tx = app.db.write().await?;
-    if let Some(user) = users::find_by_email(&mut tx, &email).await? {
-        return Ok(user);
-    }
-    let user = UserRow {
-        id: quire_core::id::new_id(),
-        email: email.clone(),
-        display_name: display_name.to_owned(),
-        photo_url: None,
-        created_at: now,
-    };
-    users::insert(&mut tx, &user).await?;
-    for invite in invites::take_pending_for_email(&mut tx, &email).await? {
-        members::insert(&mut tx, &invite.organization_id, &user.id, invite.role, invite.sso, now).await?;
-    }
+    let user = ensure_user_in(&mut tx, &email, display_name, now).await?;
     tx.commit().await?;
     Ok(user)
 }
 
-/// Issues a new API token for the user and returns it; only its hash is kept.
-pub async fn create_token(app: &App, user_id: &str) -> AppResult<String> {
+/// [`ensure_user`] inside the caller's transaction, for an email already
+/// checked.
+pub(crate) async fn ensure_user_in(
+    conn: &mut Conn,
+    email: &str,
+    display_name: &str,
+    now: Timestamp,
+) -> AppResult<UserRow> {
+    if let Some(user) = users::find_by_email(conn, email).await? {
+        return Ok(user);
+    }
+    let display_name = display_name.trim();
+    if display_name.is_empty() {
+        return Err(AppError::invalid("a user needs a non-empty name"));
+    }
+    let user = UserRow {
+        id: quire_core::id::new_id(),
+        email: email.to_owned(),
+        display_name: display_name.to_owned(),
+        photo_url: None,
+        created_at: now,
+    };
+    users::insert(conn, &user).await?;
+    for invite in invites::take_pending_for_email(conn, email).await? {
+        members::insert(conn, &invite.organization_id, &user.id, invite.role, invite.sso, now).await?;
+    }
+    Ok(user)
+}
+
+/// Issues a new API token for the user and returns it; only its hash is
+/// kept. No policy is checked here: the account page checks single sign-on
+/// ([`crate::sessions::create_token`]), the `token create` command asks
+/// [`crate::sessions::sso_blockers`].
+pub async fn create_token(app: &App, user_id: &str, label: Option<&str>) -> AppResult<String> {
     let token = new_token();
+    let id = quire_core::id::random_alphanumeric(20);
     let mut tx = app.db.write().await?;
-    users::insert_token(&mut tx, &hash_token(&token), user_id, app.now()).await?;
+    users::insert_token(&mut tx, &hash_token(&token), &id, label, user_id, app.now()).await?;
     tx.commit().await?;
     Ok(token)
 }

@@ -58,6 +58,8 @@ pub async fn invite_by_email(
     access::org(&mut tx, caller, org_id).await?.require_admin()?;
     let org = orgs::get(&mut tx, org_id).await.or_not_found("organization", org_id)?;
     let default_role = invites.role.unwrap_or(org.default_role);
+    // Where single sign-on is enforced, everyone invited signs in through it.
+    let sso = invites.sso || org.sso;
 
     let mut outcome = InviteOutcome {
         users: Vec::new(),
@@ -72,14 +74,14 @@ pub async fn invite_by_email(
         match users::find_by_email(&mut tx, &email).await? {
             Some(user) => {
                 // Someone already a member is left as they are and not counted.
-                if members::insert(&mut tx, org_id, &user.id, role, invites.sso, now).await? {
+                if members::insert(&mut tx, org_id, &user.id, role, sso, now).await? {
                     outcome.users.push(user.id);
                     outcome.invited += 1;
                 }
             }
             None => {
                 let id = quire_core::id::new_id();
-                invites::upsert_pending(&mut tx, &id, org_id, &email, role, invites.sso, now).await?;
+                invites::upsert_pending(&mut tx, &id, org_id, &email, role, sso, now).await?;
                 outcome.invited += 1;
             }
         }
@@ -171,7 +173,7 @@ pub async fn join_with_link(app: &App, caller: &Caller, org_id: &str, invite_id:
     if !org.invite_links {
         return Err(AppError::forbidden("this organization has turned invite links off"));
     }
-    members::insert(&mut tx, org_id, caller.id(), link.role, false, app.now()).await?;
+    members::insert(&mut tx, org_id, caller.id(), link.role, org.sso, app.now()).await?;
     tx.commit().await?;
     Ok(())
 }

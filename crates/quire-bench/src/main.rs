@@ -259,7 +259,7 @@ impl Server {
         let admin = accounts::ensure_user(&self.state.app, "bench-admin@example.com", "Bench Admin")
             .await
             .context("create the admin user")?;
-        let token = accounts::create_token(&self.state.app, &admin.id)
+        let token = accounts::create_token(&self.state.app, &admin.id, None)
             .await
             .context("create the admin token")?;
         let org: Value = http_client(&token)?

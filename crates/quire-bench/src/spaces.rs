@@ -268,7 +268,7 @@ async fn seed(
     }
     tx.commit().await.context("commit the teams and grants")?;
 
-    let guest_token = accounts::create_token(app, &guest.id)
+    let guest_token = accounts::create_token(app, &guest.id, None)
         .await
         .context("create the guest's token")?;
     Ok(Seeded {

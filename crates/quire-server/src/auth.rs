@@ -2,9 +2,9 @@
 //! <token>` into the [`Caller`] every operation runs for.
 //!
 //! Every `/v1` request authenticates, so each node keeps recently seen token
-//! hashes for [`TOKEN_CACHE_TTL`]. Tokens cannot be revoked or users deleted
-//! yet; when they can, that operation must clear this cache (and other nodes
-//! see the change within the TTL). Tokens are never logged.
+//! hashes for [`TOKEN_CACHE_TTL`]. Revoking a token (on the account page)
+//! clears it from this node's cache at once; other nodes stop accepting it
+//! within the TTL. Tokens are never logged.
 
 use std::collections::HashMap;
 use std::sync::Mutex;
@@ -37,6 +37,11 @@ impl TokenCache {
             .get(hash)
             .filter(|(_, at)| at.elapsed() < TOKEN_CACHE_TTL)
             .map(|(user, _)| user.clone())
+    }
+
+    /// Drops a revoked token.
+    pub fn forget(&self, hash: &str) {
+        self.entries.lock().expect("token cache lock").remove(hash);
     }
 
     fn put(&self, hash: String, user: UserRow) {

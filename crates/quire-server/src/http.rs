@@ -41,6 +41,7 @@ pub fn router(state: AppState) -> Router {
     Router::new()
         .route("/health", get(health))
         .merge(api::pdf::downloads())
+        .merge(crate::account::router())
         .nest("/v1", api)
         .fallback_service(sites)
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))

@@ -8,6 +8,7 @@
 //!   request; [`views`]: the JSON shapes of responses;
 //! - [`error`]: the one error type and its mapping to statuses.
 
+pub mod account;
 mod api;
 pub mod auth;
 mod connection;

@@ -12,7 +12,7 @@
 //!   These are pure; `serve` does the I/O through `quire_app::sites::published`.
 
 mod highlight;
-mod html;
+pub mod html;
 mod layout;
 mod openapi;
 mod outputs;

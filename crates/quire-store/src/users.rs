@@ -85,19 +85,60 @@ pub async fn get_many(conn: &mut AnyConnection, ids: &[String]) -> StoreResult<H
     Ok(out)
 }
 
+/// An API token as its owner sees it in lists (never the token itself).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TokenRow {
+    pub id: String,
+    pub label: Option<String>,
+    pub created_at: Timestamp,
+}
+
 pub async fn insert_token(
     conn: &mut AnyConnection,
     token_hash: &str,
+    id: &str,
+    label: Option<&str>,
     user_id: &str,
     now: Timestamp,
 ) -> StoreResult<()> {
-    sqlx::query("INSERT INTO api_tokens (token_hash, user_id, created_at) VALUES ($1, $2, $3)")
+    sqlx::query("INSERT INTO api_tokens (token_hash, id, label, user_id, created_at) VALUES ($1, $2, $3, $4, $5)")
         .bind(token_hash)
+        .bind(id)
+        .bind(label)
         .bind(user_id)
         .bind(now.0)
         .execute(conn)
         .await?;
     Ok(())
+}
+
+/// The user's tokens, newest first.
+pub async fn tokens_of(conn: &mut AnyConnection, user_id: &str) -> StoreResult<Vec<TokenRow>> {
+    let rows =
+        sqlx::query("SELECT id, label, created_at FROM api_tokens WHERE user_id = $1 ORDER BY created_at DESC, id")
+            .bind(user_id)
+            .fetch_all(conn)
+            .await?;
+    rows.iter()
+        .map(|row| {
+            Ok(TokenRow {
+                id: row.try_get("id")?,
+                label: row.try_get("label")?,
+                created_at: Timestamp(row.try_get("created_at")?),
+            })
+        })
+        .collect()
+}
+
+/// Deletes one of the user's tokens; its hash, or `None` when the user has
+/// no token with that id.
+pub async fn delete_token(conn: &mut AnyConnection, user_id: &str, id: &str) -> StoreResult<Option<String>> {
+    let row = sqlx::query("DELETE FROM api_tokens WHERE user_id = $1 AND id = $2 RETURNING token_hash")
+        .bind(user_id)
+        .bind(id)
+        .fetch_optional(conn)
+        .await?;
+    Ok(row.map(|r| r.try_get("token_hash")).transpose()?)
 }
 
 /// The user owning the token whose hash is `token_hash`, if any.

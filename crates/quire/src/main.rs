@@ -70,6 +70,13 @@ enum TokenCommand {
         email: String,
         #[arg(long)]
         name: String,
+        /// A label for the token, shown on the account page.
+        #[arg(long)]
+        label: Option<String>,
+        /// Make the token even though the user belongs to an organization
+        /// that enforces single sign-on (break-glass, for operators).
+        #[arg(long)]
+        bypass_sso: bool,
         #[command(flatten)]
         storage: StorageArgs,
     },
@@ -236,11 +243,29 @@ async fn main() -> anyhow::Result<()> {
             Ok(())
         }
         Command::Token {
-            command: TokenCommand::Create { email, name, storage },
+            command:
+                TokenCommand::Create {
+                    email,
+                    name,
+                    label,
+                    bypass_sso,
+                    storage,
+                },
         } => {
             let app = storage.app(false).await?;
             let user = accounts::ensure_user(&app, &email, &name).await?;
-            let token = accounts::create_token(&app, &user.id).await?;
+            if !bypass_sso {
+                let mut conn = app.db.read().await?;
+                let blockers = quire_app::sessions::sso_blockers(&mut conn, &user.id, &[]).await?;
+                if let Some(org) = blockers.first() {
+                    anyhow::bail!(
+                        "{} enforces single sign-on: its members get tokens on the account page after signing in \
+                         through it (or pass --bypass-sso)",
+                        org.title
+                    );
+                }
+            }
+            let token = accounts::create_token(&app, &user.id, label.as_deref()).await?;
             app.db.close().await;
             println!("{token}");
             Ok(())

@@ -126,6 +126,47 @@ fn scenario(storage: &[String]) {
         .send()
         .expect("GET /v1/user");
     assert_eq!(res.status(), 401);
+
+    // A member of an organization that enforces single sign-on gets tokens
+    // through it, not here, unless the operator insists.
+    let org: serde_json::Value = client
+        .post(format!("{base}/v1/orgs"))
+        .bearer_auth(&second)
+        .json(&serde_json::json!({ "title": "Strict" }))
+        .send()
+        .and_then(|r| r.json())
+        .expect("an organization");
+    let org = org["id"].as_str().expect("its id");
+    let res = client
+        .patch(format!("{base}/v1/orgs/{org}"))
+        .bearer_auth(&second)
+        .json(&serde_json::json!({ "sso": true }))
+        .send()
+        .expect("PATCH the organization");
+    assert_eq!(res.status(), 200);
+    let refused = quire(
+        &["token", "create", "--email", "second@example.com", "--name", "CLI User"],
+        storage,
+    );
+    assert!(!refused.status.success());
+    assert!(
+        String::from_utf8_lossy(&refused.stderr).contains("Strict enforces single sign-on"),
+        "{}",
+        String::from_utf8_lossy(&refused.stderr)
+    );
+    let bypass = quire(
+        &[
+            "token",
+            "create",
+            "--email",
+            "second@example.com",
+            "--name",
+            "CLI User",
+            "--bypass-sso",
+        ],
+        storage,
+    );
+    assert!(bypass.status.success(), "{}", String::from_utf8_lossy(&bypass.stderr));
 }
 
 #[test]

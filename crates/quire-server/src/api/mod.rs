@@ -20,6 +20,7 @@ mod openapi;
 mod orgs;
 pub mod pdf;
 mod permissions;
+mod saml;
 mod search;
 mod sites;
 mod spaces;
@@ -47,4 +48,5 @@ pub fn v1() -> Router<AppState> {
         .merge(openapi::router())
         .merge(translations::router())
         .merge(pdf::router())
+        .merge(saml::router())
 }

@@ -7,6 +7,7 @@ pub mod content;
 pub mod discussions;
 pub mod git;
 pub mod openapi;
+pub mod saml;
 pub mod search;
 pub mod sites;
 pub mod translations;

@@ -21,6 +21,7 @@ mod orgs;
 mod pdf;
 mod permissions;
 mod published_sites;
+mod saml;
 mod search;
 mod sites;
 mod spaces;

@@ -3,9 +3,11 @@
 //! member lists and teams through the client, `content.mjs` change
 //! requests, pages, files, merges and conflicts, `search.mjs` search in a
 //! space and an organization, `discussions.mjs` a threaded, resolved
-//! discussion with reactions on a change request, and `sites.mjs` a site of
+//! discussion with reactions on a change request, `sites.mjs` a site of
 //! two spaces with sections, customized, published and read as a reader and
-//! an agent would; each asserts what comes back.
+//! an agent would, and `saml.mjs` (run by `saml.rs`) an identity provider
+//! registered and a token from the account page used; each asserts what
+//! comes back.
 //!
 //! The client is installed once with npm into `target/tmp/` and the script is
 //! copied next to its `node_modules`, so Node resolves the ESM import there.
@@ -20,7 +22,7 @@ const PACKAGE: &str = "@gitbook/api@0.202.0";
 
 /// Installs the client (once per test process, reused across runs) and
 /// copies the scripts beside it; returns the directory.
-fn client_dir() -> &'static Path {
+pub(crate) fn client_dir() -> &'static Path {
     static DIR: OnceLock<PathBuf> = OnceLock::new();
     DIR.get_or_init(|| {
         let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("gitbook-api-client-0.202.0");
@@ -47,6 +49,7 @@ fn client_dir() -> &'static Path {
             "search.mjs",
             "discussions.mjs",
             "sites.mjs",
+            "saml.mjs",
         ] {
             let source = Path::new(env!("CARGO_MANIFEST_DIR"))
                 .join("tests/official-client")
@@ -58,8 +61,8 @@ fn client_dir() -> &'static Path {
 }
 
 /// Runs a script with node off the runtime's workers (the server under test
-/// runs on them) and fails with its output unless it exits 0.
-async fn run_node(mut node: Command, name: &str) {
+/// runs on them) and fails with its output unless it exits 0; its stdout.
+pub(crate) async fn run_node(mut node: Command, name: &str) -> String {
     let output = tokio::task::spawn_blocking(move || node.output())
         .await
         .expect("node runner")
@@ -71,6 +74,7 @@ async fn run_node(mut node: Command, name: &str) {
         String::from_utf8_lossy(&output.stdout),
         String::from_utf8_lossy(&output.stderr)
     );
+    String::from_utf8_lossy(&output.stdout).into_owned()
 }
 
 both_backends! {

@@ -187,7 +187,7 @@ impl TestApp {
         let user = accounts::ensure_user(&self.state.app, &email, name)
             .await
             .expect("create user");
-        let token = accounts::create_token(&self.state.app, &user.id)
+        let token = accounts::create_token(&self.state.app, &user.id, None)
             .await
             .expect("create token");
         TestUser {
