@@ -17,7 +17,12 @@ use std::collections::HashMap;
 
 use quire_content::document::{Document, OpenApiOperation};
 
+pub use markup::Target;
 pub use world::Fonts;
+
+use typst::ecow::EcoVec;
+use typst::layout::Point;
+use typst_layout::Page;
 
 /// What a PDF is made of.
 #[derive(Debug, Clone, Default)]
@@ -78,12 +83,85 @@ pub enum PdfError {
 }
 
 /// Typesets `book` into PDF bytes.
+///
+/// Part by part ([`markup::parts`]), so the typesetter's memory is bounded
+/// by a part rather than the book, then joined into one document. A part
+/// linking to another is typeset twice: first to learn where every label
+/// is, then with links pointing there. The front matter (title page and
+/// table of contents, for books of several pages) is typeset last, once
+/// the page numbers are known, and placed first.
 pub fn render(book: &Book, fonts: &Fonts) -> Result<Vec<u8>, PdfError> {
-    let source = markup::write(book);
-    world::compile(&source, fonts, &book.title)
+    let parts = markup::parts(book);
+    // Each part's pages (when final), page count and label positions.
+    let mut finished: Vec<Option<EcoVec<Page>>> = Vec::with_capacity(parts.len());
+    let mut counts = Vec::with_capacity(parts.len());
+    let mut found: Vec<(usize, String, usize, Point)> = Vec::new();
+    let mut info = None;
+    let mut number = 1;
+    for (index, range) in parts.iter().enumerate() {
+        let chunk = markup::chunk(book, range.clone(), number, None);
+        let document = world::typeset(&chunk.text, &chunk.images, fonts, index)?;
+        for (label, page, point) in world::positions(&document, &chunk.labels) {
+            found.push((index, label, page, point));
+        }
+        if info.is_none() {
+            info = Some(typst::model::Document::info(&document).clone());
+        }
+        let count = document.pages().len();
+        counts.push(count);
+        number += count;
+        finished.push((!chunk.needs_targets).then(|| document.pages().iter().cloned().collect()));
+    }
+    let first_numbers: Vec<usize> = counts
+        .iter()
+        .scan(0, |before, count| {
+            let first = *before;
+            *before += count;
+            Some(first)
+        })
+        .collect();
+    let target = |front: usize, (part, label, page, point): &(usize, String, usize, Point)| {
+        (
+            label.clone(),
+            Target {
+                page: front + first_numbers[*part] + page,
+                x: point.x.to_pt(),
+                y: point.y.to_pt(),
+            },
+        )
+    };
+    let mut front_pages = EcoVec::new();
+    let mut targets: HashMap<String, Target> = found.iter().map(|f| target(0, f)).collect();
+    if book.pages.len() > 1 {
+        let mut entries = markup::toc(book);
+        for entry in &mut entries {
+            entry.number = targets.get(&entry.label).map_or(0, |t| t.page);
+        }
+        let index = parts.len();
+        let draft = world::typeset(&markup::front(book, &entries, None), &[], fonts, index)?;
+        let front = draft.pages().len();
+        drop(draft);
+        targets = found.iter().map(|f| target(front, f)).collect();
+        let document = world::typeset(&markup::front(book, &entries, Some(&targets)), &[], fonts, index)?;
+        front_pages = document.pages().iter().cloned().collect();
+    }
+    let mut pages = front_pages;
+    for (index, range) in parts.iter().enumerate() {
+        let part = match finished[index].take() {
+            Some(part) => part,
+            None => {
+                let chunk = markup::chunk(book, range.clone(), first_numbers[index] + 1, Some(&targets));
+                let document = world::typeset(&chunk.text, &chunk.images, fonts, index)?;
+                document.pages().iter().cloned().collect()
+            }
+        };
+        pages.extend(part);
+    }
+    world::export(pages, info.unwrap_or_default(), &book.title)
 }
 
-/// The Typst source [`render`] typesets (for tests and debugging).
-pub fn source(book: &Book) -> markup::Source {
-    markup::write(book)
+/// The Typst source of the whole book as one part, as [`render`] writes
+/// its parts (for tests and debugging).
+pub fn source(book: &Book) -> markup::Chunk {
+    markup::chunk(book, 0..book.pages.len(), 1, None)
 }

@@ -1,12 +1,19 @@
-//! A [`Book`] written as Typst markup. Every text of the content goes in as
-//! a Typst string literal (`#"…"`), never as markup, so nothing a page says
-//! is read as Typst; the structure around it is ours. Links point at labels
-//! only when the label exists in this book (Typst refuses a link to a
-//! missing label): `<page-{id}>` on each page's heading, and
-//! `h-{page}-{anchor}` on the headings of its document.
+//! A [`Book`] written as Typst markup, in parts ([`parts`]: runs of whole
+//! chapters, each typeset on its own so memory stays bounded by the part)
+//! and a front matter (title page and table of contents, [`front`]).
+//!
+//! Every text of the content goes in as a Typst string literal (`#"…"`),
+//! never as markup, so nothing a page says is read as Typst; the structure
+//! around it is ours. Pages and headings carry labels (`<page-{id}>`,
+//! `<h-{page}-{anchor}>`). A link to a label of the same part points at
+//! the label; a link to another part (or from the table of contents) points
+//! at a [`Target`], the label's place in the finished PDF, which is only
+//! known once every part was typeset: until then it points at the first
+//! page and the part says it [`Chunk::needs_targets`].
 
-use std::collections::HashSet;
+use std::collections::{HashMap, HashSet};
 use std::fmt::Write as _;
+use std::ops::Range;
 
 use quire_content::document::{
     Block, CodeBlock, ColumnAlign, Document, HintStyle, Image, ImageSource, Inline, LinkTarget, List, ListKind, Marks,
@@ -16,11 +23,130 @@ use quire_openapi::{Body, Media, Operation, Schema};
 
 use crate::{Book, PageBody};
 
-/// Typst source and the images it refers to (`/img/{n}`).
+/// Typst source of one part and the images it refers to (`/img/{n}`).
 #[derive(Debug, Clone, Default)]
-pub struct Source {
+pub struct Chunk {
     pub text: String,
     pub images: Vec<Vec<u8>>,
+    /// The labels it places (their positions are looked up after).
+    pub labels: Vec<String>,
+    /// Whether it links to another part: typeset again once the
+    /// [`Target`]s are known.
+    pub needs_targets: bool,
+}
+
+/// Where a label ended up in the finished PDF: its page (from 1, counting
+/// the front matter) and point, in typographic points from the top left.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Target {
+    pub page: usize,
+    pub x: f64,
+    pub y: f64,
+}
+
+/// A line of the table of contents.
+#[derive(Debug, Clone)]
+pub struct TocEntry {
+    pub label: String,
+    pub title: String,
+    pub depth: usize,
+    /// The page number printed on the page.
+    pub number: usize,
+}
+
+/// Pages per part, about: a part is whole top-level pages (with their
+/// subpages), cut once it holds this many.
+const PART_PAGES: usize = 40;
+
+/// The book's pages cut into parts at top-level pages.
+pub fn parts(book: &Book) -> Vec<Range<usize>> {
+    let mut parts = Vec::new();
+    let mut start = 0;
+    for (index, page) in book.pages.iter().enumerate() {
+        if page.depth == 0 && index > start && index - start >= PART_PAGES {
+            parts.push(start..index);
+            start = index;
+        }
+    }
+    if start < book.pages.len() || parts.is_empty() {
+        parts.push(start..book.pages.len());
+    }
+    parts
+}
+
+/// The lines of the table of contents (pages four levels deep), their
+/// numbers still 0.
+pub fn toc(book: &Book) -> Vec<TocEntry> {
+    book.pages
+        .iter()
+        .filter(|p| p.depth < 4)
+        .map(|p| TocEntry {
+            label: page_label(&p.id),
+            title: p.title.clone(),
+            depth: p.depth,
+            number: 0,
+        })
+        .collect()
+}
+
+/// Labels the pages of `range` place.
+fn labels_of(book: &Book, range: Range<usize>) -> HashSet<String> {
+    let mut labels = HashSet::new();
+    for page in &book.pages[range] {
+        labels.insert(page_label(&page.id));
+        if let PageBody::Document(document) = &page.body {
+            for block in document.walk() {
+                if let Block::Heading(heading) = block
+                    && !heading.id.is_empty()
+                {
+                    labels.insert(heading_label(&page.id, &heading.id));
+                }
+            }
+        }
+    }
+    labels
+}
+
+/// The pages of `range`, numbered from `first_number`.
+pub fn chunk(
+    book: &Book,
+    range: Range<usize>,
+    first_number: usize,
+    targets: Option<&HashMap<String, Target>>,
+) -> Chunk {
+    let mut writer = Writer::new(book, range.clone(), targets);
+    writer.preamble();
+    let _ = writeln!(
+        writer.out,
+        "#set page(numbering: \"1\")\n#counter(page).update({first_number})"
+    );
+    writer.pages(range);
+    Chunk {
+        text: writer.out,
+        images: writer.images,
+        labels: writer.placed.into_iter().collect(),
+        needs_targets: writer.needs_targets,
+    }
+}
+
+/// The title page and the table of contents of a book of several pages.
+pub fn front(book: &Book, entries: &[TocEntry], targets: Option<&HashMap<String, Target>>) -> String {
+    let mut writer = Writer::new(book, 0..0, targets);
+    writer.preamble();
+    writer.title_page();
+    writer.out.push_str(
+        "#pagebreak()\n#heading(level: 1, outlined: false, bookmarked: false)[Contents]\n#set par(spacing: 0.65em)\n",
+    );
+    for entry in entries {
+        writer.link_to_target(&entry.label, |w| {
+            let _ = write!(w.out, "#h({:.1}em)", entry.depth as f32 * 1.2);
+            w.text(&entry.title);
+            w.out.push_str("#box(width: 1fr, repeat[#h(3pt).])");
+            let _ = write!(w.out, "#h(4pt){}", entry.number);
+        });
+        writer.out.push_str("\n\n");
+    }
+    writer.out
 }
 
 /// At most this many nested blocks are written; deeper content is cut
@@ -45,23 +171,18 @@ const PREAMBLE: &str = r##"#set page(paper: "a4", margin: (x: 2.2cm, top: 2.4cm,
 #let method(name) = box(fill: luma(40), inset: (x: 4pt, y: 2pt), radius: 2pt, text(fill: white, weight: "bold", size: 8.5pt, name))
 "##;
 
-/// Writes the whole book.
-pub fn write(book: &Book) -> Source {
-    let mut writer = Writer::new(book);
-    writer.preamble();
-    writer.pages();
-    Source {
-        text: writer.out,
-        images: writer.images,
-    }
-}
-
 struct Writer<'b> {
     book: &'b Book,
     out: String,
     images: Vec<Vec<u8>>,
     /// Labels that exist in this book.
     labels: HashSet<String>,
+    /// Labels of the part being written.
+    local: HashSet<String>,
+    /// Where the other parts' labels are, once known.
+    targets: Option<&'b HashMap<String, Target>>,
+    /// Whether a link pointed at another part.
+    needs_targets: bool,
     /// Labels attached so far.
     placed: HashSet<String>,
     /// The page being written.
@@ -117,25 +238,15 @@ fn safe_url(url: &str) -> bool {
 }
 
 impl<'b> Writer<'b> {
-    fn new(book: &'b Book) -> Writer<'b> {
-        let mut labels = HashSet::new();
-        for page in &book.pages {
-            labels.insert(page_label(&page.id));
-            if let PageBody::Document(document) = &page.body {
-                for block in document.walk() {
-                    if let Block::Heading(heading) = block
-                        && !heading.id.is_empty()
-                    {
-                        labels.insert(heading_label(&page.id, &heading.id));
-                    }
-                }
-            }
-        }
+    fn new(book: &'b Book, part: Range<usize>, targets: Option<&'b HashMap<String, Target>>) -> Writer<'b> {
         Writer {
             book,
             out: String::with_capacity(64 * 1024),
             images: Vec::new(),
-            labels,
+            labels: labels_of(book, 0..book.pages.len()),
+            local: labels_of(book, part),
+            targets,
+            needs_targets: false,
             placed: HashSet::new(),
             page: "",
             page_level: 1,
@@ -163,11 +274,6 @@ impl<'b> Writer<'b> {
         self.string(&title);
         self.out.push_str(")\n");
         self.out.push_str(PREAMBLE);
-        if self.book.pages.len() > 1 {
-            self.title_page();
-        } else {
-            self.out.push_str("#set page(numbering: \"1\")\n");
-        }
     }
 
     fn title_page(&mut self) {
@@ -181,23 +287,23 @@ impl<'b> Writer<'b> {
             self.text(&subtitle);
             self.out.push(']');
         }
-        self.out
-            .push_str("]\n#pagebreak()\n#outline(title: [Contents], depth: 4)\n");
-        self.out
-            .push_str("#set page(numbering: \"1\")\n#counter(page).update(1)\n");
+        self.out.push_str("]\n");
     }
 
-    fn pages(&mut self) {
+    fn pages(&mut self, range: Range<usize>) {
         let book = self.book;
-        for (index, page) in book.pages.iter().enumerate() {
+        let first = range.start;
+        for (index, page) in book.pages[range].iter().enumerate() {
             self.page = &page.id;
             self.page_level = page.depth.min(5) + 1;
-            if page.depth == 0 && index > 0 {
+            if page.depth == 0 && index + first > first {
                 self.out.push_str("#pagebreak(weak: true)\n");
             }
             let _ = write!(self.out, "#heading(level: {})[", self.page_level);
             self.text(&page.title);
-            let _ = writeln!(self.out, "] <{}>\n", page_label(&page.id));
+            let label = page_label(&page.id);
+            let _ = writeln!(self.out, "] <{label}>\n");
+            self.placed.insert(label);
             if let Some(description) = page.description.as_deref().filter(|d| !d.trim().is_empty()) {
                 self.out.push_str("#text(fill: luma(90), size: 11.5pt)[");
                 self.text(description);
@@ -531,15 +637,36 @@ impl<'b> Writer<'b> {
             LinkTarget::File { .. } => None,
         };
         match label.filter(|l| self.labels.contains(l)) {
-            Some(label) => {
+            Some(label) if self.local.contains(&label) => {
                 self.out.push_str("#link(label(");
                 self.string(&label);
                 self.out.push_str("))[");
                 body(self);
                 self.out.push(']');
             }
+            Some(label) => self.link_to_target(&label, body),
             None => body(self),
         }
+    }
+
+    /// Writes `body` linked to where `label` is in the finished PDF (the
+    /// first page until that is known).
+    fn link_to_target(&mut self, label: &str, body: impl FnOnce(&mut Self)) {
+        self.needs_targets = true;
+        let target = self.targets.and_then(|t| t.get(label)).copied().unwrap_or(Target {
+            page: 1,
+            x: 0.0,
+            y: 0.0,
+        });
+        let _ = write!(
+            self.out,
+            "#link((page: {}, x: {:.2}pt, y: {:.2}pt))[",
+            target.page.max(1),
+            target.x,
+            target.y
+        );
+        body(self);
+        self.out.push(']');
     }
 
     fn link_url(&mut self, url: &str, body: impl FnOnce(&mut Self)) {

@@ -1,27 +1,31 @@
-//! The Typst compiler's view of one book (its `World`): the markup as
-//! `/main.typ`, images as `/img/{n}`, and the fonts. Fonts are Typst's
+//! The Typst compiler's view of one part of a book (its `World`): the
+//! markup as `/part-{n}.typ`, images as `/img/{n}`, and the fonts. Fonts are Typst's
 //! embedded ones (Libertinus Serif, New Computer Modern, DejaVu Sans Mono)
 //! plus the font files of the directories [`Fonts::load`] is given (where
 //! CJK fonts come from, e.g. Debian's `fonts-noto-cjk`); a font file is
 //! read once, the first time a book needs one of its faces.
 //!
 //! File ids are interned by Typst for the life of the process, so the paths
-//! used are the same for every book (`/main.typ`, `/img/0`, `/img/1`, …).
+//! used are the same for every book (`/part-0.typ`, `/img/0`, …).
 
 use std::path::{Path, PathBuf};
 use std::sync::{LazyLock, OnceLock};
 
 use typst::diag::{FileError, FileResult};
-use typst::foundations::{Bytes, Datetime, Smart};
+use typst::ecow::EcoVec;
+use typst::foundations::{Bytes, Datetime, Label, Smart};
+use typst::introspection::Introspector as _;
+use typst::layout::Point;
+use typst::model::DocumentInfo;
 use typst::syntax::{FileId, RootedPath, Source, VirtualPath, VirtualRoot};
 use typst::text::{Font, FontBook, FontInfo};
 use typst::utils::LazyHash;
+use typst::utils::PicoStr;
 use typst::visualize::{ImageFormat, RasterFormat, RasterImage, SvgImage, VectorFormat};
 use typst::{Library, LibraryExt, World};
-use typst_layout::PagedDocument;
+use typst_layout::{Page, PagedDocument};
 
 use crate::PdfError;
-use crate::markup::Source as Markup;
 
 /// Where a face's bytes are.
 enum FontFile {
@@ -221,44 +225,57 @@ impl World for BookWorld<'_> {
     }
 }
 
-/// Typesets `markup` and writes the PDF.
-pub fn compile(markup: &Markup, fonts: &Fonts, ident: &str) -> Result<Vec<u8>, PdfError> {
+fn messages(errors: &[typst::diag::SourceDiagnostic]) -> String {
+    errors
+        .iter()
+        .map(|e| e.message.to_string())
+        .collect::<Vec<_>>()
+        .join("; ")
+}
+
+/// Typesets one part of a book (`part` names its source file, so the
+/// elements of different parts never share a location).
+pub fn typeset(text: &str, images: &[Vec<u8>], fonts: &Fonts, part: usize) -> Result<PagedDocument, PdfError> {
     let world = BookWorld {
         fonts,
-        main: Source::new(file_id("/main.typ"), markup.text.clone()),
-        images: markup
-            .images
+        main: Source::new(file_id(&format!("/part-{part}.typ")), text.to_owned()),
+        images: images
             .iter()
             .enumerate()
             .map(|(n, bytes)| (file_id(&format!("/img/{n}")), Bytes::new(bytes.clone())))
             .collect(),
     };
     let compiled = typst::compile::<PagedDocument>(&world).output;
-    let result = match compiled {
-        Ok(document) => {
-            let options = typst_pdf::PdfOptions {
-                ident: Smart::Custom(ident.to_owned()),
-                ..typst_pdf::PdfOptions::default()
-            };
-            typst_pdf::pdf(&document, &options).map_err(|errors| {
-                PdfError::Export(
-                    errors
-                        .iter()
-                        .map(|e| e.message.to_string())
-                        .collect::<Vec<_>>()
-                        .join("; "),
-                )
-            })
-        }
-        Err(errors) => Err(PdfError::Typeset(
-            errors
-                .iter()
-                .map(|e| e.message.to_string())
-                .collect::<Vec<_>>()
-                .join("; "),
-        )),
-    };
-    // Typst memoizes across compilations; a server keeps none of it.
+    // What the compiler memoized is of no use to the next part.
     typst::comemo::evict(0);
-    result
+    compiled.map_err(|errors| PdfError::Typeset(messages(&errors)))
+}
+
+/// Where each label of a typeset part is: its page in the part (from 1)
+/// and point.
+pub fn positions(document: &PagedDocument, labels: &[String]) -> Vec<(String, usize, Point)> {
+    let introspector = document.introspector();
+    labels
+        .iter()
+        .filter_map(|name| {
+            let label = Label::new(PicoStr::intern(name))?;
+            let location = introspector.query_label(label).ok()?.location()?;
+            let position = introspector.position(location)?;
+            Some((name.clone(), position.page.get(), position.point))
+        })
+        .collect()
+}
+
+/// The PDF of pages typeset part by part, as one document: its bookmarks
+/// and internal links resolved across all of them.
+pub fn export(pages: EcoVec<Page>, info: DocumentInfo, ident: &str) -> Result<Vec<u8>, PdfError> {
+    let document = PagedDocument::new(pages, info);
+    let options = typst_pdf::PdfOptions {
+        ident: Smart::Custom(ident.to_owned()),
+        ..typst_pdf::PdfOptions::default()
+    };
+    let pdf = typst_pdf::pdf(&document, &options).map_err(|errors| PdfError::Export(messages(&errors)));
+    drop(document);
+    typst::comemo::evict(0);
+    pdf
 }

@@ -63,6 +63,15 @@ fn xml_pages(xml: &str) -> String {
         .collect()
 }
 
+/// Where the link on `text` goes, in `pdftohtml -xml` output.
+fn link_target(xml: &str, text: &str) -> Option<String> {
+    xml.lines()
+        .find(|l| l.contains(&format!(">{text}</a>")))
+        .and_then(|l| l.split("href=\"").nth(1))
+        .and_then(|h| h.split('"').next())
+        .map(str::to_owned)
+}
+
 fn book() -> Book {
     let mut files = HashMap::new();
     files.insert(
@@ -145,13 +154,7 @@ fn a_book_is_a_pdf_with_contents_outline_and_text() {
     }
     // Links: to a page of the book, to a heading, to the web; a link to a
     // page not in the book is text.
-    let link_to = |text: &str| {
-        xml.lines()
-            .find(|l| l.contains(&format!(">{text}</a>")))
-            .and_then(|l| l.split("href=\"").nth(1))
-            .and_then(|h| h.split('"').next())
-            .map(str::to_owned)
-    };
+    let link_to = |text: &str| link_target(&xml, text);
     let pages = xml_pages(&xml);
     let setup_page = field(&pages, "setup");
     assert_eq!(
@@ -208,4 +211,81 @@ fn hostile_content_is_text_and_always_typesets() {
     let text = tool("pdftotext", &[], &pdf);
     assert!(text.contains("#panic(\"no\")"), "{text}");
     assert!(text.contains("#let x = 1"), "{text}");
+}
+
+/// A book of several parts (typeset one by one): links across parts, the
+/// table of contents' page numbers and the bookmarks are those of the one
+/// document they make.
+#[test]
+fn a_long_book_is_one_document_across_its_parts() {
+    let mut pages = Vec::new();
+    for i in 0..95 {
+        let mut markdown = format!("Page {i:02} text.\n\n## Part {i:02} detail\n\nMore words.\n");
+        match i {
+            5 => markdown.push_str("\nForward to [ninety](/pages/p90).\n"),
+            90 => markdown.push_str("\nBack to [five](/pages/p5) and [its detail](/pages/p5#part-05-detail).\n"),
+            12 => markdown.push_str("\nNear to [eleven](/pages/p11).\n"),
+            _ => {}
+        }
+        pages.push(page(
+            &format!("p{i}"),
+            &format!("Page {i:02}"),
+            usize::from(i % 10 != 0),
+            &markdown,
+        ));
+    }
+    let book = Book {
+        title: "Long".into(),
+        pages,
+        ..Book::default()
+    };
+    let pdf = quire_pdf::render(&book, &fonts()).expect("the book typesets");
+    let xml = tool("pdftohtml", &["-xml", "-stdout", "-i", "-q"], &pdf);
+    let outline = xml_pages(&xml);
+    let physical = |title: &str| -> usize {
+        field(&outline, title)
+            .parse()
+            .unwrap_or_else(|_| panic!("{title} in {outline}"))
+    };
+    for title in ["page 00", "page 05", "page 45", "page 90", "page 94", "part 90 detail"] {
+        physical(title);
+    }
+    let link_to = |text: &str| link_target(&xml, text).unwrap_or_else(|| panic!("a link on {text}"));
+    assert_eq!(link_to("ninety"), format!("book.html#{}", physical("page 90")));
+    assert_eq!(link_to("five"), format!("book.html#{}", physical("page 05")));
+    assert_eq!(
+        link_to("its detail"),
+        format!("book.html#{}", physical("part 05 detail"))
+    );
+    assert_eq!(link_to("eleven"), format!("book.html#{}", physical("page 11")));
+    // The printed numbers start after the title page and the contents.
+    let front = physical("page 00") - 1;
+    let text = tool("pdftotext", &["-layout", "-f", "1", "-l", &front.to_string()], &pdf);
+    for title in ["Page 45", "Page 90", "Page 94"] {
+        let line = text
+            .lines()
+            .find(|l| l.contains(title))
+            .unwrap_or_else(|| panic!("{title} in the contents: {text}"));
+        let number: usize = line
+            .split_whitespace()
+            .last()
+            .and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| panic!("a number on {line:?}"));
+        assert_eq!(number, physical(&title.to_lowercase()) - front, "{line}");
+        let printed = tool(
+            "pdftotext",
+            &[
+                "-layout",
+                "-f",
+                &physical(&title.to_lowercase()).to_string(),
+                "-l",
+                &physical(&title.to_lowercase()).to_string(),
+            ],
+            &pdf,
+        );
+        assert!(
+            printed.trim_end().ends_with(&number.to_string()),
+            "the page shows {number}: {printed}"
+        );
+    }
 }
