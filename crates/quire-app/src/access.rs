@@ -67,6 +67,24 @@ pub async fn org(conn: &mut Conn, caller: &Caller, org_id: &str) -> AppResult<Or
         .ok_or_else(|| AppError::not_found("organization", org_id))
 }
 
+/// Access to an organization's shared resources (OpenAPI specs,
+/// translations): members read them, guests do not see the organization,
+/// the create role changes them (`write` requires it; `what` names them in
+/// the refusal). Whether the caller may change them.
+pub async fn org_resources(conn: &mut Conn, caller: &Caller, org_id: &str, write: bool, what: &str) -> AppResult<bool> {
+    let org = org(conn, caller, org_id).await?;
+    if org.is_guest() {
+        return Err(AppError::not_found("organization", org_id));
+    }
+    let edit = org.has_role(Role::Create);
+    if write && !edit {
+        return Err(AppError::forbidden(format!(
+            "you need the create role in this organization to {what}"
+        )));
+    }
+    Ok(edit)
+}
+
 /// The organization content is transferred to: one the caller administers
 /// (an unknown one is invalid input, not a missing resource).
 pub async fn transfer_target(conn: &mut Conn, caller: &Caller, org_id: &str) -> AppResult<OrgAccess> {

@@ -8,7 +8,7 @@
 //! there were. Members see specs; the create role makes and changes them.
 //! A `public` spec's latest version is readable without a token.
 
-use quire_core::{Role, Timestamp};
+use quire_core::Timestamp;
 use quire_engine::FetchError;
 use quire_store::Page;
 use quire_store::openapi::{self, SpecRow, VersionRow};
@@ -107,19 +107,9 @@ fn check_source(source: &Source) -> AppResult<(Option<String>, Option<String>)> 
     }
 }
 
-/// The organization's membership, for reading (`write`: the create role).
+/// The caller's membership: members read, the create role changes.
 async fn org_access(conn: &mut quire_store::Conn, caller: &Caller, org_id: &str, write: bool) -> AppResult<bool> {
-    let org = access::org(conn, caller, org_id).await?;
-    if org.is_guest() {
-        return Err(AppError::not_found("organization", org_id));
-    }
-    let edit = org.has_role(Role::Create);
-    if write && !edit {
-        return Err(AppError::forbidden(
-            "you need the create role in this organization to change its OpenAPI specs",
-        ));
-    }
-    Ok(edit)
+    access::org_resources(conn, caller, org_id, write, "change its OpenAPI specs").await
 }
 
 async fn spec_of(conn: &mut quire_store::Conn, org_id: &str, slug: &str) -> AppResult<SpecRow> {

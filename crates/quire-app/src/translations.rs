@@ -19,7 +19,7 @@ use std::time::Instant;
 
 use quire_content::document::Document;
 use quire_content::tree::PageMeta;
-use quire_core::{Role, Timestamp};
+use quire_core::Timestamp;
 use quire_engine::imports::{ImportedFile, ImportedPage, ImportedReusable, ImportedState, Target};
 use quire_engine::translate::{Provider, Request};
 use quire_store::Page;
@@ -134,17 +134,7 @@ fn instructions(value: &Value) -> AppResult<String> {
 
 /// The caller's membership: members read, the create role changes.
 async fn org_access(conn: &mut quire_store::Conn, caller: &Caller, org_id: &str, write: bool) -> AppResult<bool> {
-    let org = access::org(conn, caller, org_id).await?;
-    if org.is_guest() {
-        return Err(AppError::not_found("organization", org_id));
-    }
-    let edit = org.has_role(Role::Create);
-    if write && !edit {
-        return Err(AppError::forbidden(
-            "you need the create role in this organization to manage translations",
-        ));
-    }
-    Ok(edit)
+    access::org_resources(conn, caller, org_id, write, "manage translations").await
 }
 
 async fn translation_of(conn: &mut quire_store::Conn, org_id: &str, id: &str) -> AppResult<TranslationRow> {
