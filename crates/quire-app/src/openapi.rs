@@ -146,11 +146,18 @@ pub async fn create(app: &App, caller: &Caller, org_id: &str, new: NewSpec) -> A
             new.slug
         )));
     }
-    let now = app.now();
-    let spec = SpecRow {
+    let spec = new_spec(org_id, &new.slug, url, text, app.now());
+    save_and_process(&mut tx, &spec, app.now()).await?;
+    tx.commit().await?;
+    Ok(SpecInfo { spec, edit: true })
+}
+
+/// A spec not processed yet.
+fn new_spec(org_id: &str, slug: &str, url: Option<String>, text: Option<String>, now: Timestamp) -> SpecRow {
+    SpecRow {
         id: quire_core::id::new_id(),
         organization_id: org_id.to_owned(),
-        slug: new.slug,
+        slug: slug.to_owned(),
         source_url: url,
         source_text: text,
         visibility: "private".into(),
@@ -161,10 +168,14 @@ pub async fn create(app: &App, caller: &Caller, org_id: &str, new: NewSpec) -> A
         last_error: None,
         created_at: now,
         updated_at: now,
-    };
-    openapi::put_spec(&mut tx, &spec).await?;
+    }
+}
+
+/// Stores the spec and queues its processing.
+async fn save_and_process(tx: &mut quire_store::Conn, spec: &SpecRow, now: Timestamp) -> AppResult<()> {
+    openapi::put_spec(tx, spec).await?;
     jobs::enqueue(
-        &mut tx,
+        tx,
         &ProcessSpec {
             spec_id: spec.id.clone(),
         },
@@ -172,8 +183,7 @@ pub async fn create(app: &App, caller: &Caller, org_id: &str, new: NewSpec) -> A
         now,
     )
     .await?;
-    tx.commit().await?;
-    Ok(SpecInfo { spec, edit: true })
+    Ok(())
 }
 
 /// Creates the spec or changes its source, and processes it again (the
@@ -195,35 +205,9 @@ pub async fn put(app: &App, caller: &Caller, org_id: &str, slug: &str, source: S
             },
             false,
         ),
-        None => (
-            SpecRow {
-                id: quire_core::id::new_id(),
-                organization_id: org_id.to_owned(),
-                slug: slug.to_owned(),
-                source_url: url,
-                source_text: text,
-                visibility: "private".into(),
-                processing_state: "pending".into(),
-                last_version_id: None,
-                last_processed_at: None,
-                last_error_code: None,
-                last_error: None,
-                created_at: now,
-                updated_at: now,
-            },
-            true,
-        ),
+        None => (new_spec(org_id, slug, url, text, now), true),
     };
-    openapi::put_spec(&mut tx, &spec).await?;
-    jobs::enqueue(
-        &mut tx,
-        &ProcessSpec {
-            spec_id: spec.id.clone(),
-        },
-        now,
-        now,
-    )
-    .await?;
+    save_and_process(&mut tx, &spec, now).await?;
     tx.commit().await?;
     Ok((SpecInfo { spec, edit: true }, created))
 }
