@@ -264,6 +264,13 @@ both_backends! {
         app.post(&bob, &format!("/v1/orgs/{other}/invites/{admins}"), json!({})).await.assert_status(404);
         assert_eq!(role_in(&app, &ada, &org_id, &bob).await, None);
         assert_eq!(role_in(&app, &ada, &other, &bob).await, None);
+
+        // Where single sign-on is enforced, joining makes an SSO member.
+        assert_eq!(app.get(&ada, &format!("/v1/orgs/{org_id}/members/{}", eve.id)).await.body["sso"], false);
+        app.patch(&ada, &format!("/v1/orgs/{other}"), json!({ "sso": true })).await.assert_status(200);
+        let strict = link(&app, &ada, &other, json!("read")).await;
+        app.post(&bob, &format!("/v1/orgs/{other}/invites/{strict}"), json!({})).await.assert_status(200);
+        assert_eq!(app.get(&ada, &format!("/v1/orgs/{other}/members/{}", bob.id)).await.body["sso"], true);
     }
 
     async fn joining_is_refused_while_invite_links_are_off(app: TestApp) {
