@@ -305,8 +305,9 @@ pub fn local_path(relay_state: Option<&str>) -> String {
     }
 }
 
-/// Starts a login: the URL of the identity provider to send the person to.
-pub async fn start(app: &App, public_url: &str, provider_id: &str, then: Option<&str>) -> AppResult<String> {
+/// Starts a login: the URL of the identity provider to send the person to,
+/// and the id of the request it carries.
+pub async fn start(app: &App, public_url: &str, provider_id: &str, then: Option<&str>) -> AppResult<(String, String)> {
     let now = app.now();
     let mut tx = app.db.write().await?;
     let (provider, idp) = active(&mut tx, provider_id, now).await?;
@@ -328,7 +329,7 @@ pub async fn start(app: &App, public_url: &str, provider_id: &str, then: Option<
     )
     .map_err(|e| AppError::from(anyhow::anyhow!("AuthnRequest: {e}")))?;
     tx.commit().await?;
-    Ok(url)
+    Ok((url, request_id))
 }
 
 /// What a login gives: the session (a new one, or the one the person
@@ -345,14 +346,23 @@ fn refused(provider_id: &str, reason: impl std::fmt::Display) -> AppError {
     AppError::forbidden(format!("The sign-in was refused: {reason}."))
 }
 
+/// Whether sign-ins are bound to the browser that started them: when the
+/// public URL is https, where the binding cookie can be `SameSite=None;
+/// Secure` and so comes back with the IdP's cross-site POST.
+pub fn binds_browsers(public_url: &str) -> bool {
+    public_url.starts_with("https://")
+}
+
 /// Takes a response posted to the ACS. `session_token` is the account
-/// page's session the browser already had, if any.
+/// page's session the browser already had, if any; `started_here` the
+/// request id the browser's binding cookie holds (see [`binds_browsers`]).
 pub async fn consume(
     app: &App,
     public_url: &str,
     provider_id: &str,
     saml_response: &str,
     session_token: Option<&str>,
+    started_here: Option<&str>,
 ) -> AppResult<SignedIn> {
     let now = app.now();
     let (provider, idp) = {
@@ -361,8 +371,16 @@ pub async fn consume(
             .await
             .map_err(|e| refused(provider_id, e))?
     };
-    // The request it claims to answer must be one of ours, outstanding.
+    // The request it claims to answer must be one of ours, outstanding, and
+    // started in this browser: else someone could sign another person in
+    // as themselves (login CSRF).
     let claimed = quire_saml::claimed_request(saml_response);
+    if let Some(request) = &claimed
+        && binds_browsers(public_url)
+        && started_here != Some(request.as_str())
+    {
+        return Err(refused(provider_id, "it answers a sign-in started in another browser"));
+    }
     if let Some(request) = &claimed {
         let mut conn = app.db.read().await?;
         if !saml::request_outstanding(&mut conn, request, &provider.id, now).await? {

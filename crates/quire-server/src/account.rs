@@ -12,7 +12,9 @@
 //! The session is the `quire_session` cookie: HttpOnly, `SameSite=Lax` (the
 //! IdP's POST to the ACS is cross-site; the redirect that follows is a
 //! top-level navigation, which Lax lets through), `Secure` when the public
-//! URL is https. Every refusal is a plain HTML page with a 4xx status; the
+//! URL is https. There, `start` also sets `quire_saml_request` (the request
+//! id, `SameSite=None; Secure`, for the ACS path only), and the ACS takes a
+//! response only from the browser that started its sign-in. Every refusal is a plain HTML page with a 4xx status; the
 //! reason is logged (by `quire_app::saml`).
 
 use axum::Router;
@@ -30,6 +32,9 @@ use crate::extract::{Path, Query};
 use crate::state::AppState;
 
 const COOKIE: &str = "quire_session";
+/// The sign-in request a browser started (https only; see
+/// `saml::binds_browsers`).
+const REQUEST_COOKIE: &str = "quire_saml_request";
 
 pub fn router() -> Router<AppState> {
     Router::new()
@@ -103,17 +108,32 @@ fn session_cookie(state: &AppState, value: &str, max_age_secs: i64) -> HeaderVal
     HeaderValue::from_str(&cookie).unwrap_or_else(|_| HeaderValue::from_static(""))
 }
 
-/// The session token the request's cookie holds.
-fn cookie_token(headers: &HeaderMap) -> Option<String> {
+/// The value of a cookie of the request.
+fn cookie(headers: &HeaderMap, cookie: &str) -> Option<String> {
     headers
         .get_all(header::COOKIE)
         .iter()
         .filter_map(|v| v.to_str().ok())
         .flat_map(|v| v.split(';'))
         .filter_map(|pair| pair.trim().split_once('='))
-        .find(|(name, _)| *name == COOKIE)
+        .find(|(name, _)| *name == cookie)
         .map(|(_, value)| value.to_owned())
         .filter(|v| !v.is_empty() && v.len() <= 128)
+}
+
+/// The session token the request's cookie holds.
+fn cookie_token(headers: &HeaderMap) -> Option<String> {
+    cookie(headers, COOKIE)
+}
+
+/// The cookie binding a sign-in to this browser, for the ACS only:
+/// `SameSite=None` so the IdP's cross-site POST carries it.
+fn request_cookie(provider_id: &str, request_id: &str, max_age_secs: i64) -> HeaderValue {
+    let cookie = format!(
+        "{REQUEST_COOKIE}={request_id}; Path=/saml/{provider_id}/acs; HttpOnly; Secure; SameSite=None; \
+         Max-Age={max_age_secs}"
+    );
+    HeaderValue::from_str(&cookie).unwrap_or_else(|_| HeaderValue::from_static(""))
 }
 
 async fn current_session(state: &AppState, headers: &HeaderMap) -> Result<Option<Session>, AppError> {
@@ -142,7 +162,16 @@ async fn start(
     Query(query): Query<StartQuery>,
 ) -> Response {
     match saml::start(&state.app, &state.public_url, &provider_id, query.then.as_deref()).await {
-        Ok(url) => Redirect::to(&url).into_response(),
+        Ok((url, request_id)) => {
+            let mut response = Redirect::to(&url).into_response();
+            if saml::binds_browsers(&state.public_url) {
+                let lifetime = saml::REQUEST_LIFETIME_MS / 1000;
+                response
+                    .headers_mut()
+                    .append(header::SET_COOKIE, request_cookie(&provider_id, &request_id, lifetime));
+            }
+            response
+        }
         Err(e) => error_page(e),
     }
 }
@@ -166,12 +195,14 @@ async fn acs(
         return error_page(AppError::invalid("The identity provider sent no SAML response."));
     };
     let existing = cookie_token(&headers);
+    let started_here = cookie(&headers, REQUEST_COOKIE);
     match saml::consume(
         &state.app,
         &state.public_url,
         &provider_id,
         &posted.saml_response,
         existing.as_deref(),
+        started_here.as_deref(),
     )
     .await
     {
@@ -179,9 +210,11 @@ async fn acs(
             let NewSession { token, expires_at } = signed_in.session;
             let max_age = (expires_at.0 - state.app.now().0) / 1000;
             let mut response = Redirect::to(&saml::local_path(posted.relay_state.as_deref())).into_response();
-            response
-                .headers_mut()
-                .insert(header::SET_COOKIE, session_cookie(&state, &token, max_age.max(0)));
+            let headers = response.headers_mut();
+            headers.insert(header::SET_COOKIE, session_cookie(&state, &token, max_age.max(0)));
+            if started_here.is_some() {
+                headers.append(header::SET_COOKIE, request_cookie(&provider_id, "", 0));
+            }
             response
         }
         Err(e) => error_page(e),

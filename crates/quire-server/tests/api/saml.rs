@@ -50,10 +50,14 @@ async fn start_idp() -> Idp {
     }
 }
 
-/// A browser: follows no redirects, keeps Quire's session cookie.
+/// A browser: follows no redirects, keeps Quire's session cookie and its
+/// sign-in binding cookie.
 struct Browser {
     client: reqwest::Client,
     session: Option<String>,
+    request: Option<String>,
+    /// The `Set-Cookie` headers of the last answer.
+    set_cookies: Vec<String>,
 }
 
 impl Browser {
@@ -64,23 +68,41 @@ impl Browser {
                 .build()
                 .expect("a client"),
             session: None,
+            request: None,
+            set_cookies: Vec::new(),
         }
     }
 
+    fn cookies(&self) -> Option<String> {
+        let pairs: Vec<String> = [("quire_session", &self.session), ("quire_saml_request", &self.request)]
+            .into_iter()
+            .filter_map(|(name, value)| value.as_ref().map(|v| format!("{name}={v}")))
+            .collect();
+        (!pairs.is_empty()).then(|| pairs.join("; "))
+    }
+
     fn keep_cookie(&mut self, res: &reqwest::Response) {
+        self.set_cookies.clear();
         for value in res.headers().get_all(SET_COOKIE) {
             let value = value.to_str().expect("ASCII cookie");
-            if let Some(rest) = value.strip_prefix("quire_session=") {
-                let token = rest.split(';').next().unwrap_or_default();
-                self.session = (!token.is_empty()).then(|| token.to_owned());
+            self.set_cookies.push(value.to_owned());
+            let Some((name, rest)) = value.split_once('=') else {
+                continue;
+            };
+            let token = rest.split(';').next().unwrap_or_default();
+            let token = (!token.is_empty()).then(|| token.to_owned());
+            match name {
+                "quire_session" => self.session = token,
+                "quire_saml_request" => self.request = token,
+                _ => {}
             }
         }
     }
 
     async fn get(&mut self, url: &str) -> (u16, String, String) {
         let mut request = self.client.get(url);
-        if let Some(session) = &self.session {
-            request = request.header(COOKIE, format!("quire_session={session}"));
+        if let Some(cookies) = self.cookies() {
+            request = request.header(COOKIE, cookies);
         }
         let res = request.send().await.expect("GET");
         self.answer(res).await
@@ -88,8 +110,8 @@ impl Browser {
 
     async fn post(&mut self, url: &str, form: &[(&str, &str)], origin: Option<&str>) -> (u16, String, String) {
         let mut request = self.client.post(url).form(form);
-        if let Some(session) = &self.session {
-            request = request.header(COOKIE, format!("quire_session={session}"));
+        if let Some(cookies) = self.cookies() {
+            request = request.header(COOKIE, cookies);
         }
         if let Some(origin) = origin {
             request = request.header(ORIGIN, origin);
@@ -507,6 +529,50 @@ both_backends! {
             .post(&format!("{}/saml/nope/acs", app.base_url), &[("SAMLResponse", &unsolicited)], None)
             .await;
         assert_eq!(status, 403);
+    }
+
+    /// Behind https, a response is taken only from the browser that started
+    /// its sign-in: nobody can sign someone else in as themselves.
+    #[app(behind_https)]
+    async fn behind_https_a_sign_in_belongs_to_the_browser_that_started_it(app: TestApp) {
+        let idp = start_idp().await;
+        let admin = app.user("admin").await;
+        let org = app.org(&admin, "Acme").await;
+        let provider = provider(&app, &admin, &org, &idp, json!({})).await;
+        let id = provider["id"].as_str().expect("id").to_owned();
+        assert_eq!(provider["service"]["acsURL"], format!("https://docs.quire.test/saml/{id}/acs"));
+        let acs = format!("{}/saml/{id}/acs", app.base_url);
+        let metadata = format!("{}/saml/{id}/metadata", app.base_url);
+
+        // Mallory starts a sign-in and completes it at the IdP as herself.
+        let mut mallory = Browser::new();
+        let (status, location, _) = mallory.get(&format!("{}/saml/{id}/start", app.base_url)).await;
+        assert_eq!(status, 303);
+        let binding = mallory.set_cookies.join("\n");
+        assert!(
+            binding.contains("quire_saml_request=")
+                && binding.contains("Secure")
+                && binding.contains("SameSite=None")
+                && binding.contains(&format!("Path=/saml/{id}/acs")),
+            "{binding}"
+        );
+        let url = format!("{location}&email=mallory%40example.com&metadata={}", urlencode(&metadata));
+        let (status, _, form) = mallory.get(&url).await;
+        assert_eq!(status, 200, "{form}");
+        let response = field(&form, "SAMLResponse");
+
+        // Her response, posted from someone else's browser: refused.
+        let mut victim = Browser::new();
+        let (status, _, page) = victim.post(&acs, &[("SAMLResponse", &response)], None).await;
+        assert_eq!(status, 403, "{page}");
+        assert!(page.contains("started in another browser"), "{page}");
+        assert!(victim.session.is_none());
+        // From her own browser: taken, and the binding cleared.
+        let (status, _, page) = mallory.post(&acs, &[("SAMLResponse", &response)], None).await;
+        assert_eq!(status, 303, "{page}");
+        assert!(mallory.session.is_some() && mallory.request.is_none());
+        let cookies = mallory.set_cookies.join("\n");
+        assert!(cookies.contains("Secure"), "the session cookie is Secure behind https: {cookies}");
     }
 
     async fn organizations_enforcing_sso_give_tokens_only_through_it(app: TestApp) {

@@ -92,6 +92,7 @@ pub struct TestUser {
 pub struct TestAppBuilder {
     backend: Backend,
     allow_private_fetch: bool,
+    public_url: Option<String>,
 }
 
 impl TestAppBuilder {
@@ -100,6 +101,13 @@ impl TestAppBuilder {
     /// test serves is on 127.0.0.1).
     pub fn deny_private_fetch(mut self) -> Self {
         self.allow_private_fetch = false;
+        self
+    }
+
+    /// The server says it is reached at `https://docs.quire.test` (as
+    /// behind a TLS proxy), while tests still call it on 127.0.0.1.
+    pub fn behind_https(mut self) -> Self {
+        self.public_url = Some("https://docs.quire.test".into());
         self
     }
 
@@ -113,6 +121,7 @@ impl TestApp {
         TestAppBuilder {
             backend,
             allow_private_fetch: true,
+            public_url: None,
         }
     }
 
@@ -158,7 +167,7 @@ impl TestApp {
         })
         .expect("fetch client");
         let app = App::with_clock(db.clone(), blobs, fetcher, Arc::new(clock.clone()));
-        let state = AppState::new(app, &base_url);
+        let state = AppState::new(app, options.public_url.as_deref().unwrap_or(&base_url));
         let (shutdown, stop) = oneshot::channel::<()>();
         let served = state.clone();
         let server = tokio::spawn(async move {
