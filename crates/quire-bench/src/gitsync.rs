@@ -18,7 +18,7 @@ use std::time::Instant;
 use anyhow::{Context, ensure};
 use serde_json::{Value, json};
 
-use crate::{Args, Server, http_client};
+use crate::{Args, Server, http_client, post_json};
 
 fn git(dir: &Path, args: &[&str]) -> anyhow::Result<String> {
     let out = Command::new("git")
@@ -125,12 +125,7 @@ fn clone_and_read(url: &str) -> anyhow::Result<f64> {
 /// Posts an import or export and runs the queued job; seconds until done.
 async fn sync(server: &Server, client: &reqwest::Client, path: &str, body: Value) -> anyhow::Result<f64> {
     let started = Instant::now();
-    client
-        .post(format!("{}/v1{path}", server.base_url))
-        .json(&body)
-        .send()
-        .await?
-        .error_for_status()?;
+    post_json(client, format!("{}/v1{path}", server.base_url), &body).await?;
     let registry = quire_app::jobs::Registry::standard();
     let ran = quire_app::jobs::run_due(&server.state.app, &registry, "bench").await?;
     let seconds = started.elapsed().as_secs_f64();
@@ -194,14 +189,12 @@ async fn scenarios(server: &Server, args: &Args) -> anyhow::Result<()> {
         None => "refs/heads/main".into(),
     };
     let baseline = clone_and_read(&url)?;
-    let space: Value = client
-        .post(format!("{}/v1/orgs/{org_id}/spaces", server.base_url))
-        .json(&json!({ "title": "Imported" }))
-        .send()
-        .await?
-        .error_for_status()?
-        .json()
-        .await?;
+    let space: Value = post_json(
+        &client,
+        format!("{}/v1/orgs/{org_id}/spaces", server.base_url),
+        &json!({ "title": "Imported" }),
+    )
+    .await?;
     let space_id = space["id"].as_str().context("space id")?.to_owned();
     let mut body = json!({ "url": url, "ref": refname });
     if let Some(dir) = &project_dir {
@@ -255,21 +248,14 @@ async fn scenarios(server: &Server, args: &Args) -> anyhow::Result<()> {
     .await?;
     println!("| first export to an empty repository | {full:.2} | |");
     let page_id = first_document(&content).context("no document page")?;
-    let cr: Value = client
-        .post(format!("{}/v1/spaces/{space_id}/change-requests", server.base_url))
-        .json(&json!({ "subject": "One page" }))
-        .send()
-        .await?
-        .error_for_status()?
-        .json()
-        .await?;
+    let cr: Value = post_json(
+        &client,
+        format!("{}/v1/spaces/{space_id}/change-requests", server.base_url),
+        &json!({ "subject": "One page" }),
+    )
+    .await?;
     let cr_id = cr["id"].as_str().context("change request id")?;
-    client
-        .post(format!("{}/v1/spaces/{space_id}/change-requests/{cr_id}/content", server.base_url))
-        .json(&json!({ "changes": [{ "operation": "update_page", "page": page_id, "document": { "markdown": "# Changed\n\nOne page changed.\n" } }] }))
-        .send()
-        .await?
-        .error_for_status()?;
+    post_json(&client, format!("{}/v1/spaces/{space_id}/change-requests/{cr_id}/content", server.base_url), &json!({ "changes": [{ "operation": "update_page", "page": page_id, "document": { "markdown": "# Changed\n\nOne page changed.\n" } }] })).await?;
     client
         .post(format!(
             "{}/v1/spaces/{space_id}/change-requests/{cr_id}/merge",

@@ -367,6 +367,31 @@ pub fn http_client(token: &str) -> anyhow::Result<reqwest::Client> {
         .build()?)
 }
 
+/// POSTs `body` as JSON; the JSON answer (`null` when empty). An error
+/// status fails with the answer in the message.
+pub async fn post_json(
+    client: &reqwest::Client,
+    url: impl reqwest::IntoUrl,
+    body: &serde_json::Value,
+) -> anyhow::Result<serde_json::Value> {
+    answer(client.post(url).json(body).send().await?).await
+}
+
+/// GETs a JSON answer; an error status fails with it in the message.
+pub async fn get_json(client: &reqwest::Client, url: impl reqwest::IntoUrl) -> anyhow::Result<serde_json::Value> {
+    answer(client.get(url).send().await?).await
+}
+
+async fn answer(res: reqwest::Response) -> anyhow::Result<serde_json::Value> {
+    let status = res.status();
+    let text = res.text().await?;
+    anyhow::ensure!(status.is_success(), "{status}: {text}");
+    if text.trim().is_empty() {
+        return Ok(serde_json::Value::Null);
+    }
+    Ok(serde_json::from_str(&text)?)
+}
+
 /// Latencies in microseconds, sorted.
 #[derive(Debug, Clone, Default)]
 pub struct Latencies(Vec<u32>);

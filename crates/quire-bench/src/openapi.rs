@@ -12,7 +12,7 @@ use std::time::Instant;
 use anyhow::{Context, ensure};
 use serde_json::{Value, json};
 
-use crate::{Args, Server, http_client};
+use crate::{Args, Server, http_client, post_json};
 
 /// A document of about `bytes` bytes.
 fn document(bytes: usize) -> String {
@@ -113,12 +113,7 @@ async fn scenarios(server: &Server, args: &Args) -> anyhow::Result<()> {
     let client = http_client(&token)?;
     let base = format!("{}/v1/orgs/{org_id}/openapi", server.base_url);
     let started = Instant::now();
-    client
-        .post(&base)
-        .json(&json!({ "slug": "large", "source": { "url": url } }))
-        .send()
-        .await?
-        .error_for_status()?;
+    post_json(&client, &base, &json!({ "slug": "large", "source": { "url": url } })).await?;
     let job = process(server).await?;
     let total = started.elapsed().as_secs_f64();
     let spec: Value = client.get(format!("{base}/large")).send().await?.json().await?;

@@ -14,9 +14,9 @@ use anyhow::{Context, ensure};
 use base64::Engine as _;
 use serde_json::{Value, json};
 
-use crate::Args;
 use crate::memory::{rss_mib, start_quire, status_mib};
 use crate::published::page_markdown;
+use crate::{Args, post_json};
 
 /// A diagram: boxes and arrows, about 1 KB.
 fn diagram(i: usize) -> String {
@@ -55,13 +55,7 @@ pub async fn run(args: &Args) -> anyhow::Result<()> {
     let client = crate::http_client(&quire.token)?;
     let post = |path: String, body: Value| {
         let client = client.clone();
-        async move {
-            let res = client.post(path).json(&body).send().await?;
-            let status = res.status();
-            let body: Value = res.json().await.unwrap_or(Value::Null);
-            ensure!(status.is_success(), "{status}: {body}");
-            anyhow::Ok(body)
-        }
+        async move { post_json(&client, path, &body).await }
     };
     let org = post(format!("{base}/v1/orgs"), json!({ "title": "PDF" })).await?;
     let org = org["id"].as_str().context("org id")?.to_owned();

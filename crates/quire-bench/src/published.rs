@@ -19,7 +19,7 @@ use base64::Engine as _;
 use serde_json::{Value, json};
 
 use crate::content::seed_pages;
-use crate::{Args, Latencies, Server, http_client, measure, micros_since, print_load_table};
+use crate::{Args, Latencies, Server, get_json, http_client, measure, micros_since, post_json, print_load_table};
 
 pub(crate) fn page_markdown(i: usize) -> String {
     let mut text = format!("Page {i:05} explains one part of the product.\n\n## Overview\n\n");
@@ -59,14 +59,12 @@ async fn scenarios(server: &Server, args: &Args) -> anyhow::Result<()> {
     let (admin_id, token, org_id) = server.admin_and_org("Published").await?;
     let client = http_client(&token)?;
     let base = format!("{}/v1", server.base_url);
-    let space: Value = client
-        .post(format!("{base}/orgs/{org_id}/spaces"))
-        .json(&json!({ "title": "Handbook" }))
-        .send()
-        .await?
-        .error_for_status()?
-        .json()
-        .await?;
+    let space: Value = post_json(
+        &client,
+        format!("{base}/orgs/{org_id}/spaces"),
+        &json!({ "title": "Handbook" }),
+    )
+    .await?;
     let space_id = space["id"].as_str().context("space id")?.to_owned();
     let seeder = server.separate_state()?;
     let started = Instant::now();
@@ -82,14 +80,12 @@ async fn scenarios(server: &Server, args: &Args) -> anyhow::Result<()> {
         started.elapsed().as_secs_f64()
     );
     server.analyze().await?;
-    let site: Value = client
-        .post(format!("{base}/orgs/{org_id}/sites"))
-        .json(&json!({ "title": "Handbook", "spaces": [space_id] }))
-        .send()
-        .await?
-        .error_for_status()?
-        .json()
-        .await?;
+    let site: Value = post_json(
+        &client,
+        format!("{base}/orgs/{org_id}/sites"),
+        &json!({ "title": "Handbook", "spaces": [space_id] }),
+    )
+    .await?;
     let site_id = site["id"].as_str().context("site id")?;
     client
         .post(format!("{base}/orgs/{org_id}/sites/{site_id}/publish"))
@@ -99,13 +95,7 @@ async fn scenarios(server: &Server, args: &Args) -> anyhow::Result<()> {
 
     // A deepest-level page, by its path.
     let page_id = seeded.deepest.get(seeded.deepest.len() / 2).context("a deep page")?;
-    let page: Value = client
-        .get(format!("{base}/spaces/{space_id}/content/page/{page_id}"))
-        .send()
-        .await?
-        .error_for_status()?
-        .json()
-        .await?;
+    let page: Value = get_json(&client, format!("{base}/spaces/{space_id}/content/page/{page_id}")).await?;
     let path = page["path"].as_str().context("page path")?;
     let page_url = format!("{}/handbook/{path}", server.base_url);
     let html = reqwest::get(&page_url).await?.error_for_status()?.bytes().await?;
@@ -129,36 +119,21 @@ async fn scenarios(server: &Server, args: &Args) -> anyhow::Result<()> {
     );
 
     // The same bytes as a file of the space, served by the same server.
-    let cr: Value = client
-        .post(format!("{base}/spaces/{space_id}/change-requests"))
-        .json(&json!({ "subject": "static copy" }))
-        .send()
-        .await?
-        .error_for_status()?
-        .json()
-        .await?;
+    let cr: Value = post_json(
+        &client,
+        format!("{base}/spaces/{space_id}/change-requests"),
+        &json!({ "subject": "static copy" }),
+    )
+    .await?;
     let cr_id = cr["id"].as_str().context("change request id")?;
     let encoded = base64::engine::general_purpose::STANDARD.encode(&html);
-    let written: Value = client
-        .post(format!("{base}/spaces/{space_id}/change-requests/{cr_id}/content?compat=false"))
-        .json(&json!({ "changes": [{ "operation": "insert_files", "files": [{ "name": "page.html", "contentType": "text/html", "base64": encoded }] }] }))
-        .send()
-        .await?
-        .error_for_status()?
-        .json()
-        .await?;
+    let written: Value = post_json(&client, format!("{base}/spaces/{space_id}/change-requests/{cr_id}/content?compat=false"), &json!({ "changes": [{ "operation": "insert_files", "files": [{ "name": "page.html", "contentType": "text/html", "base64": encoded }] }] })).await?;
     client
         .post(format!("{base}/spaces/{space_id}/change-requests/{cr_id}/merge"))
         .send()
         .await?
         .error_for_status()?;
-    let files: Value = client
-        .get(format!("{base}/spaces/{space_id}/content/files"))
-        .send()
-        .await?
-        .error_for_status()?
-        .json()
-        .await?;
+    let files: Value = get_json(&client, format!("{base}/spaces/{space_id}/content/files")).await?;
     let file_id = files["items"][0]["id"].as_str().context("file id")?;
     let _ = written;
     let file_url = format!("{}/handbook/~files/{file_id}", server.base_url);

@@ -21,7 +21,7 @@ use serde_json::{Value, json};
 
 use crate::content::seed_pages;
 use crate::published::page_markdown;
-use crate::{Args, Server, http_client};
+use crate::{Args, Server, get_json, http_client, post_json};
 
 /// What the provider saw: requests, texts, and time spent answering.
 #[derive(Default)]
@@ -85,37 +85,28 @@ async fn scenarios(server: &Server, args: &Args) -> anyhow::Result<()> {
     let (admin_id, token, org_id) = server.admin_and_org("Translations").await?;
     let client = http_client(&token)?;
     let base = format!("{}/v1", server.base_url);
-    let space: Value = client
-        .post(format!("{base}/orgs/{org_id}/spaces"))
-        .json(&json!({ "title": "Handbook" }))
-        .send()
-        .await?
-        .error_for_status()?
-        .json()
-        .await?;
+    let space: Value = post_json(
+        &client,
+        format!("{base}/orgs/{org_id}/spaces"),
+        &json!({ "title": "Handbook" }),
+    )
+    .await?;
     let space_id = space["id"].as_str().context("space id")?.to_owned();
     let seeder = server.separate_state()?;
     let seeded = seed_pages(&seeder, &space_id, args.pages, &admin_id, |i| {
         (format!("Page {i:05}"), page_markdown(i))
     })
     .await?;
-    let translation: Value = client
-        .post(format!("{base}/orgs/{org_id}/translations"))
-        .json(&json!({ "language": "fr", "source": { "space": space_id, "language": "en" } }))
-        .send()
-        .await?
-        .error_for_status()?
-        .json()
-        .await?;
+    let translation: Value = post_json(
+        &client,
+        format!("{base}/orgs/{org_id}/translations"),
+        &json!({ "language": "fr", "source": { "space": space_id, "language": "en" } }),
+    )
+    .await?;
     let id = translation["id"].as_str().context("translation id")?.to_owned();
     let run_url = format!("{base}/orgs/{org_id}/translations/{id}/run");
 
-    client
-        .post(&run_url)
-        .json(&json!(null))
-        .send()
-        .await?
-        .error_for_status()?;
+    post_json(&client, &run_url, &json!(null)).await?;
     let first = run_job(server).await?;
     let (requests, texts, busy) = {
         let mut seen = seen.lock().map_err(|_| anyhow::anyhow!("lock"))?;
@@ -123,13 +114,7 @@ async fn scenarios(server: &Server, args: &Args) -> anyhow::Result<()> {
         *seen = Seen::default();
         taken
     };
-    let done: Value = client
-        .get(format!("{base}/orgs/{org_id}/translations/{id}"))
-        .send()
-        .await?
-        .error_for_status()?
-        .json()
-        .await?;
+    let done: Value = get_json(&client, format!("{base}/orgs/{org_id}/translations/{id}")).await?;
     ensure!(done["status"] == "completed", "the run did not complete: {done}");
     ensure!(
         done["stats"]["latestPages"] == seeded.pages,
@@ -138,48 +123,33 @@ async fn scenarios(server: &Server, args: &Args) -> anyhow::Result<()> {
 
     // One source page changes; the re-run translates it alone.
     let page_id = seeded.deepest.first().context("a page")?;
-    let cr: Value = client
-        .post(format!("{base}/spaces/{space_id}/change-requests"))
-        .json(&json!({ "subject": "one edit" }))
-        .send()
-        .await?
-        .error_for_status()?
-        .json()
-        .await?;
+    let cr: Value = post_json(
+        &client,
+        format!("{base}/spaces/{space_id}/change-requests"),
+        &json!({ "subject": "one edit" }),
+    )
+    .await?;
     let cr_id = cr["id"].as_str().context("change request id")?;
-    client
-        .post(format!(
-            "{base}/spaces/{space_id}/change-requests/{cr_id}/content?compat=false"
-        ))
-        .json(&json!({ "changes": [{
+    post_json(
+        &client,
+        format!("{base}/spaces/{space_id}/change-requests/{cr_id}/content?compat=false"),
+        &json!({ "changes": [{
             "operation": "update_page",
             "page": page_id,
             "document": { "markdown": "An edited page with **new** words.\n" }
-        }] }))
-        .send()
-        .await?
-        .error_for_status()?;
-    client
-        .post(format!("{base}/spaces/{space_id}/change-requests/{cr_id}/merge"))
-        .json(&json!(null))
-        .send()
-        .await?
-        .error_for_status()?;
-    client
-        .post(&run_url)
-        .json(&json!(null))
-        .send()
-        .await?
-        .error_for_status()?;
+        }] }),
+    )
+    .await?;
+    post_json(
+        &client,
+        format!("{base}/spaces/{space_id}/change-requests/{cr_id}/merge"),
+        &json!(null),
+    )
+    .await?;
+    post_json(&client, &run_url, &json!(null)).await?;
     let again = run_job(server).await?;
     let again_requests = seen.lock().map_err(|_| anyhow::anyhow!("lock"))?.requests;
-    let rerun: Value = client
-        .get(format!("{base}/orgs/{org_id}/translations/{id}"))
-        .send()
-        .await?
-        .error_for_status()?
-        .json()
-        .await?;
+    let rerun: Value = get_json(&client, format!("{base}/orgs/{org_id}/translations/{id}")).await?;
     ensure!(
         rerun["stats"]["latestPages"] == 1,
         "the re-run translated more than the changed page: {rerun}"
