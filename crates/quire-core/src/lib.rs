@@ -5,8 +5,10 @@ pub mod content;
 pub mod expression;
 pub mod id;
 pub mod role;
+pub mod secrets;
 pub mod serde_util;
 pub mod time;
+pub mod yaml;
 
 pub use content::{ChangeRequestStatus, DefaultLevel, EditMode, Visibility};
 pub use role::{Role, TeamRole};

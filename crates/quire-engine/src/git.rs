@@ -12,9 +12,11 @@
 //!   no user or system git configuration;
 //! - a time limit per command.
 //!
-//! URLs may carry basic-auth credentials (`https://user:token@host/repo`).
-//! They are passed to git and to nothing else: every message this module
-//! returns has them replaced by `***` ([`redact`]).
+//! URLs may carry credentials, as basic-auth userinfo
+//! (`https://user:token@host/repo`) or in the query string
+//! (`...repo.git?access_token=...`). They are passed to git and to nothing
+//! else: every message this module returns has them replaced by `***`
+//! ([`redact`], `quire_core::secrets`).
 //!
 //! The cache is one bare repository per remote (keyed by the URL without
 //! its credentials) under the cache directory; it only saves transfers, so
@@ -83,19 +85,43 @@ pub struct Fetched {
 /// A change to a file of a commit: new bytes, or `None` to delete it.
 pub type FileChange = (String, Option<Vec<u8>>);
 
-/// `url` with any credentials replaced by `***`.
-pub fn redact(url: &str) -> String {
-    match url.split_once("://") {
-        Some((scheme, rest)) => {
-            let authority_end = rest.find('/').unwrap_or(rest.len());
-            match rest[..authority_end].rfind('@') {
-                Some(at) => format!("{scheme}://***@{}", &rest[at + 1..]),
-                None => url.to_owned(),
-            }
+/// A repository URL that passed the policy, and how git reaches it: at the
+/// address its host resolved to when it was checked, so that a second
+/// resolution (a rebinding DNS answer) cannot lead git to another address.
+/// Over http(s) curl is told that address (`http.curloptResolve`); over
+/// `git://` the URL names it. Unpinned when private networks are allowed
+/// (every address is then allowed anyway).
+#[derive(Debug, Clone)]
+pub struct Remote {
+    /// The URL git is given.
+    url: String,
+    /// `host:port:address` for curl.
+    resolve: Option<String>,
+}
+
+impl Remote {
+    fn pinned(url: &str, scheme: &str, host_port: &str, host: &str, port: u16, ip: IpAddr) -> Remote {
+        let address = match ip {
+            IpAddr::V4(v4) => v4.to_string(),
+            IpAddr::V6(v6) => format!("[{v6}]"),
+        };
+        if scheme == "git" {
+            let url = url.replacen(host_port, &format!("{address}:{port}"), 1);
+            return Remote { url, resolve: None };
         }
-        None => url.to_owned(),
+        let host = if host.contains(':') {
+            format!("[{host}]")
+        } else {
+            host.to_owned()
+        };
+        Remote {
+            url: url.to_owned(),
+            resolve: Some(format!("{host}:{port}:{address}")),
+        }
     }
 }
+
+pub use quire_core::secrets::redact_url as redact;
 
 /// Runs git for Quire.
 pub struct Git {
@@ -112,15 +138,19 @@ impl Git {
     }
 
     /// Checks a repository URL against the policy (scheme, then the
-    /// addresses its host resolves to).
-    pub async fn check_url(&self, url: &str) -> GitResult<()> {
+    /// addresses its host resolves to); how git must then reach it.
+    pub async fn check_url(&self, url: &str) -> GitResult<Remote> {
         let (scheme, rest) = url
             .split_once("://")
             .ok_or_else(|| GitError::Refused("the repository URL must be an http(s), git or file URL".into()))?;
+        let unpinned = Remote {
+            url: url.to_owned(),
+            resolve: None,
+        };
         match scheme {
             "file" => {
                 if self.config.allow_private_networks {
-                    Ok(())
+                    Ok(unpinned)
                 } else {
                     Err(GitError::Refused(
                         "file:// repositories are refused unless the server allows private fetches".into(),
@@ -130,12 +160,17 @@ impl Git {
             "http" | "https" | "git" => {
                 let authority = rest.split(['/', '?', '#']).next().unwrap_or_default();
                 let host_port = authority.rsplit('@').next().unwrap_or_default();
-                let (host, port) = split_host_port(host_port, if scheme == "git" { 9418 } else { 80 });
+                let default_port = match scheme {
+                    "git" => 9418,
+                    "https" => 443,
+                    _ => 80,
+                };
+                let (host, port) = split_host_port(host_port, default_port);
                 if host.is_empty() {
                     return Err(GitError::Refused("the repository URL has no host".into()));
                 }
                 if self.config.allow_private_networks {
-                    return Ok(());
+                    return Ok(unpinned);
                 }
                 let addrs: Vec<IpAddr> = match host.parse::<IpAddr>() {
                     Ok(ip) => vec![ip],
@@ -145,14 +180,17 @@ impl Git {
                         .map(|a| a.ip())
                         .collect(),
                 };
-                for ip in addrs {
-                    if let Some(kind) = crate::fetch::classify(ip) {
+                for ip in &addrs {
+                    if let Some(kind) = crate::fetch::classify(*ip) {
                         return Err(GitError::Refused(format!(
                             "the repository's host is a {kind} address, which server-side fetches may not reach"
                         )));
                     }
                 }
-                Ok(())
+                let ip = addrs
+                    .first()
+                    .ok_or_else(|| GitError::Refused(format!("the host {host:?} could not be resolved")))?;
+                Ok(Remote::pinned(url, scheme, host_port, &host, port, *ip))
             }
             other => Err(GitError::Refused(format!(
                 "{other}:// repositories are not supported: use an http(s), git or file URL"
@@ -169,6 +207,15 @@ impl Git {
     fn lock(&self, repo: &Path) -> Arc<tokio::sync::Mutex<()>> {
         let mut locks = self.locks.lock().unwrap_or_else(|e| e.into_inner());
         locks.entry(repo.to_owned()).or_default().clone()
+    }
+
+    /// A git command that reaches `remote`, pinned to its checked address.
+    fn remote_command(&self, repo: &Path, remote: &Remote) -> Command {
+        let mut cmd = self.command(repo);
+        if let Some(resolve) = &remote.resolve {
+            cmd.args(["-c", &format!("http.curloptResolve={resolve}")]);
+        }
+        cmd
     }
 
     /// A git command in `repo` with the policy's environment.
@@ -243,7 +290,7 @@ impl Git {
         }
         let mut message = String::from_utf8_lossy(&err).trim().to_owned();
         for secret in secrets {
-            message = message.replace(secret, &redact(secret));
+            message = quire_core::secrets::redact_quoting(&message, secret);
         }
         Err(GitError::Failed(message))
     }
@@ -270,16 +317,28 @@ impl Git {
     /// Fetches `refname` of the repository at `url` into the cache; the
     /// commit it points at.
     pub async fn fetch(&self, url: &str, refname: &str) -> GitResult<Fetched> {
-        self.check_url(url).await?;
+        let remote = self.check_url(url).await?;
+        self.fetch_from(url, &remote, refname).await
+    }
+
+    async fn fetch_from(&self, url: &str, remote: &Remote, refname: &str) -> GitResult<Fetched> {
         check_ref(refname)?;
         let repo = self.cache_path(url);
         let lock = self.lock(&repo);
         let _guard = lock.lock().await;
         self.ensure_repo(&repo).await?;
-        let mut fetch = self.command(&repo);
-        fetch.args(["fetch", "--quiet", "--no-tags", "--force", "--depth=1", "--", url]);
+        let mut fetch = self.remote_command(&repo, remote);
+        fetch.args([
+            "fetch",
+            "--quiet",
+            "--no-tags",
+            "--force",
+            "--depth=1",
+            "--",
+            &remote.url,
+        ]);
         fetch.arg(format!("+{refname}:refs/quire/fetched"));
-        if let Err(err) = self.run(fetch, None, &[url]).await {
+        if let Err(err) = self.run(fetch, None, &[url, &remote.url]).await {
             return Err(match err {
                 GitError::Failed(message) if message.contains("couldn't find remote ref") => {
                     GitError::MissingRef(refname.to_owned())
@@ -459,17 +518,17 @@ impl Git {
 
     /// Pushes `commit` to `refname` of the repository at `url`.
     pub async fn push(&self, repo: &Path, url: &str, commit: &str, refname: &str, force: bool) -> GitResult<()> {
-        self.check_url(url).await?;
+        let remote = self.check_url(url).await?;
         check_ref(refname)?;
         let lock = self.lock(repo);
         let _guard = lock.lock().await;
-        let mut push = self.command(repo);
+        let mut push = self.remote_command(repo, &remote);
         push.args(["push", "--porcelain", "--quiet"]);
         if force {
             push.arg("--force");
         }
-        push.args(["--", url, &format!("{commit}:{refname}")]);
-        match self.run(push, None, &[url]).await {
+        push.args(["--", &remote.url, &format!("{commit}:{refname}")]);
+        match self.run(push, None, &[url, &remote.url]).await {
             Ok(_) => Ok(()),
             Err(GitError::Failed(message))
                 if message.contains("[rejected]")
@@ -529,13 +588,59 @@ mod tests {
     use super::*;
 
     #[test]
-    fn credentials_never_leave() {
-        assert_eq!(
-            redact("https://ada:s3cret@git.example.com/r.git"),
-            "https://***@git.example.com/r.git"
+    fn remotes_are_pinned_to_the_checked_address() {
+        let ip: IpAddr = "93.184.216.34".parse().unwrap_or(IpAddr::from([0, 0, 0, 0]));
+        let https = Remote::pinned(
+            "https://t@git.example.com/r.git",
+            "https",
+            "git.example.com",
+            "git.example.com",
+            443,
+            ip,
         );
-        assert_eq!(redact("https://git.example.com/r.git"), "https://git.example.com/r.git");
-        assert_eq!(redact("file:///tmp/repo"), "file:///tmp/repo");
+        assert_eq!(https.url, "https://t@git.example.com/r.git");
+        assert_eq!(https.resolve.as_deref(), Some("git.example.com:443:93.184.216.34"));
+        let daemon = Remote::pinned(
+            "git://git.example.com/r.git",
+            "git",
+            "git.example.com",
+            "git.example.com",
+            9418,
+            ip,
+        );
+        assert_eq!(daemon.url, "git://93.184.216.34:9418/r.git");
+        assert_eq!(daemon.resolve, None);
+    }
+
+    /// git connects where the pin says, not where the name resolves: a name
+    /// that resolves nowhere reaches this listener only through the pin.
+    #[tokio::test]
+    async fn git_connects_to_the_pinned_address() {
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind");
+        let port = listener.local_addr().expect("address").port();
+        let accepted = tokio::spawn(async move { listener.accept().await.is_ok() });
+        let cache_dir = std::env::temp_dir().join(format!("quire-pin-{}", quire_core::id::new_id()));
+        let git = Git::new(GitConfig {
+            cache_dir: cache_dir.clone(),
+            allow_private_networks: false,
+            timeout: Duration::from_secs(20),
+        });
+        let authority = format!("quire-pin.invalid:{port}");
+        let url = format!("http://{authority}/r.git");
+        let remote = Remote::pinned(
+            &url,
+            "http",
+            &authority,
+            "quire-pin.invalid",
+            port,
+            IpAddr::from([127, 0, 0, 1]),
+        );
+        let fetched = git.fetch_from(&url, &remote, "refs/heads/main").await;
+        assert!(fetched.is_err(), "the listener serves no repository");
+        // git fails only once the listener dropped the connection it took.
+        assert!(accepted.is_finished(), "git did not connect to the pinned address");
+        accepted.abort();
+        let _ = std::fs::remove_dir_all(cache_dir);
     }
 
     #[test]

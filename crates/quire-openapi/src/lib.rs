@@ -37,6 +37,8 @@ pub fn parse(text: &str) -> Result<Spec, ParseError> {
     let document: Value = if trimmed.starts_with('{') {
         serde_json::from_str(trimmed).map_err(|e| ParseError(format!("JSON: {e}")))?
     } else {
+        quire_core::yaml::check_nesting(trimmed, quire_core::yaml::MAX_FLOW_DEPTH)
+            .map_err(|e| ParseError(format!("YAML: {e}")))?;
         serde_norway::from_str(trimmed).map_err(|e| ParseError(format!("YAML: {e}")))?
     };
     let Some(object) = document.as_object() else {
@@ -421,6 +423,15 @@ fn decode_pointer(fragment: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A 400 KB line of brackets is refused at once (a YAML parser takes
+    /// minutes over it before its own depth limit).
+    #[test]
+    fn deeply_nested_yaml_is_refused_before_parsing() {
+        let text = format!("openapi: 3.1.0\nx: {}{}", "[".repeat(200_000), "]".repeat(200_000));
+        let err = parse(&text).map(|_| ()).unwrap_err();
+        assert!(err.0.contains("nested deeper than"), "{}", err.0);
+    }
 
     const PETSTORE: &str = r##"
 openapi: 3.1.0

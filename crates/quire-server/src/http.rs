@@ -7,7 +7,8 @@ use axum::Router;
 use axum::extract::{DefaultBodyLimit, State};
 use axum::http::{HeaderName, Request, StatusCode};
 use axum::response::{IntoResponse, Response};
-use axum::routing::get;
+use axum::routing::{any, get};
+use tower::util::MapRequestLayer;
 use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::request_id::{MakeRequestId, PropagateRequestIdLayer, RequestId, SetRequestIdLayer};
 use tower_http::trace::TraceLayer;
@@ -34,7 +35,7 @@ impl MakeRequestId for NewRequestId {
 /// The whole application with its state.
 pub fn router(state: AppState) -> Router {
     let api = api::v1()
-        .fallback(|| async { ApiError::NotFound("no such route".into()) })
+        .fallback(no_such_route)
         .method_not_allowed_fallback(|| async { ApiError::MethodNotAllowed });
     // Everything else is a published site, served by quire-site.
     let sites = quire_site::router(state.app.clone(), &state.public_url);
@@ -43,8 +44,12 @@ pub fn router(state: AppState) -> Router {
         .merge(api::pdf::downloads())
         .merge(crate::account::router())
         .nest("/v1", api)
+        // `/v1/` is not matched by the nested router; it is an API address
+        // all the same, never a published site's.
+        .route("/v1/", any(no_such_route))
         .fallback_service(sites)
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
+        .layer(MapRequestLayer::new(crate::drain::drain_unread_body))
         .layer(CatchPanicLayer::custom(|_| {
             error_body(StatusCode::INTERNAL_SERVER_ERROR, "internal error")
         }))
@@ -92,6 +97,10 @@ fn loggable_path(path: &str) -> String {
 /// A duration as a number of milliseconds to the microsecond (`1.234`).
 fn millis(duration: Duration) -> f64 {
     duration.as_micros() as f64 / 1000.0
+}
+
+async fn no_such_route() -> ApiError {
+    ApiError::NotFound("no such route".into())
 }
 
 async fn health(State(state): State<AppState>) -> Response {

@@ -2,7 +2,8 @@
 //!
 //! - [`http`]: the router, the cross-cutting layers (request ids, tracing,
 //!   body limit, panics) and the server loop; `connection` gives errors hyper
-//!   answers before routing the official body;
+//!   answers before routing the official body, `drain` reads the rest of
+//!   bodies that answers given early left unread;
 //! - [`api`]: one module per API area, each owning its routes;
 //! - [`auth`], [`extract`], [`pagination`]: what handlers extract from a
 //!   request; [`views`]: the JSON shapes of responses;
@@ -12,6 +13,7 @@ pub mod account;
 mod api;
 pub mod auth;
 mod connection;
+mod drain;
 pub mod error;
 pub mod extract;
 pub mod http;

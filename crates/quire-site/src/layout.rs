@@ -115,22 +115,24 @@ pub struct Shell {
 
 const STYLE: &str = include_str!("site.css");
 
-const THEME_SCRIPT: &str = "<script>(function(){var d=document.documentElement,t=localStorage.getItem('quire-theme');\
+/// The theme switch (the text of its inline `<script>`; its hash is in the
+/// pages' content security policy).
+pub(crate) const THEME_SCRIPT: &str = "(function(){var d=document.documentElement,t=localStorage.getItem('quire-theme');\
 if(t)d.dataset.theme=t;var b=document.getElementById('theme');if(b)b.hidden=false,b.onclick=function(){\
 var n=(d.dataset.theme||(matchMedia('(prefers-color-scheme: dark)').matches?'dark':'light'))==='dark'?'light':'dark';\
-d.dataset.theme=n;localStorage.setItem('quire-theme',n)}})()</script>";
+d.dataset.theme=n;localStorage.setItem('quire-theme',n)}})()";
 
 /// Search as you type, for readers with JavaScript: the results page of the
 /// query (the same server-side search the form submits to) fetched after a
 /// pause in typing and shown under the box. Without JavaScript the form
 /// still submits.
-const SEARCH_SCRIPT: &str = "<script>(function(){var f=document.querySelector('form.search');if(!f||!window.fetch)return;\
+pub(crate) const SEARCH_SCRIPT: &str = "(function(){var f=document.querySelector('form.search');if(!f||!window.fetch)return;\
 var i=f.querySelector('input'),box=document.createElement('div'),timer,n=0;box.className='suggest';box.hidden=true;f.appendChild(box);\
 i.setAttribute('autocomplete','off');i.addEventListener('input',function(){clearTimeout(timer);var q=i.value.trim();\
 if(!q){box.hidden=true;return}timer=setTimeout(function(){var mine=++n;fetch(f.action+'?q='+encodeURIComponent(q))\
 .then(function(r){return r.text()}).then(function(t){if(mine!==n)return;var d=new DOMParser().parseFromString(t,'text/html'),\
 l=d.querySelector('ul.results');box.replaceChildren();if(l){box.appendChild(document.importNode(l,true))}\
-else{var p=document.createElement('p');p.textContent='No results';box.appendChild(p)}box.hidden=false})},150)})})()</script>";
+else{var p=document.createElement('p');p.textContent='No results';box.appendChild(p)}box.hidden=false})},150)})})()";
 
 fn link(out: &mut String, l: &NavLink, class: &str) {
     let current = if l.current { " aria-current=\"page\"" } else { "" };
@@ -322,9 +324,9 @@ pub fn page(shell: &Shell, body: &str) -> String {
         out.push_str("</footer>");
     }
     if look.toggle {
-        out.push_str(THEME_SCRIPT);
+        out.push_str(&format!("<script>{THEME_SCRIPT}</script>"));
     }
-    out.push_str(SEARCH_SCRIPT);
+    out.push_str(&format!("<script>{SEARCH_SCRIPT}</script>"));
     out.push_str("</body></html>\n");
     out
 }

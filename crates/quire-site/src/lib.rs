@@ -10,6 +10,9 @@
 //!   `openapi` the operations of OpenAPI specs (blocks on pages, and the
 //!   public reference of a spec at `/~openapi/{organization}/{slug}`).
 //!   These are pure; `serve` does the I/O through `quire_app::sites::published`.
+//! - `security` sets the headers every answer carries (a content security
+//!   policy that admits the pages' own scripts by hash, no sniffing, no
+//!   framing by other origins).
 
 mod highlight;
 pub mod html;
@@ -17,6 +20,7 @@ mod layout;
 mod openapi;
 mod outputs;
 pub mod render;
+mod security;
 mod serve;
 
 pub use serve::router;

@@ -53,13 +53,16 @@ pub fn router(app: App, public_url: &str) -> Router {
         .next()
         .unwrap_or_default()
         .to_ascii_lowercase();
-    Router::new().fallback(serve).with_state(SiteState {
-        app,
-        public_url: public_url.into(),
-        public_host: public_host.into(),
-        orders: Arc::default(),
-        specs: Arc::default(),
-    })
+    Router::new()
+        .fallback(serve)
+        .layer(axum::middleware::map_response(crate::security::secure))
+        .with_state(SiteState {
+            app,
+            public_url: public_url.into(),
+            public_host: public_host.into(),
+            orders: Arc::default(),
+            specs: Arc::default(),
+        })
 }
 
 /// What a request resolved to, for answering.

@@ -192,16 +192,7 @@ impl DerefMut for WriteTx {
 }
 
 /// A database URL with any password removed, fit for messages and logs.
-pub fn redact(url: &str) -> String {
-    match (url.find("://"), url.rfind('@')) {
-        (Some(scheme_end), Some(at)) if at > scheme_end => {
-            let userinfo = &url[scheme_end + 3..at];
-            let user = userinfo.split(':').next().unwrap_or("");
-            format!("{}://{}:***@{}", &url[..scheme_end], user, &url[at + 1..])
-        }
-        _ => url.to_owned(),
-    }
-}
+pub use quire_core::secrets::redact_url as redact;
 
 impl Db {
     /// Runs one statement that takes no parameters (administrative SQL such

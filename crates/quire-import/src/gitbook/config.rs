@@ -61,6 +61,8 @@ impl Config {
         let raw: RawConfig = if text.trim().is_empty() {
             RawConfig::default()
         } else {
+            quire_core::yaml::check_nesting(text, quire_core::yaml::MAX_FLOW_DEPTH)
+                .map_err(|e| format!(".gitbook.yaml: {e}"))?;
             serde_norway::from_str(text).map_err(|e| format!(".gitbook.yaml: {e}"))?
         };
         let mut config = Config::default();
@@ -99,6 +101,13 @@ impl Config {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn deeply_nested_yaml_is_refused_before_parsing() {
+        let text = format!("redirects: {}", "{a: ".repeat(100_000));
+        let err = Config::parse(&text).map(|_| ()).unwrap_err();
+        assert!(err.contains("nested deeper than"), "{err}");
+    }
 
     #[test]
     fn configuration_is_read_and_normalized() {

@@ -71,8 +71,75 @@ async fn unknown_routes_and_methods() {
     assert_eq!(res.status(), 405);
     let body: serde_json::Value = res.json().await.unwrap();
     assert_eq!(body["error"]["code"], 405);
+    // `/v1/` is the API's too, whatever the method.
+    for method in [Method::GET, Method::POST, Method::DELETE] {
+        let res = client
+            .request(method.clone(), format!("{}/v1/", app.base_url))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(res.status(), 404, "{method} /v1/");
+        let body: serde_json::Value = res.json().await.unwrap();
+        assert_eq!(body["error"]["code"], 404, "{method} /v1/");
+    }
     let health = client.get(format!("{}/health", app.base_url)).send().await.unwrap();
     assert_eq!(health.status(), 200);
+}
+
+/// One HTTP/1.1 answer read from `stream`: its head (lowercased) and body.
+async fn read_answer(stream: &mut tokio::net::TcpStream) -> (String, Vec<u8>) {
+    use tokio::io::AsyncReadExt;
+    let mut buffer = Vec::new();
+    let mut chunk = [0u8; 4096];
+    let head_end = loop {
+        if let Some(at) = buffer.windows(4).position(|w| w == b"\r\n\r\n") {
+            break at + 4;
+        }
+        let n = stream.read(&mut chunk).await.expect("read");
+        assert!(n > 0, "the connection was closed before an answer came");
+        buffer.extend_from_slice(&chunk[..n]);
+    };
+    let head = String::from_utf8_lossy(&buffer[..head_end]).to_lowercase();
+    let length: usize = head
+        .lines()
+        .find_map(|line| line.strip_prefix("content-length:"))
+        .map(|v| v.trim().parse().expect("a length"))
+        .unwrap_or(0);
+    while buffer.len() < head_end + length {
+        let n = stream.read(&mut chunk).await.expect("read");
+        assert!(n > 0, "the connection was closed inside an answer");
+        buffer.extend_from_slice(&chunk[..n]);
+    }
+    (head, buffer[head_end..head_end + length].to_vec())
+}
+
+both_backends! {
+    /// A request answered before its body arrived (no token: 401; an unknown
+    /// route: 404) leaves the keep-alive connection usable once the body
+    /// follows: the next request on it is answered.
+    async fn early_answers_keep_the_connection_open(app: TestApp) {
+        use tokio::io::AsyncWriteExt;
+        let address = app.base_url.trim_start_matches("http://").to_owned();
+        let mut stream = tokio::net::TcpStream::connect(&address).await.expect("connect");
+        let body = r#"{"title":"Acme"}"#;
+        for (path, status) in [("/v1/orgs", "401"), ("/v1/no/such/route", "404")] {
+            let head = format!(
+                "POST {path} HTTP/1.1\r\nHost: {address}\r\nContent-Type: application/json\r\nContent-Length: {}\r\n\r\n",
+                body.len()
+            );
+            stream.write_all(head.as_bytes()).await.expect("write head");
+            let (answer, json) = read_answer(&mut stream).await;
+            assert!(answer.starts_with(&format!("http/1.1 {status}")), "{path}: {answer}");
+            let json: serde_json::Value = serde_json::from_slice(&json).expect("an error body");
+            assert_eq!(json["error"]["code"].to_string(), status);
+            // The body arrives only after the answer.
+            stream.write_all(body.as_bytes()).await.expect("write body");
+        }
+        let next = format!("GET /health HTTP/1.1\r\nHost: {address}\r\n\r\n");
+        stream.write_all(next.as_bytes()).await.expect("write the next request");
+        let (answer, _) = read_answer(&mut stream).await;
+        assert!(answer.starts_with("http/1.1 200"), "{answer}");
+    }
 }
 
 /// The contract check itself must be able to fail, or every test above

@@ -259,6 +259,23 @@ both_backends! {
         let info = app.get(&ada, &format!("/v1/spaces/{space}/git/info")).await;
         assert_eq!(info.body["operation"]["state"], "failure");
         assert!(!info.body.to_string().contains("wrong-token"));
+
+        // A token in the query string is as secret as one in the userinfo:
+        // not in the job's error, git/info, nor the space's gitSync.
+        let in_query = format!("http://{base}/origin.git?access_token=query-s3cret");
+        app.clock.advance_millis(1000);
+        app.post(&ada, &format!("/v1/spaces/{space}/git/import"), json!({ "url": in_query, "ref": "refs/heads/main", "force": true }))
+            .await
+            .assert_status(204);
+        app.run_due_jobs().await;
+        let (_, _, error) = app.latest_job("git-import").await;
+        let error = error.unwrap();
+        assert!(!error.contains("query-s3cret"), "{error}");
+        let info = app.get(&ada, &format!("/v1/spaces/{space}/git/info")).await;
+        assert_eq!(info.body["operation"]["state"], "failure");
+        assert!(!info.body.to_string().contains("query-s3cret"), "{}", info.body);
+        let space_view = app.get(&ada, &format!("/v1/spaces/{space}")).await;
+        assert!(!space_view.body.to_string().contains("query-s3cret"), "{}", space_view.body);
     }
 
     #[app(deny_private_fetch)]

@@ -516,3 +516,60 @@ fn regex_like(text: &str, start: &str, end: &str) -> String {
     let rest = &text[at + "src=\"".len()..];
     rest[..rest.find(end).unwrap()].to_owned()
 }
+
+both_backends! {
+    /// Pages run their own inline scripts and nothing else (each script's
+    /// hash is in the content security policy); files run nothing; nothing is
+    /// sniffed or framed by another origin.
+    async fn published_answers_carry_security_headers(app: TestApp) {
+        use sha2::Digest as _;
+        let (ada, org, _site) = docs_site(&app, "public").await;
+        let home = get(&app, "/docs/").await;
+        assert_eq!(home.status, 200);
+        let policy = home.headers["content-security-policy"].to_str().unwrap().to_owned();
+        assert!(policy.contains("default-src 'self'"), "{policy}");
+        assert!(policy.contains("frame-ancestors 'self'"), "{policy}");
+        assert!(!policy.contains("'unsafe-inline' 'unsafe-eval'") && !policy.contains("script-src *"), "{policy}");
+        let mut scripts = 0;
+        for part in home.body.split("<script>").skip(1) {
+            let script = part.split("</script>").next().unwrap();
+            let hash = base64::engine::general_purpose::STANDARD.encode(sha2::Sha256::digest(script.as_bytes()));
+            assert!(policy.contains(&format!("'sha256-{hash}'")), "script not admitted by {policy}: {script}");
+            scripts += 1;
+        }
+        assert_eq!(scripts, 2, "the theme switch and search as you type");
+        for name in ["x-content-type-options", "x-frame-options", "referrer-policy"] {
+            assert!(home.headers.contains_key(name), "{name} missing");
+        }
+        assert_eq!(home.headers["x-content-type-options"], "nosniff");
+
+        // An uploaded HTML file opened directly runs nothing.
+        let space = app.space(&ada, &org, "Files", None).await;
+        let html = base64::engine::general_purpose::STANDARD.encode("<script>alert(1)</script>");
+        app.publish(
+            &ada,
+            &space,
+            json!([
+                { "operation": "insert_files", "files": [{ "name": "x.html", "ref": "x", "contentType": "text/html", "base64": html }] },
+                { "operation": "insert_page", "title": "Files", "document": { "markdown": "[the file](./x)\n" } }
+            ]),
+        )
+        .await;
+        let site = app.post(&ada, &format!("/v1/orgs/{org}/sites"), json!({ "title": "Raw", "visibility": "public", "spaces": [space] })).await;
+        site.assert_status(201);
+        app.post(&ada, &format!("/v1/orgs/{org}/sites/{}/publish", site.id()), json!(null)).await.assert_status(200);
+        let page = get(&app, "/raw/").await;
+        assert_eq!(page.status, 200, "{}", page.body);
+        let at = page.body.find("href=\"/raw/~files/").unwrap_or_else(|| panic!("no file link: {}", page.body));
+        let rest = &page.body[at + "href=\"".len()..];
+        let link = rest[..rest.find('"').unwrap()].to_owned();
+        let file = get(&app, &link).await;
+        assert_eq!(file.status, 200, "{link}");
+        let policy = file.headers["content-security-policy"].to_str().unwrap();
+        assert!(policy.contains("sandbox"), "{policy}");
+        assert_eq!(file.headers["x-content-type-options"], "nosniff");
+        let missing = get(&app, "/raw/nowhere").await;
+        assert_eq!(missing.status, 404);
+        assert!(missing.headers.contains_key("content-security-policy"));
+    }
+}

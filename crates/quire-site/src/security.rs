@@ -1,0 +1,80 @@
+//! The security headers of everything a published site answers.
+//!
+//! Pages get a content security policy that lets exactly their own two
+//! inline scripts run (by hash), styles inline (the stylesheet is inline, and
+//! customization sets colours), images and web fonts from anywhere (logos,
+//! favicons and fonts are URLs an administrator chose), `fetch` to the site
+//! itself (search as you type), and frames only from the players embeds may
+//! show. Everything else a site answers (files, markdown, XML) is a document
+//! that runs nothing: an uploaded HTML or SVG file opened directly is
+//! sandboxed. Nothing answered may be framed by another origin, and no type
+//! is sniffed.
+
+use std::sync::LazyLock;
+
+use axum::http::{HeaderValue, header};
+use axum::response::Response;
+use base64::Engine;
+use sha2::{Digest, Sha256};
+
+use crate::layout::{SEARCH_SCRIPT, THEME_SCRIPT};
+
+/// Origins whose players an embed may show in a frame.
+pub const EMBED_ORIGINS: &[&str] = &[
+    "https://www.youtube.com",
+    "https://www.youtube-nocookie.com",
+    "https://player.vimeo.com",
+    "https://www.loom.com",
+    "https://www.figma.com",
+    "https://codepen.io",
+    "https://codesandbox.io",
+];
+
+/// The policy of HTML pages.
+static PAGE_POLICY: LazyLock<HeaderValue> = LazyLock::new(|| {
+    let hashes: Vec<String> = [THEME_SCRIPT, SEARCH_SCRIPT]
+        .iter()
+        .map(|script| {
+            let digest = Sha256::digest(script.as_bytes());
+            format!("'sha256-{}'", base64::engine::general_purpose::STANDARD.encode(digest))
+        })
+        .collect();
+    let policy = format!(
+        "default-src 'self'; script-src {}; style-src 'self' 'unsafe-inline'; img-src * data:; \
+         font-src * data:; connect-src 'self'; frame-src {}; object-src 'none'; base-uri 'self'; \
+         form-action 'self'; frame-ancestors 'self'",
+        hashes.join(" "),
+        EMBED_ORIGINS.join(" ")
+    );
+    HeaderValue::from_str(&policy).unwrap_or_else(|_| HeaderValue::from_static("default-src 'self'"))
+});
+
+/// The policy of everything else: shown, never run.
+const DOCUMENT_POLICY: &str =
+    "default-src 'none'; img-src 'self' data:; style-src 'unsafe-inline'; sandbox; frame-ancestors 'self'";
+
+/// Adds the security headers to a site's answer (keeping any it set itself).
+pub async fn secure(mut res: Response) -> Response {
+    let is_html = res
+        .headers()
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.starts_with("text/html"));
+    let headers = res.headers_mut();
+    let policy = if is_html {
+        PAGE_POLICY.clone()
+    } else {
+        HeaderValue::from_static(DOCUMENT_POLICY)
+    };
+    headers.entry(header::CONTENT_SECURITY_POLICY).or_insert(policy);
+    headers
+        .entry(header::X_CONTENT_TYPE_OPTIONS)
+        .or_insert(HeaderValue::from_static("nosniff"));
+    headers
+        .entry(header::X_FRAME_OPTIONS)
+        .or_insert(HeaderValue::from_static("SAMEORIGIN"));
+    headers
+        .entry(header::REFERRER_POLICY)
+        .or_insert(HeaderValue::from_static("strict-origin-when-cross-origin"));
+    res
+}
