@@ -2,12 +2,19 @@
 //! that owns it, run from the durable queue in the database
 //! (`quire_store::jobs`).
 //!
-//! Jobs survive restarts and any node may run them. A claim is a lease: one
-//! worker at a time works on a job, and a job whose worker died is claimed
-//! again once its lease runs out. A failing job is retried by its type's
-//! [`RetryPolicy`], then left in the queue as failed with its last error.
-//! A job is enqueued inside the transaction of the change that needs it, so
-//! it exists exactly when that change commits.
+//! Jobs survive restarts and any node may run them. A claim is a lease that
+//! the worker renews while the job runs (every third of [`Workers::lease`]);
+//! a job whose worker died is claimed again once its lease runs out, within
+//! half a minute by default, and a job that outlives its lease because its
+//! worker stalled is never recorded twice (only the lease holder records an
+//! outcome). Each node runs several jobs at once ([`Workers::slots`]), at
+//! most [`Workers::per_organization`] of one organization, so no
+//! organization's jobs can hold every slot; each job has a time limit
+//! ([`Job::TIME_LIMIT`]) past which it is stopped and counted as failed. A
+//! failing job is retried by its type's [`RetryPolicy`], then left in the
+//! queue as failed with its last error. A job is enqueued inside the
+//! transaction of the change that needs it, so it exists exactly when that
+//! change commits.
 
 use std::collections::HashMap;
 use std::future::Future;
@@ -17,9 +24,11 @@ use std::time::Duration;
 
 use anyhow::Context;
 use quire_core::Timestamp;
+use quire_store::jobs::JobRow;
 use quire_store::{Conn, jobs};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
+use tokio::task::JoinSet;
 
 use crate::App;
 use crate::error::AppResult;
@@ -31,6 +40,8 @@ pub trait Job: Serialize + DeserializeOwned + Send + 'static {
     const KIND: &'static str;
     /// How failures of this type are retried.
     const RETRY: RetryPolicy = RetryPolicy::STANDARD;
+    /// How long one attempt may run before it is stopped as failed.
+    const TIME_LIMIT: Duration = Duration::from_secs(10 * 60);
 
     /// Does the work; what it returns (if anything) is kept with the job as
     /// its result.
@@ -58,20 +69,34 @@ impl RetryPolicy {
     }
 }
 
-/// Queues `job` to run at `run_at`, in the caller's transaction.
-pub async fn enqueue<J: Job>(conn: &mut Conn, job: &J, run_at: Timestamp, now: Timestamp) -> AppResult<()> {
+/// Queues `job` for the organization `organization_id` to run at `run_at`,
+/// in the caller's transaction.
+pub async fn enqueue<J: Job>(
+    conn: &mut Conn,
+    organization_id: &str,
+    job: &J,
+    run_at: Timestamp,
+    now: Timestamp,
+) -> AppResult<()> {
     let payload = serde_json::to_string(job).context("encoding a job payload")?;
-    jobs::enqueue(conn, J::KIND, &payload, run_at, now).await?;
+    jobs::enqueue(conn, J::KIND, organization_id, &payload, run_at, now).await?;
     Ok(())
 }
 
 type Outcome = Pin<Box<dyn Future<Output = anyhow::Result<Option<serde_json::Value>>> + Send>>;
 type Runner = Box<dyn Fn(App, String) -> Outcome + Send + Sync>;
 
+/// How a job type runs: its runner, retries and time limit.
+struct Kind {
+    run: Runner,
+    retry: RetryPolicy,
+    time_limit: Duration,
+}
+
 /// The job types this server can run, by kind.
 #[derive(Default)]
 pub struct Registry {
-    runners: HashMap<&'static str, (Runner, RetryPolicy)>,
+    kinds: HashMap<&'static str, Kind>,
 }
 
 impl Registry {
@@ -87,74 +112,175 @@ impl Registry {
     }
 
     pub fn register<J: Job>(&mut self) {
-        let runner: Runner = Box::new(|app: App, payload: String| {
+        let run: Runner = Box::new(|app: App, payload: String| {
             Box::pin(async move {
                 let job: J = serde_json::from_str(&payload).context("unreadable job payload")?;
                 job.run(&app).await
             })
         });
-        self.runners.insert(J::KIND, (runner, J::RETRY));
+        self.kinds.insert(
+            J::KIND,
+            Kind {
+                run,
+                retry: J::RETRY,
+                time_limit: J::TIME_LIMIT,
+            },
+        );
     }
 }
 
-/// How long a worker owns a claimed job before another may take it over.
-const LEASE: Duration = Duration::from_secs(300);
+/// How a node runs jobs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Workers {
+    /// Jobs run at once on this node.
+    pub slots: usize,
+    /// Jobs of one organization run at once (on this node; across nodes,
+    /// approximately).
+    pub per_organization: usize,
+    /// How long a claim holds without renewal: a dead worker's job waits
+    /// this long to be claimed again.
+    pub lease: Duration,
+    /// How often an idle node looks for due jobs.
+    pub poll_interval: Duration,
+}
 
-/// How often an idle worker looks for due jobs.
-const POLL_INTERVAL: Duration = Duration::from_millis(500);
+impl Default for Workers {
+    fn default() -> Self {
+        Workers {
+            slots: 4,
+            per_organization: 2,
+            lease: Duration::from_secs(30),
+            poll_interval: Duration::from_millis(500),
+        }
+    }
+}
 
-/// Runs every job that is due now, one after the other; returns how many ran.
-pub async fn run_due(app: &App, registry: &Registry, worker: &str) -> anyhow::Result<usize> {
-    let mut ran = 0;
-    loop {
-        let now = app.now();
-        let lease_until = Timestamp(now.0 + LEASE.as_millis() as i64);
-        let Some(row) = jobs::claim(&app.db, worker, now, lease_until).await? else {
-            return Ok(ran);
-        };
-        ran += 1;
-        let (outcome, retry) = match registry.runners.get(row.kind.as_str()) {
-            Some((run, retry)) => (run(app.clone(), row.payload.clone()).await, *retry),
-            None => (
-                Err(anyhow::anyhow!("no job type {:?} is registered on this node", row.kind)),
-                RetryPolicy::STANDARD,
-            ),
-        };
-        let mut tx = app.db.write().await?;
-        match outcome {
-            Ok(result) => {
-                let result = result.map(|r| r.to_string());
-                jobs::complete(&mut tx, &row.id, result.as_deref(), app.now()).await?
+/// Claims one due job for `worker`, if there is one.
+async fn claim(app: &App, worker: &str, config: &Workers) -> anyhow::Result<Option<JobRow>> {
+    let now = app.now();
+    let lease_until = Timestamp(now.0 + config.lease.as_millis() as i64);
+    Ok(jobs::claim(&app.db, worker, now, lease_until, config.per_organization as i64).await?)
+}
+
+/// Runs a claimed job to its end (or its time limit) while renewing its
+/// lease, then records the outcome, unless the lease was lost meanwhile.
+async fn run_claimed(
+    app: &App,
+    registry: &Registry,
+    worker: &str,
+    config: &Workers,
+    row: JobRow,
+) -> anyhow::Result<()> {
+    let Some(kind) = registry.kinds.get(row.kind.as_str()) else {
+        let error = format!("no job type {:?} is registered on this node", row.kind);
+        return record(app, worker, &row, Err(anyhow::anyhow!(error)), RetryPolicy::STANDARD).await;
+    };
+    let mut attempt = tokio::spawn((kind.run)(app.clone(), row.payload.clone()));
+    let time_limit = tokio::time::sleep(kind.time_limit);
+    tokio::pin!(time_limit);
+    let mut renewals = tokio::time::interval(config.lease / 3);
+    renewals.tick().await;
+    let outcome = loop {
+        tokio::select! {
+            joined = &mut attempt => {
+                break joined.unwrap_or_else(|e| Err(anyhow::anyhow!("the job stopped: {e}")));
             }
-            Err(err) => {
-                let error = format!("{err:#}");
-                tracing::warn!(
-                    job = row.id,
-                    kind = row.kind,
-                    attempt = row.attempts,
-                    error,
-                    "job failed"
-                );
-                let retry_at = retry.retry_at(row.attempts, app.now());
-                jobs::fail(&mut tx, &row.id, &error, retry_at, app.now()).await?;
+            () = &mut time_limit => {
+                attempt.abort();
+                break Err(anyhow::anyhow!("the job took longer than {} s and was stopped", kind.time_limit.as_secs()));
+            }
+            _ = renewals.tick() => {
+                let lease_until = Timestamp(app.now().0 + config.lease.as_millis() as i64);
+                if !jobs::renew(&app.db, &row.id, worker, lease_until).await? {
+                    attempt.abort();
+                    tracing::warn!(job = row.id, kind = row.kind, "job lease lost to another worker; stopped here");
+                    return Ok(());
+                }
             }
         }
-        tx.commit().await?;
-    }
+    };
+    record(app, worker, &row, outcome, kind.retry).await
 }
 
-/// Runs due jobs until `shutdown` completes.
-pub async fn work(app: App, shutdown: impl Future<Output = ()>) {
-    let registry = Arc::new(Registry::standard());
+/// Records how an attempt ended: done with its result, or failed (retried
+/// by `retry`).
+async fn record(
+    app: &App,
+    worker: &str,
+    row: &JobRow,
+    outcome: anyhow::Result<Option<serde_json::Value>>,
+    retry: RetryPolicy,
+) -> anyhow::Result<()> {
+    let mut tx = app.db.write().await?;
+    match outcome {
+        Ok(result) => {
+            let result = result.map(|r| r.to_string());
+            jobs::complete(&mut tx, &row.id, worker, result.as_deref(), app.now()).await?
+        }
+        Err(err) => {
+            let error = format!("{err:#}");
+            tracing::warn!(
+                job = row.id,
+                kind = row.kind,
+                attempt = row.attempts,
+                error,
+                "job failed"
+            );
+            let retry_at = retry.retry_at(row.attempts, app.now());
+            jobs::fail(&mut tx, &row.id, worker, &error, retry_at, app.now()).await?;
+        }
+    }
+    tx.commit().await?;
+    Ok(())
+}
+
+/// Runs every job that is due now, one after the other, with the standard
+/// leases and time limits; returns how many ran.
+pub async fn run_due(app: &App, registry: &Registry, worker: &str) -> anyhow::Result<usize> {
+    run_due_with(app, registry, worker, Workers::default()).await
+}
+
+/// [`run_due`] with other leases and shares.
+pub async fn run_due_with(app: &App, registry: &Registry, worker: &str, config: Workers) -> anyhow::Result<usize> {
+    let mut ran = 0;
+    while let Some(row) = claim(app, worker, &config).await? {
+        ran += 1;
+        run_claimed(app, registry, worker, &config, row).await?;
+    }
+    Ok(ran)
+}
+
+/// Runs due jobs, up to `config.slots` at once, until `shutdown` completes.
+/// Jobs still running then are stopped; their leases run out and another
+/// node (or this one, restarted) runs them again.
+pub async fn work(app: App, registry: Arc<Registry>, config: Workers, shutdown: impl Future<Output = ()>) {
     let worker = format!("worker-{}", quire_core::id::new_id());
+    let mut running: JoinSet<anyhow::Result<()>> = JoinSet::new();
     tokio::pin!(shutdown);
     loop {
-        if let Err(err) = run_due(&app, &registry, &worker).await {
-            tracing::error!(error = %format!("{err:#}"), "job worker error");
+        let mut claimed = false;
+        if running.len() < config.slots {
+            match claim(&app, &worker, &config).await {
+                Ok(Some(row)) => {
+                    let (app, registry, worker) = (app.clone(), registry.clone(), worker.clone());
+                    running.spawn(async move { run_claimed(&app, &registry, &worker, &config, row).await });
+                    claimed = true;
+                }
+                Ok(None) => {}
+                Err(err) => tracing::error!(error = %format!("{err:#}"), "job worker error"),
+            }
+        }
+        if claimed {
+            continue;
         }
         tokio::select! {
             () = &mut shutdown => return,
-            () = tokio::time::sleep(POLL_INTERVAL) => {}
+            Some(done) = running.join_next(), if !running.is_empty() => {
+                if let Ok(Err(err)) = done {
+                    tracing::error!(error = %format!("{err:#}"), "job worker error");
+                }
+            }
+            () = tokio::time::sleep(config.poll_interval) => {}
         }
     }
 }

@@ -176,6 +176,7 @@ async fn save_and_process(tx: &mut quire_store::Conn, spec: &SpecRow, now: Times
     openapi::put_spec(tx, spec).await?;
     jobs::enqueue(
         tx,
+        &spec.organization_id,
         &ProcessSpec {
             spec_id: spec.id.clone(),
         },

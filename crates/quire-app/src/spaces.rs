@@ -291,7 +291,14 @@ pub async fn delete(app: &App, caller: &Caller, space_id: &str) -> AppResult<()>
     let purge = PurgeSpace {
         space_id: space.id.clone(),
     };
-    jobs::enqueue(&mut tx, &purge, now.plus_days(SPACE_RETENTION_DAYS), now).await?;
+    jobs::enqueue(
+        &mut tx,
+        &space.organization_id,
+        &purge,
+        now.plus_days(SPACE_RETENTION_DAYS),
+        now,
+    )
+    .await?;
     tx.commit().await?;
     Ok(())
 }
@@ -351,7 +358,7 @@ pub async fn duplicate(app: &App, caller: &Caller, space_id: &str) -> AppResult<
     let reindex = crate::search::ReindexSpace {
         space_id: copy.id.clone(),
     };
-    jobs::enqueue(&mut tx, &reindex, now, now).await?;
+    jobs::enqueue(&mut tx, &copy.organization_id, &reindex, now, now).await?;
     let after = Position {
         before: None,
         after: Some(Pointer::Space {

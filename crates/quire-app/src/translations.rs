@@ -15,7 +15,7 @@
 //! a 400 that says how to configure one.
 
 use std::collections::HashMap;
-use std::time::Instant;
+use std::time::{Duration, Instant};
 
 use quire_content::document::Document;
 use quire_content::tree::PageMeta;
@@ -104,6 +104,9 @@ pub struct RunTranslation {
 
 impl Job for RunTranslation {
     const KIND: &'static str = "translation-run";
+    /// A large space through a slow model takes long; each page is
+    /// retried on its own, so only a stalled provider reaches this.
+    const TIME_LIMIT: Duration = Duration::from_secs(2 * 60 * 60);
 
     async fn run(self, app: &App) -> anyhow::Result<Option<Value>> {
         let report = run(app, &self).await?;
@@ -250,7 +253,7 @@ pub async fn start_run(app: &App, caller: &Caller, org_id: &str, id: &str) -> Ap
         organization_id: org_id.to_owned(),
         user_id: caller.id().to_owned(),
     };
-    jobs::enqueue(&mut tx, &job, now, now).await?;
+    jobs::enqueue(&mut tx, org_id, &job, now, now).await?;
     tx.commit().await?;
     Ok(())
 }

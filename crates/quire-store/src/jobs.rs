@@ -1,8 +1,12 @@
 //! The durable job queue. A job is claimed by one worker at a time through a
-//! lease (`locked_until`); a worker that dies loses its lease and the job is
-//! claimed again. On PostgreSQL claims use `FOR UPDATE SKIP LOCKED` so many
-//! nodes poll without blocking each other; on SQLite the single-writer gate
-//! makes the claim atomic.
+//! lease (`locked_until`) that its worker renews while it runs; a worker
+//! that dies stops renewing, and the job is claimed again once the lease
+//! runs out. Only the worker holding a job's lease records its outcome. A
+//! claim skips organizations (`tenant`) that already run their share of
+//! jobs, and prefers those that run fewest. On PostgreSQL claims use
+//! `FOR UPDATE SKIP LOCKED` so many nodes poll without blocking each other
+//! (two nodes claiming at once may let an organization exceed its share by
+//! one); on SQLite the single-writer gate makes the claim atomic.
 
 use quire_core::Timestamp;
 use sqlx::{AnyConnection, AssertSqlSafe, Row};
@@ -18,19 +22,23 @@ pub struct JobRow {
     pub attempts: i64,
 }
 
+/// Queues a job of `kind` for the organization `tenant`.
 pub async fn enqueue(
     conn: &mut AnyConnection,
     kind: &str,
+    tenant: &str,
     payload: &str,
     run_at: Timestamp,
     now: Timestamp,
 ) -> StoreResult<String> {
     let id = quire_core::id::new_id();
     sqlx::query(
-        "INSERT INTO jobs (id, kind, payload, run_at, state, attempts, created_at) VALUES ($1, $2, $3, $4, 'queued', 0, $5)",
+        "INSERT INTO jobs (id, kind, tenant, payload, run_at, state, attempts, created_at) \
+         VALUES ($1, $2, $3, $4, $5, 'queued', 0, $6)",
     )
     .bind(&id)
     .bind(kind)
+    .bind(tenant)
     .bind(payload)
     .bind(run_at.0)
     .bind(now.0)
@@ -39,20 +47,32 @@ pub async fn enqueue(
     Ok(id)
 }
 
-/// Claims the oldest due job (queued and due, or running with an expired
-/// lease) for `worker` until `lease_until`.
-pub async fn claim(db: &Db, worker: &str, now: Timestamp, lease_until: Timestamp) -> StoreResult<Option<JobRow>> {
+/// Claims a due job (queued and due, or running with an expired lease) for
+/// `worker` until `lease_until`: of the organizations running fewer than
+/// `per_tenant` jobs, one running fewest, and its oldest job.
+pub async fn claim(
+    db: &Db,
+    worker: &str,
+    now: Timestamp,
+    lease_until: Timestamp,
+    per_tenant: i64,
+) -> StoreResult<Option<JobRow>> {
     let lock = match db.backend() {
         Backend::Postgres => " FOR UPDATE SKIP LOCKED",
         Backend::Sqlite => "",
     };
+    let running =
+        "(SELECT COUNT(*) FROM jobs r WHERE r.state = 'running' AND r.locked_until >= $1 AND r.tenant = j.tenant)";
     let pick = format!(
-        "SELECT id FROM jobs WHERE (state = 'queued' AND run_at <= $1) OR (state = 'running' AND locked_until < $1) \
-         ORDER BY run_at, id LIMIT 1{lock}"
+        "SELECT j.id FROM jobs j \
+         WHERE ((j.state = 'queued' AND j.run_at <= $1) OR (j.state = 'running' AND j.locked_until < $1)) \
+         AND {running} < $2 \
+         ORDER BY {running}, j.run_at, j.id LIMIT 1{lock}"
     );
     let mut tx = db.write().await?;
     let id: Option<String> = sqlx::query_scalar(AssertSqlSafe(pick))
         .bind(now.0)
+        .bind(per_tenant)
         .fetch_optional(&mut *tx)
         .await?;
     let Some(id) = id else { return Ok(None) };
@@ -74,13 +94,37 @@ pub async fn claim(db: &Db, worker: &str, now: Timestamp, lease_until: Timestamp
     }))
 }
 
-/// Marks a job done, with what it reports (JSON), if anything.
-pub async fn complete(conn: &mut AnyConnection, id: &str, result: Option<&str>, now: Timestamp) -> StoreResult<()> {
+/// Extends `worker`'s lease on a running job; false when the worker no
+/// longer holds it (it ran out and another worker claimed the job).
+pub async fn renew(db: &Db, id: &str, worker: &str, lease_until: Timestamp) -> StoreResult<bool> {
+    let mut tx = db.write().await?;
+    let renewed =
+        sqlx::query("UPDATE jobs SET locked_until = $3 WHERE id = $1 AND locked_by = $2 AND state = 'running'")
+            .bind(id)
+            .bind(worker)
+            .bind(lease_until.0)
+            .execute(&mut *tx)
+            .await?
+            .rows_affected();
+    tx.commit().await?;
+    Ok(renewed == 1)
+}
+
+/// Marks a job done, with what it reports (JSON), if anything, when
+/// `worker` still holds it.
+pub async fn complete(
+    conn: &mut AnyConnection,
+    id: &str,
+    worker: &str,
+    result: Option<&str>,
+    now: Timestamp,
+) -> StoreResult<()> {
     sqlx::query(
-        "UPDATE jobs SET state = 'done', finished_at = $2, result = $3, locked_by = NULL, locked_until = NULL \
-         WHERE id = $1",
+        "UPDATE jobs SET state = 'done', finished_at = $3, result = $4, locked_by = NULL, locked_until = NULL \
+         WHERE id = $1 AND locked_by = $2",
     )
     .bind(id)
+    .bind(worker)
     .bind(now.0)
     .bind(result)
     .execute(conn)
@@ -88,10 +132,12 @@ pub async fn complete(conn: &mut AnyConnection, id: &str, result: Option<&str>, 
     Ok(())
 }
 
-/// Records a failure; the job runs again at `retry_at`, or never when `None`.
+/// Records a failure, when `worker` still holds the job; it runs again at
+/// `retry_at`, or never when `None`.
 pub async fn fail(
     conn: &mut AnyConnection,
     id: &str,
+    worker: &str,
     error: &str,
     retry_at: Option<Timestamp>,
     now: Timestamp,
@@ -101,10 +147,11 @@ pub async fn fail(
         None => ("failed", None, Some(now.0)),
     };
     sqlx::query(
-        "UPDATE jobs SET state = $2, run_at = COALESCE($3, run_at), finished_at = $4, last_error = $5, \
-         locked_by = NULL, locked_until = NULL WHERE id = $1",
+        "UPDATE jobs SET state = $3, run_at = COALESCE($4, run_at), finished_at = $5, last_error = $6, \
+         locked_by = NULL, locked_until = NULL WHERE id = $1 AND locked_by = $2",
     )
     .bind(id)
+    .bind(worker)
     .bind(state)
     .bind(run_at)
     .bind(finished)

@@ -125,6 +125,13 @@ struct ServeArgs {
     /// The model to ask (OpenAI-compatible providers).
     #[arg(long, env = "QUIRE_TRANSLATION_MODEL")]
     translation_model: Option<String>,
+    /// Background jobs this node runs at once.
+    #[arg(long, env = "QUIRE_JOB_SLOTS", default_value_t = 4, value_parser = clap::value_parser!(u16).range(1..=256))]
+    job_slots: u16,
+    /// Background jobs of one organization this node runs at once (so no
+    /// organization can hold every slot); at most `--job-slots`.
+    #[arg(long, env = "QUIRE_JOBS_PER_ORGANIZATION", default_value_t = 2, value_parser = clap::value_parser!(u16).range(1..=256))]
+    jobs_per_organization: u16,
     #[command(flatten)]
     storage: StorageArgs,
 }
@@ -289,8 +296,18 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         "quire is listening"
     );
     let state = AppState::new(app.clone(), &public_url);
+    let workers = quire_app::jobs::Workers {
+        slots: usize::from(args.job_slots),
+        per_organization: usize::from(args.jobs_per_organization.min(args.job_slots)),
+        ..quire_app::jobs::Workers::default()
+    };
     let (stop, stopped) = tokio::sync::watch::channel(false);
-    let worker = tokio::spawn(quire_app::jobs::work(app.clone(), wait_for(stopped.clone())));
+    let worker = tokio::spawn(quire_app::jobs::work(
+        app.clone(),
+        std::sync::Arc::new(quire_app::jobs::Registry::standard()),
+        workers,
+        wait_for(stopped.clone()),
+    ));
     let server = quire_server::serve(listener, state, async move {
         shutdown_signal().await;
         let _ = stop.send(true);

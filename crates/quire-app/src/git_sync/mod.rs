@@ -12,6 +12,8 @@
 mod export;
 mod import;
 
+use std::time::Duration;
+
 use quire_core::{Role, Timestamp};
 use quire_engine::GitError;
 use quire_store::git_syncs::{self, GitSyncRow};
@@ -98,6 +100,8 @@ pub struct StandaloneTarget {
 
 impl Job for GitImport {
     const KIND: &'static str = "git-import";
+    /// A large repository's first sync fetches and stores thousands of files.
+    const TIME_LIMIT: Duration = Duration::from_secs(30 * 60);
 
     async fn run(self, app: &App) -> anyhow::Result<Option<serde_json::Value>> {
         let report = import::run(app, &self).await?;
@@ -107,6 +111,8 @@ impl Job for GitImport {
 
 impl Job for GitExport {
     const KIND: &'static str = "git-export";
+    /// A large repository's first sync fetches and stores thousands of files.
+    const TIME_LIMIT: Duration = Duration::from_secs(30 * 60);
 
     async fn run(self, app: &App) -> anyhow::Result<Option<serde_json::Value>> {
         let report = export::run(app, &self).await?;
@@ -282,7 +288,7 @@ pub async fn start_import(app: &App, caller: &Caller, space_id: &str, request: I
         force: request.force.unwrap_or(false),
         standalone: request.standalone.unwrap_or(false),
     };
-    jobs::enqueue(&mut tx, &job, now, now).await?;
+    jobs::enqueue(&mut tx, &space.organization_id, &job, now, now).await?;
     tx.commit().await?;
     Ok(())
 }
@@ -319,7 +325,7 @@ pub async fn start_export(app: &App, caller: &Caller, space_id: &str, request: E
         force: request.force.unwrap_or(false),
         standalone,
     };
-    jobs::enqueue(&mut tx, &job, now, now).await?;
+    jobs::enqueue(&mut tx, &space.organization_id, &job, now, now).await?;
     tx.commit().await?;
     Ok(())
 }

@@ -62,9 +62,14 @@ both_backends! {
         app.clock.advance_days(8);
 
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-        let worker = tokio::spawn(quire_app::jobs::work(app.state.app.clone(), async {
-            let _ = stopped.await;
-        }));
+        let worker = tokio::spawn(quire_app::jobs::work(
+            app.state.app.clone(),
+            std::sync::Arc::new(quire_app::jobs::Registry::standard()),
+            quire_app::jobs::Workers::default(),
+            async {
+                let _ = stopped.await;
+            },
+        ));
         // Poll (bounded) until the worker has removed the space.
         let deadline = tokio::time::Instant::now() + Duration::from_secs(20);
         loop {

@@ -13,6 +13,7 @@ mod git_sync;
 mod hostile;
 mod imports;
 mod invites;
+mod jobs;
 mod lifecycle;
 mod members;
 mod official_client;
