@@ -696,7 +696,9 @@ pub async fn site(conn: &mut Conn, caller: &Caller, org_id: &str, site_id: &str)
     let missing = || AppError::not_found("site", site_id);
     let org = find_org(conn, caller, org_id).await?.ok_or_else(missing)?;
     if org.is_guest() {
-        return Err(missing());
+        // A guest sees the organization, so refusing is no news to them;
+        // "not found" would make a refused delete look done.
+        return Err(AppError::forbidden("guests cannot see the sites of an organization"));
     }
     let site = sites::get_site(conn, org_id, site_id)
         .await
@@ -717,7 +719,7 @@ pub async fn site_for_reading(
 ) -> AppResult<(SiteRow, SiteAccess)> {
     let refused = match site(conn, caller, org_id, site_id).await {
         Ok(found) => return Ok(found),
-        Err(err) if err.is_not_found() => err,
+        Err(err @ (AppError::NotFound(_) | AppError::Forbidden(_))) => err,
         Err(err) => return Err(err),
     };
     let Some(key) = share_key else { return Err(refused) };

@@ -399,8 +399,12 @@ both_backends! {
             .await
             .assert_status(201);
         app.post(&creator, &format!("{base}/publish"), json!(null)).await.assert_status(403);
-        // Guests and strangers do not see the site at all.
-        app.get(&guest, &base).await.assert_status(404);
+        // Guests see the organization but not its sites: refused, also when
+        // deleting (never a 204 that deleted nothing). Strangers see
+        // nothing at all.
+        app.get(&guest, &base).await.assert_status(403);
+        app.delete(&guest, &base).await.assert_status(403);
+        app.delete(&reader, &base).await.assert_status(403);
         app.get(&stranger, &base).await.assert_status(404);
         app.get(&stranger, &format!("/v1/orgs/{org}/sites")).await.assert_status(404);
         app.delete(&stranger, &base).await.assert_status(204);
