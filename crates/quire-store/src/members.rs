@@ -118,6 +118,24 @@ pub async fn get_many(
     Ok(out)
 }
 
+/// Which of `user_ids` are members of the organization (disabled members
+/// and guests included), in one query per 500 ids.
+pub async fn among(
+    conn: &mut AnyConnection,
+    org_id: &str,
+    user_ids: &[String],
+) -> StoreResult<std::collections::HashSet<String>> {
+    let mut out = std::collections::HashSet::new();
+    for chunk in user_ids.chunks(500).filter(|c| !c.is_empty()) {
+        let mut sql = Sql::new("SELECT user_id FROM members WHERE organization_id = ");
+        sql.bind(org_id.to_owned()).push(" AND user_id IN ").bind_list(chunk);
+        for row in sql.fetch_all(&mut *conn).await? {
+            out.insert(row.try_get("user_id")?);
+        }
+    }
+    Ok(out)
+}
+
 pub async fn membership(conn: &mut AnyConnection, org_id: &str, user_id: &str) -> StoreResult<Option<Membership>> {
     let row = sqlx::query("SELECT role, disabled FROM members WHERE organization_id = $1 AND user_id = $2")
         .bind(org_id)
