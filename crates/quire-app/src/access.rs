@@ -488,7 +488,7 @@ pub async fn destination(
 }
 
 /// A change request (by id or number) of a space on which the caller holds
-/// at least `role`.
+/// at least `role`, with the caller's access to the space.
 pub async fn change_request(
     conn: &mut Conn,
     caller: &Caller,
@@ -496,10 +496,10 @@ pub async fn change_request(
     change_request: &str,
     role: Role,
     action: &str,
-) -> AppResult<(SpaceRow, ChangeRequestRow)> {
-    let (space, _) = space_with_role(conn, caller, space_id, role, action).await?;
+) -> AppResult<(SpaceRow, ContentAccess, ChangeRequestRow)> {
+    let (space, access) = space_with_role(conn, caller, space_id, role, action).await?;
     let cr = change_request_in(conn, &space, change_request).await?;
-    Ok((space, cr))
+    Ok((space, access, cr))
 }
 
 /// A change request (by id or number) of a space the caller was given

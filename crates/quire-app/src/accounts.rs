@@ -5,12 +5,23 @@
 //! token itself is shown once, when created, and never logged. There is no
 //! sign-up over HTTP: `quire token create` (and the tests) create users, and
 //! so do single sign-on logins (`saml`).
+//!
+//! Emails: a user's email address is shown to the user themself and to
+//! admins of an organization the user belongs to; everyone else gets the
+//! public profile ([`Visibility`]). `GET /users/{userId}` asks [`user`];
+//! every other response naming users (members, commenters, authors, grant
+//! holders, change requests) carries a [`Viewer`] or a [`Visibility`]
+//! decided here, and views show an email only as those say.
+
+use std::collections::HashSet;
+use std::sync::Arc;
 
 use quire_core::{Role, Timestamp};
 use quire_store::users::{self, UserRow};
 use quire_store::{Conn, invites, members};
 use sha2::{Digest, Sha256};
 
+use crate::access::OrgAccess;
 use crate::error::{AppError, AppResult, NotFoundExt};
 use crate::{App, Caller, input};
 
@@ -92,8 +103,21 @@ pub enum Visibility {
     /// The user themself, or an admin of an organization the user is in:
     /// everything, the email address included.
     Full,
-    /// Someone sharing an organization with the user: the public profile.
+    /// Everyone else who may see the user at all: the public profile, no
+    /// email address.
     Public,
+}
+
+impl Visibility {
+    /// The rule, and its only home: the user themself and admins of an
+    /// organization the user belongs to see everything.
+    fn decide(themself: bool, admin_of_their_organization: bool) -> Visibility {
+        if themself || admin_of_their_organization {
+            Visibility::Full
+        } else {
+            Visibility::Public
+        }
+    }
 }
 
 /// Another user as the caller may see them; not found for users who share
@@ -101,17 +125,93 @@ pub enum Visibility {
 pub async fn user(app: &App, caller: &Caller, user_id: &str) -> AppResult<(UserRow, Visibility)> {
     let mut conn = app.db.read().await?;
     if caller.id() == user_id {
-        return Ok((caller.user.clone(), Visibility::Full));
+        return Ok((caller.user.clone(), Visibility::decide(true, false)));
     }
     let shared = members::shared_with(&mut conn, caller.id(), user_id).await?;
     if shared.is_empty() {
         return Err(AppError::not_found("user", user_id));
     }
     let user = users::get(&mut conn, user_id).await.or_not_found("user", user_id)?;
-    let visibility = if shared.iter().any(|m| m.role == Some(Role::Admin)) {
-        Visibility::Full
-    } else {
-        Visibility::Public
-    };
-    Ok((user, visibility))
+    let admin = shared.iter().any(|m| m.role == Some(Role::Admin));
+    Ok((user, Visibility::decide(false, admin)))
+}
+
+/// The [`Visibility`] of every user one response names, decided once for
+/// the response: responses about an organization's content or members name
+/// many users, and asking [`user`]'s question for each would cost a query
+/// per user.
+#[derive(Debug, Clone)]
+pub struct Viewer {
+    caller_id: String,
+    /// The users whose organization (the one the response is about) the
+    /// caller administers.
+    administered: Administered,
+}
+
+#[derive(Debug, Clone)]
+enum Administered {
+    None,
+    All,
+    Only(Arc<HashSet<String>>),
+}
+
+impl Viewer {
+    /// For a list of the organization's members (members, a team's members,
+    /// commenters, holders of grants on its content): `org` is the caller's
+    /// membership in it, and every listed user is a member, so its admins
+    /// see every email and anyone else only their own.
+    ///
+    /// Stricter than [`user`]'s per-user rule: a caller who administers
+    /// *another* organization the listed user is also in sees that user's
+    /// email through `GET /users/{userId}` but not here (finding out would
+    /// cost a query per listed user).
+    pub fn of_members(caller: &Caller, org: Option<&OrgAccess>) -> Viewer {
+        Viewer {
+            caller_id: caller.id().to_owned(),
+            administered: if org.is_some_and(OrgAccess::is_admin) {
+                Administered::All
+            } else {
+                Administered::None
+            },
+        }
+    }
+
+    /// For users named by an organization's content (authors of comments
+    /// and replies, who reacted, who opened or merged a change request),
+    /// who may have left the organization since, or belong to the one the
+    /// content was moved from: `org` is the caller's membership in the
+    /// content's organization. Its admins see the emails of those of
+    /// `user_ids` who are still its members (one query for the whole
+    /// response, none for anyone else); others see only their own. As
+    /// strict as [`Viewer::of_members`] about other organizations.
+    pub async fn of_authors<'a>(
+        conn: &mut Conn,
+        caller: &Caller,
+        org: Option<&OrgAccess>,
+        user_ids: impl IntoIterator<Item = &'a str>,
+    ) -> AppResult<Viewer> {
+        let administered = match org {
+            Some(org) if org.is_admin() => {
+                let mut ids: Vec<String> = user_ids.into_iter().map(str::to_owned).collect();
+                ids.sort_unstable();
+                ids.dedup();
+                Administered::Only(Arc::new(members::among(conn, &org.org_id, &ids).await?))
+            }
+            _ => Administered::None,
+        };
+        Ok(Viewer {
+            caller_id: caller.id().to_owned(),
+            administered,
+        })
+    }
+
+    /// How much of `user_id` the caller sees.
+    pub fn sees(&self, user_id: &str) -> Visibility {
+        let administered = match &self.administered {
+            Administered::None => false,
+            Administered::All => true,
+            Administered::Only(ids) => ids.contains(user_id),
+        };
+        Visibility::decide(user_id == self.caller_id, administered)
+    }
 }

@@ -11,6 +11,8 @@ use quire_store::users::{self, UserRow};
 use quire_store::{Conn, Page, comments};
 use serde::Deserialize;
 
+use crate::access::ContentAccess;
+use crate::accounts::Viewer;
 use crate::error::{AppError, AppResult};
 use crate::{App, Caller, access};
 
@@ -26,13 +28,28 @@ pub struct ChangeRequestInfo {
     /// The space moved on since the change request was last updated.
     pub outdated: bool,
     pub comments: i64,
+    /// Whose email (of the users above) the caller sees.
+    pub viewer: Viewer,
 }
 
-/// Shapes a change request; `space_revision` is the space's current revision.
-pub(crate) async fn info(conn: &mut Conn, cr: ChangeRequestRow, space_revision: &str) -> AppResult<ChangeRequestInfo> {
+/// The users a change request names.
+fn named(cr: &ChangeRequestRow) -> impl Iterator<Item = &str> {
+    std::iter::once(cr.created_by.as_str()).chain(cr.merged_by.as_deref())
+}
+
+/// Shapes a change request for a caller with `access` to its space;
+/// `space_revision` is the space's current revision.
+pub(crate) async fn info(
+    conn: &mut Conn,
+    caller: &Caller,
+    access: &ContentAccess,
+    cr: ChangeRequestRow,
+    space_revision: &str,
+) -> AppResult<ChangeRequestInfo> {
     let comments = comments::open_in_change_requests(conn, std::slice::from_ref(&cr.id)).await?;
     let count = comments.get(&cr.id).copied().unwrap_or_default();
-    shape(conn, cr, space_revision, count).await
+    let viewer = Viewer::of_authors(conn, caller, access.org.as_ref(), named(&cr)).await?;
+    shape(conn, cr, space_revision, count, viewer).await
 }
 
 /// Shapes a change request whose open comments were counted (`comments`).
@@ -41,6 +58,7 @@ async fn shape(
     cr: ChangeRequestRow,
     space_revision: &str,
     comments: i64,
+    viewer: Viewer,
 ) -> AppResult<ChangeRequestInfo> {
     let created_by = users::get(conn, &cr.created_by).await?;
     let merged_by = match &cr.merged_by {
@@ -53,6 +71,7 @@ async fn shape(
         created_by,
         merged_by,
         comments,
+        viewer,
     })
 }
 
@@ -69,12 +88,12 @@ fn subject(text: &str) -> AppResult<String> {
 pub async fn open(app: &App, caller: &Caller, space_id: &str, subject_text: &str) -> AppResult<ChangeRequestInfo> {
     let subject = subject(subject_text)?;
     let mut conn = app.db.read().await?;
-    let (space, _) =
+    let (space, access) =
         access::space_with_role(&mut conn, caller, space_id, Role::Edit, "open change requests here").await?;
     drop(conn);
     let cr = app.engine.change_requests.open(&space, &subject, caller.id()).await?;
     let mut conn = app.db.read().await?;
-    info(&mut conn, cr, &space.revision_id).await
+    info(&mut conn, caller, &access, cr, &space.revision_id).await
 }
 
 /// Which change requests a list shows, and in which order.
@@ -94,7 +113,8 @@ pub async fn list(
     request: &PageRequest,
 ) -> AppResult<Page<ChangeRequestInfo>> {
     let mut conn = app.db.read().await?;
-    let (space, _) = access::space_with_role(&mut conn, caller, space_id, Role::Read, "see change requests").await?;
+    let (space, access) =
+        access::space_with_role(&mut conn, caller, space_id, Role::Read, "see change requests").await?;
     let store_filter = ChangeRequestFilter {
         status: Some(filter.status),
         creator: filter.creator,
@@ -102,10 +122,17 @@ pub async fn list(
     let page = change_requests::list(&mut conn, &space.id, &store_filter, filter.by_creation, request).await?;
     let ids: Vec<String> = page.items.iter().map(|cr| cr.id.clone()).collect();
     let comments = comments::open_in_change_requests(&mut conn, &ids).await?;
+    let viewer = Viewer::of_authors(
+        &mut conn,
+        caller,
+        access.org.as_ref(),
+        page.items.iter().flat_map(named),
+    )
+    .await?;
     let mut items = Vec::with_capacity(page.items.len());
     for cr in page.items {
         let count = comments.get(&cr.id).copied().unwrap_or_default();
-        items.push(shape(&mut conn, cr, &space.revision_id, count).await?);
+        items.push(shape(&mut conn, cr, &space.revision_id, count, viewer.clone()).await?);
     }
     Ok(Page {
         items,
@@ -116,7 +143,7 @@ pub async fn list(
 
 pub async fn get(app: &App, caller: &Caller, space_id: &str, change_request: &str) -> AppResult<ChangeRequestInfo> {
     let mut conn = app.db.read().await?;
-    let (space, cr) = access::change_request(
+    let (space, access, cr) = access::change_request(
         &mut conn,
         caller,
         space_id,
@@ -125,7 +152,7 @@ pub async fn get(app: &App, caller: &Caller, space_id: &str, change_request: &st
         "see change requests",
     )
     .await?;
-    info(&mut conn, cr, &space.revision_id).await
+    info(&mut conn, caller, &access, cr, &space.revision_id).await
 }
 
 /// The input of a change request update: a new subject and/or status.
@@ -144,7 +171,7 @@ pub async fn update(
     update: ChangeRequestUpdate,
 ) -> AppResult<ChangeRequestInfo> {
     let mut tx = app.db.write().await?;
-    let (space, current) = access::change_request(
+    let (space, access, current) = access::change_request(
         &mut tx,
         caller,
         space_id,
@@ -172,13 +199,14 @@ pub async fn update(
             "the change request changed meanwhile: read it again and retry",
         ));
     }
-    let info = info(&mut tx, updated, &space.revision_id).await?;
+    let info = info(&mut tx, caller, &access, updated, &space.revision_id).await?;
     tx.commit().await?;
     Ok(info)
 }
 
-/// The space and change request for an operation needing `role`, read on a
-/// connection of its own (released before the engine's transaction).
+/// The space (with the caller's access) and change request for an
+/// operation needing `role`, read on a connection of its own (released
+/// before the engine's transaction).
 async fn load(
     app: &App,
     caller: &Caller,
@@ -186,14 +214,14 @@ async fn load(
     change_request: &str,
     role: Role,
     action: &str,
-) -> AppResult<(SpaceRow, ChangeRequestRow)> {
+) -> AppResult<(SpaceRow, ContentAccess, ChangeRequestRow)> {
     let mut conn = app.db.read().await?;
     access::change_request(&mut conn, caller, space_id, change_request, role, action).await
 }
 
 /// Merges the change request into its space; returns the new revision.
 pub async fn merge(app: &App, caller: &Caller, space_id: &str, change_request: &str) -> AppResult<String> {
-    let (space, cr) = load(
+    let (space, _, cr) = load(
         app,
         caller,
         space_id,
@@ -207,7 +235,7 @@ pub async fn merge(app: &App, caller: &Caller, space_id: &str, change_request: &
 
 /// Brings the change request up to date with its space; returns its head.
 pub async fn update_from_space(app: &App, caller: &Caller, space_id: &str, change_request: &str) -> AppResult<String> {
-    let (space, cr) = load(
+    let (space, _, cr) = load(
         app,
         caller,
         space_id,
@@ -227,8 +255,11 @@ pub async fn write_content(
     change_request: &str,
     changes: Vec<Change>,
 ) -> AppResult<(ChangeRequestInfo, Vec<AppliedChange>)> {
-    let (space, cr) = load(app, caller, space_id, change_request, Role::Edit, "edit content").await?;
+    let (space, access, cr) = load(app, caller, space_id, change_request, Role::Edit, "edit content").await?;
     let (updated, applied) = app.engine.edits.apply(&space, &cr, changes, caller.id()).await?;
     let mut conn = app.db.read().await?;
-    Ok((info(&mut conn, updated, &space.revision_id).await?, applied))
+    Ok((
+        info(&mut conn, caller, &access, updated, &space.revision_id).await?,
+        applied,
+    ))
 }

@@ -12,6 +12,7 @@ use quire_store::change_requests;
 use quire_store::spaces::SpaceRow;
 use serde::Deserialize;
 
+use crate::access::ContentAccess;
 use crate::change_requests::ChangeRequestInfo;
 use crate::error::{AppError, AppResult, NotFoundExt};
 use crate::{App, Caller, access};
@@ -29,8 +30,19 @@ pub enum Source {
 
 /// The space (readable by the caller) and the snapshot `source` names.
 pub async fn open(app: &App, caller: &Caller, space_id: &str, source: &Source) -> AppResult<(SpaceRow, Arc<Snapshot>)> {
+    let (space, _, snapshot) = open_with_access(app, caller, space_id, source).await?;
+    Ok((space, snapshot))
+}
+
+/// [`open`], with the caller's access to the space.
+async fn open_with_access(
+    app: &App,
+    caller: &Caller,
+    space_id: &str,
+    source: &Source,
+) -> AppResult<(SpaceRow, ContentAccess, Arc<Snapshot>)> {
     let mut conn = app.db.read().await?;
-    let (space, _) = access::space_with_role(&mut conn, caller, space_id, Role::Read, "read its content").await?;
+    let (space, access) = access::space_with_role(&mut conn, caller, space_id, Role::Read, "read its content").await?;
     let revision = match source {
         Source::Main => space.revision_id.clone(),
         Source::ChangeRequest(cr) => {
@@ -43,7 +55,7 @@ pub async fn open(app: &App, caller: &Caller, space_id: &str, source: &Source) -
     };
     drop(conn);
     let snapshot = app.engine.revisions.snapshot(&space.id, &revision).await?;
-    Ok((space, snapshot))
+    Ok((space, access, snapshot))
 }
 
 /// A revision with, for merges, the change request it merged.
@@ -53,14 +65,14 @@ pub async fn revision(
     space_id: &str,
     source: &Source,
 ) -> AppResult<(SpaceRow, Arc<Snapshot>, Option<ChangeRequestInfo>)> {
-    let (space, snapshot) = open(app, caller, space_id, source).await?;
+    let (space, access, snapshot) = open_with_access(app, caller, space_id, source).await?;
     let merged_from = match &snapshot.revision.merged_from {
         Some(cr) => {
             let mut conn = app.db.read().await?;
             let row = change_requests::get(&mut conn, &space.id, cr)
                 .await
                 .or_not_found("change request", cr)?;
-            Some(crate::change_requests::info(&mut conn, row, &space.revision_id).await?)
+            Some(crate::change_requests::info(&mut conn, caller, &access, row, &space.revision_id).await?)
         }
         None => None,
     };

@@ -35,6 +35,7 @@ use self::input::{anchor_id, body_markdown, reaction_change, table_cell};
 pub use self::shape::{CommentInfo, PageNow, PageTarget, Reaction, Replier, ReplyInfo};
 use self::shape::{attach_pages, comment_infos, one_comment, one_reply, reply_infos};
 use crate::access::{self, CommentPermissions, ContentAccess};
+use crate::accounts::Viewer;
 use crate::error::{AppError, AppResult, NotFoundExt};
 use crate::members::MemberInfo;
 use crate::{App, Caller};
@@ -493,7 +494,8 @@ pub async fn commenters(
     let mut found = members::get_many(&mut conn, &org_id, &ids).await?;
     // In the page's order; one who left between the two reads is skipped.
     let rows = ids.iter().filter_map(|id| found.remove(id)).collect();
-    let items = crate::members::infos(&mut conn, &org_id, rows).await?;
+    let viewer = Viewer::of_members(caller, scope.access.org.as_ref());
+    let items = crate::members::infos(&mut conn, &org_id, &viewer, rows).await?;
     Ok(Page {
         items,
         next: page.next,

@@ -11,16 +11,19 @@ use quire_store::{Conn, Page, grants};
 use serde::Deserialize;
 
 use crate::access::{self, OrgAccess, OrgRoles};
+use crate::accounts::{Viewer, Visibility};
 use crate::error::{AppError, AppResult, NotFoundExt};
 use crate::spaces::SpaceInfo;
 use crate::teams::TeamInfo;
 use crate::{App, Caller};
 
-/// A member with the number of spaces they can reach.
+/// A member with the number of spaces they can reach, and how much of
+/// them the caller sees (the email or not).
 #[derive(Debug, Clone)]
 pub struct MemberInfo {
     pub member: MemberRow,
     pub spaces: i64,
+    pub visibility: Visibility,
 }
 
 /// How many spaces each member can reach: every live space of the
@@ -60,19 +63,30 @@ pub(crate) async fn space_counts(conn: &mut Conn, org_id: &str, members: &[Membe
     Ok(counts)
 }
 
-/// Shapes members with their space counts.
-pub(crate) async fn infos(conn: &mut Conn, org_id: &str, members: Vec<MemberRow>) -> AppResult<Vec<MemberInfo>> {
+/// Shapes members with their space counts, as `viewer` sees them.
+pub(crate) async fn infos(
+    conn: &mut Conn,
+    org_id: &str,
+    viewer: &Viewer,
+    members: Vec<MemberRow>,
+) -> AppResult<Vec<MemberInfo>> {
     let counts = space_counts(conn, org_id, &members).await?;
     Ok(members
         .into_iter()
         .zip(counts)
-        .map(|(member, spaces)| MemberInfo { member, spaces })
+        .map(|(member, spaces)| MemberInfo {
+            visibility: viewer.sees(&member.user.id),
+            member,
+            spaces,
+        })
         .collect())
 }
 
-async fn info(conn: &mut Conn, member: MemberRow) -> AppResult<MemberInfo> {
+/// Shapes one member for a caller whose membership is `access`.
+async fn info(conn: &mut Conn, caller: &Caller, access: &OrgAccess, member: MemberRow) -> AppResult<MemberInfo> {
     let org_id = member.organization_id.clone();
-    let mut infos = infos(conn, &org_id, vec![member]).await?;
+    let viewer = Viewer::of_members(caller, Some(access));
+    let mut infos = infos(conn, &org_id, &viewer, vec![member]).await?;
     infos
         .pop()
         .ok_or_else(|| AppError::Internal(anyhow::anyhow!("a member without its info")))
@@ -95,10 +109,12 @@ pub async fn list(
     request: &PageRequest,
 ) -> AppResult<Page<MemberInfo>> {
     let mut conn = app.db.read().await?;
-    access::org(&mut conn, caller, org_id).await?.require_directory()?;
+    let access = access::org(&mut conn, caller, org_id).await?;
+    access.require_directory()?;
     let page = members::list(&mut conn, org_id, sort, filter, request).await?;
+    let viewer = Viewer::of_members(caller, Some(&access));
     Ok(Page {
-        items: infos(&mut conn, org_id, page.items).await?,
+        items: infos(&mut conn, org_id, &viewer, page.items).await?,
         next: page.next,
         total: page.total,
     })
@@ -106,11 +122,10 @@ pub async fn list(
 
 pub async fn get(app: &App, caller: &Caller, org_id: &str, user_id: &str) -> AppResult<MemberInfo> {
     let mut conn = app.db.read().await?;
-    access::org(&mut conn, caller, org_id)
-        .await?
-        .require_can_see_member(user_id)?;
+    let access = access::org(&mut conn, caller, org_id).await?;
+    access.require_can_see_member(user_id)?;
     let member = load(&mut conn, org_id, user_id).await?;
-    info(&mut conn, member).await
+    info(&mut conn, caller, &access, member).await
 }
 
 /// Refuses a change that would leave the organization without an admin.
@@ -140,7 +155,8 @@ pub async fn update(
     update: MemberUpdate,
 ) -> AppResult<MemberInfo> {
     let mut tx = app.db.write().await?;
-    access::org(&mut tx, caller, org_id).await?.require_admin()?;
+    let access = access::org(&mut tx, caller, org_id).await?;
+    access.require_admin()?;
     let member = load(&mut tx, org_id, user_id).await?;
     if let Some(role) = update.role
         && role != member.role
@@ -149,7 +165,7 @@ pub async fn update(
         members::set_role(&mut tx, org_id, user_id, role).await?;
     }
     let member = load(&mut tx, org_id, user_id).await?;
-    let info = info(&mut tx, member).await?;
+    let info = info(&mut tx, caller, &access, member).await?;
     tx.commit().await?;
     Ok(info)
 }
@@ -176,11 +192,12 @@ pub async fn remove(app: &App, caller: &Caller, org_id: &str, user_id: &str) -> 
 /// Marks the member as signing in through the organization's SSO.
 pub async fn set_sso(app: &App, caller: &Caller, org_id: &str, user_id: &str) -> AppResult<MemberInfo> {
     let mut tx = app.db.write().await?;
-    access::org(&mut tx, caller, org_id).await?.require_admin()?;
+    let access = access::org(&mut tx, caller, org_id).await?;
+    access.require_admin()?;
     load(&mut tx, org_id, user_id).await?;
     members::set_sso(&mut tx, org_id, user_id).await?;
     let member = load(&mut tx, org_id, user_id).await?;
-    let info = info(&mut tx, member).await?;
+    let info = info(&mut tx, caller, &access, member).await?;
     tx.commit().await?;
     Ok(info)
 }

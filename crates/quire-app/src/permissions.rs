@@ -12,6 +12,7 @@ use quire_store::{Conn, Page, members, teams, users};
 use serde::Deserialize;
 
 use crate::access::{self, ContentAccess};
+use crate::accounts::{Viewer, Visibility};
 use crate::error::{AppError, AppResult};
 use crate::teams::TeamInfo;
 use crate::{App, Caller, input};
@@ -114,17 +115,42 @@ pub async fn invite(app: &App, caller: &Caller, kind: Resource, id: &str, invite
     Ok(())
 }
 
-/// The users granted a role on the resource, oldest grant first.
+/// A user's grant on a space or collection, and how much of the user the
+/// caller sees.
+#[derive(Debug, Clone)]
+pub struct UserGrant {
+    pub user: UserRow,
+    pub role: Role,
+    pub visibility: Visibility,
+}
+
+/// The users granted a role on the resource, oldest grant first. They are
+/// all members of its organization (granting makes outsiders guests, and
+/// leaving or moving the content drops grants).
 pub async fn users(
     app: &App,
     caller: &Caller,
     kind: Resource,
     id: &str,
     request: &PageRequest,
-) -> AppResult<Page<(UserRow, Role)>> {
+) -> AppResult<Page<UserGrant>> {
     let mut conn = app.db.read().await?;
     let target = target(&mut conn, caller, kind, id).await?;
-    Ok(grants::list_users(&mut conn, &target.id, request).await?)
+    let viewer = Viewer::of_members(caller, target.access.org.as_ref());
+    let page = grants::list_users(&mut conn, &target.id, request).await?;
+    Ok(Page {
+        items: page
+            .items
+            .into_iter()
+            .map(|(user, role)| UserGrant {
+                visibility: viewer.sees(&user.id),
+                user,
+                role,
+            })
+            .collect(),
+        next: page.next,
+        total: page.total,
+    })
 }
 
 /// The teams granted a role on the resource, oldest grant first.

@@ -10,6 +10,7 @@ use quire_store::{Conn, Page, grants, members, users};
 use serde::Deserialize;
 
 use crate::access::{self, OrgAccess, TeamPermissions};
+use crate::accounts::Viewer;
 use crate::error::{AppError, AppResult, NotFoundExt};
 use crate::members::MemberInfo;
 use crate::{App, Caller, input};
@@ -159,11 +160,13 @@ pub async fn members(
     request: &PageRequest,
 ) -> AppResult<Page<(MemberInfo, TeamRole)>> {
     let mut conn = app.db.read().await?;
-    access::org(&mut conn, caller, org_id).await?.require_directory()?;
+    let access = access::org(&mut conn, caller, org_id).await?;
+    access.require_directory()?;
     load(&mut conn, org_id, team_id).await?;
     let page = members::list_in_team(&mut conn, team_id, request).await?;
     let (rows, roles): (Vec<_>, Vec<_>) = page.items.into_iter().unzip();
-    let infos = crate::members::infos(&mut conn, org_id, rows).await?;
+    let viewer = Viewer::of_members(caller, Some(&access));
+    let infos = crate::members::infos(&mut conn, org_id, &viewer, rows).await?;
     Ok(Page {
         items: infos.into_iter().zip(roles).collect(),
         next: page.next,

@@ -11,6 +11,7 @@ use quire_store::users::{self, UserRow};
 
 use super::Scope;
 use crate::access::CommentPermissions;
+use crate::accounts::Viewer;
 use crate::error::{AppError, AppResult};
 use crate::{App, Caller};
 
@@ -60,6 +61,8 @@ pub struct CommentInfo {
     pub repliers: Vec<Replier>,
     pub page: Option<PageTarget>,
     pub permissions: CommentPermissions,
+    /// Whose email (of the users above) the caller sees.
+    pub viewer: Viewer,
 }
 
 /// A reply with everything its view shows.
@@ -72,6 +75,8 @@ pub struct ReplyInfo {
     pub posted_by: UserRow,
     pub reactions: Vec<Reaction>,
     pub permissions: CommentPermissions,
+    /// Whose email (of the users above) the caller sees.
+    pub viewer: Viewer,
 }
 
 /// Loads every user named by `ids` (once each).
@@ -80,6 +85,23 @@ async fn user_map(conn: &mut Conn, ids: impl IntoIterator<Item = String>) -> App
     ids.sort_unstable();
     ids.dedup();
     Ok(users::get_many(conn, &ids).await?)
+}
+
+/// Whose email the caller sees among the users a discussion names: they
+/// may have left the space's organization since they wrote.
+async fn viewer(
+    conn: &mut Conn,
+    scope: &Scope,
+    caller: &Caller,
+    users: &HashMap<String, UserRow>,
+) -> AppResult<Viewer> {
+    Viewer::of_authors(
+        conn,
+        caller,
+        scope.access.org.as_ref(),
+        users.keys().map(String::as_str),
+    )
+    .await
 }
 
 fn user_in(users: &HashMap<String, UserRow>, id: &str) -> AppResult<UserRow> {
@@ -127,6 +149,7 @@ pub(super) async fn comment_infos(
         .chain(reactions.iter().map(|r| r.user_id.clone()))
         .chain(repliers.iter().map(|r| r.user_id.clone()));
     let users = user_map(conn, named).await?;
+    let viewer = viewer(conn, scope, caller, &users).await?;
     let mut reactions = group_reactions(&reactions, &users)?;
     let mut by_comment: HashMap<String, Vec<Replier>> = HashMap::new();
     for row in repliers {
@@ -151,6 +174,7 @@ pub(super) async fn comment_infos(
                 repliers,
                 page: None,
                 permissions: scope.permissions(caller, &comment.posted_by),
+                viewer: viewer.clone(),
                 comment,
             })
         })
@@ -221,6 +245,7 @@ pub(super) async fn reply_infos(
         .map(|r| r.posted_by.clone())
         .chain(reactions.iter().map(|r| r.user_id.clone()));
     let users = user_map(conn, named).await?;
+    let viewer = viewer(conn, scope, caller, &users).await?;
     let mut reactions = group_reactions(&reactions, &users)?;
     rows.into_iter()
         .map(|reply| {
@@ -228,6 +253,7 @@ pub(super) async fn reply_infos(
                 posted_by: user_in(&users, &reply.posted_by)?,
                 reactions: reactions.remove(&reply.id).unwrap_or_default(),
                 permissions: scope.permissions(caller, &reply.posted_by),
+                viewer: viewer.clone(),
                 space_id: scope.space.id.clone(),
                 change_request_id: scope.change_request_id().map(str::to_owned),
                 reply,

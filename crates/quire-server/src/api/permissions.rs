@@ -104,10 +104,10 @@ async fn list_users<R: OnResource>(
 ) -> ApiResult<Json<List<views::UserPermission>>> {
     let request = page.request(GRANTS_ORDER)?;
     let page = permissions::users(&state.app, &caller, R::RESOURCE, &id, &request).await?;
-    Ok(Json(List::from_page(page, GRANTS_ORDER, |(user, permission)| {
+    Ok(Json(List::from_page(page, GRANTS_ORDER, |grant| {
         views::UserPermission {
-            permission,
-            user: views::user(&state, &user),
+            permission: grant.role,
+            user: views::user_as(&state, &grant.user, grant.visibility),
         }
     })))
 }

@@ -17,8 +17,9 @@ pub fn router() -> Router<AppState> {
         .route("/users/{userId}", get(user_by_id))
 }
 
+/// The caller themself: everything, the email included.
 async fn current_user(State(state): State<AppState>, Auth(caller): Auth) -> Json<views::User> {
-    Json(views::user(&state, &caller.user))
+    Json(views::user_as(&state, &caller.user, Visibility::Full))
 }
 
 /// Everything for the user themself and admins of an organization they are
@@ -29,8 +30,5 @@ async fn user_by_id(
     Path(user_id): Path<String>,
 ) -> ApiResult<Json<views::User>> {
     let (user, visibility) = accounts::user(&state.app, &caller, &user_id).await?;
-    Ok(Json(match visibility {
-        Visibility::Full => views::user(&state, &user),
-        Visibility::Public => views::public_user(&state, &user),
-    }))
+    Ok(Json(views::user_as(&state, &user, visibility)))
 }

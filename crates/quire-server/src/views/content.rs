@@ -318,6 +318,7 @@ pub fn change_request(state: &AppState, info: ChangeRequestInfo) -> ChangeReques
         merged_by,
         outdated,
         comments,
+        viewer,
     } = info;
     ChangeRequest {
         object: "change-request",
@@ -330,10 +331,10 @@ pub fn change_request(state: &AppState, info: ChangeRequestInfo) -> ChangeReques
         number: cr.number,
         status: cr.status,
         subject: cr.subject,
-        created_by: views::user(state, &created_by),
+        created_by: views::user(state, &viewer, &created_by),
         created_at: cr.created_at,
         updated_at: cr.updated_at,
-        merged_by: merged_by.map(|u| views::user(state, &u)),
+        merged_by: merged_by.map(|u| views::user(state, &viewer, &u)),
         merged_at: cr.merged_at,
         space: cr.space_id,
         revision: cr.revision_id,

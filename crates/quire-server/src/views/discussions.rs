@@ -2,6 +2,7 @@
 //! (`CommentReply`), their reactions and bodies.
 
 use quire_app::access::CommentPermissions;
+use quire_app::accounts::Viewer;
 use quire_app::discussions::{CommentInfo, PageTarget, Reaction as ReactionInfo, Replier as ReplierInfo, ReplyInfo};
 use quire_core::Timestamp;
 use quire_store::comments::TableCell as TableCellRow;
@@ -51,7 +52,7 @@ pub struct Reaction {
     pub users: Vec<ReactionUser>,
 }
 
-fn reactions(state: &AppState, list: Vec<ReactionInfo>) -> Vec<Reaction> {
+fn reactions(state: &AppState, viewer: &Viewer, list: Vec<ReactionInfo>) -> Vec<Reaction> {
     list.into_iter()
         .map(|r| Reaction {
             emoji: r.emoji,
@@ -60,7 +61,7 @@ fn reactions(state: &AppState, list: Vec<ReactionInfo>) -> Vec<Reaction> {
                 .users
                 .iter()
                 .map(|(user, at)| ReactionUser {
-                    user: views::user(state, user),
+                    user: views::user(state, viewer, user),
                     reacted_at: *at,
                 })
                 .collect(),
@@ -77,9 +78,9 @@ pub struct Replier {
     pub updated_at: Timestamp,
 }
 
-fn replier(state: &AppState, r: ReplierInfo) -> Replier {
+fn replier(state: &AppState, viewer: &Viewer, r: ReplierInfo) -> Replier {
     Replier {
-        user: views::user(state, &r.user),
+        user: views::user(state, viewer, &r.user),
         count: r.count,
         updated_at: r.last_posted_at,
     }
@@ -184,16 +185,17 @@ pub fn comment(state: &AppState, info: CommentInfo, format: BodyFormat) -> Comme
         repliers,
         page,
         permissions,
+        viewer,
     } = info;
     let location = state.api_url(&comment_path(&row.space_id, row.change_request_id.as_deref(), &row.id));
     Comment {
         object: "comment",
-        posted_by: views::user(state, &posted_by),
+        posted_by: views::user(state, &viewer, &posted_by),
         posted_at: row.posted_at,
         edited_at: row.edited_at,
-        reactions: reactions(state, list),
+        reactions: reactions(state, &viewer, list),
         replies,
-        repliers: repliers.into_iter().map(|r| replier(state, r)).collect(),
+        repliers: repliers.into_iter().map(|r| replier(state, &viewer, r)).collect(),
         body: body(row.body, format),
         target: Target {
             node: row.node_id.map(|id| NodeTarget { id }),
@@ -209,7 +211,7 @@ pub fn comment(state: &AppState, info: CommentInfo, format: BodyFormat) -> Comme
         permissions,
         status: if row.resolved_at.is_some() { "resolved" } else { "open" },
         resolved_at: row.resolved_at,
-        resolved_by: resolved_by.map(|u| views::user(state, &u)),
+        resolved_by: resolved_by.map(|u| views::user(state, &viewer, &u)),
         id: row.id,
     }
 }
@@ -237,6 +239,7 @@ pub fn reply(state: &AppState, info: ReplyInfo, format: BodyFormat) -> CommentRe
         posted_by,
         reactions: list,
         permissions,
+        viewer,
     } = info;
     let comment = comment_path(&space_id, change_request_id.as_deref(), &row.comment_id);
     CommentReply {
@@ -245,10 +248,10 @@ pub fn reply(state: &AppState, info: ReplyInfo, format: BodyFormat) -> CommentRe
             location: state.api_url(&format!("{comment}/replies/{}", row.id)),
         },
         id: row.id,
-        posted_by: views::user(state, &posted_by),
+        posted_by: views::user(state, &viewer, &posted_by),
         posted_at: row.posted_at,
         edited_at: row.edited_at,
-        reactions: reactions(state, list),
+        reactions: reactions(state, &viewer, list),
         body: body(row.body, format),
         permissions,
     }

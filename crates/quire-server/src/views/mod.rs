@@ -13,6 +13,7 @@ pub mod sites;
 pub mod translations;
 
 use quire_app::access::{CollectionPermissions, OrgPermissions, SpacePermissions, TeamPermissions};
+use quire_app::accounts::{Viewer, Visibility as UserVisibility};
 use quire_app::collections::CollectionInfo;
 use quire_app::members::MemberInfo;
 use quire_app::orgs::OrgInfo;
@@ -43,26 +44,28 @@ pub struct User {
     pub urls: LocationUrls,
 }
 
-/// A user as their fellow members see them, email included.
-pub fn user(state: &AppState, row: &UserRow) -> User {
-    User {
-        email: Some(row.email.clone()),
-        ..public_user(state, row)
-    }
-}
-
-/// A user's public profile: no email address.
-pub fn public_user(state: &AppState, row: &UserRow) -> User {
+/// A user as `visibility` (decided by `quire_app::accounts`) lets the
+/// caller see them: the email address only with `Full`, the
+/// public profile otherwise. The one place a user's email enters a view.
+pub fn user_as(state: &AppState, row: &UserRow, visibility: UserVisibility) -> User {
     User {
         object: "user",
         id: row.id.clone(),
         display_name: row.display_name.clone(),
-        email: None,
+        email: match visibility {
+            UserVisibility::Full => Some(row.email.clone()),
+            UserVisibility::Public => None,
+        },
         photo_url: row.photo_url.clone(),
         urls: LocationUrls {
             location: state.api_url(&format!("/users/{}", row.id)),
         },
     }
+}
+
+/// A user named in a response, as the response's `viewer` may see them.
+pub fn user(state: &AppState, viewer: &Viewer, row: &UserRow) -> User {
+    user_as(state, row, viewer.sees(&row.id))
 }
 
 #[derive(Debug, Serialize)]
@@ -175,7 +178,7 @@ pub fn member(state: &AppState, info: &MemberInfo) -> Member {
         object: "member",
         id: row.user.id.clone(),
         role: row.role,
-        user: user(state, &row.user),
+        user: user_as(state, &row.user, info.visibility),
         disabled: row.disabled,
         joined_at: row.joined_at,
         last_seen_at: row.last_seen_at,
