@@ -105,4 +105,51 @@ both_backends! {
         app.patch(&ada, &format!("/v1/spaces/{space}/change-requests/{cr}"), json!({ "subject": "x" })).await.assert_status(409);
         assert_eq!(app.outline(&ada, &format!("/v1/spaces/{space}/content/pages")).await, vec!["Once"]);
     }
+
+    async fn emails_of_creators_and_mergers_only_for_organization_admins_and_themselves(app: TestApp) {
+        let ada = app.user("Ada").await;
+        let bob = app.user("Bob").await;
+        let rita = app.user("Rita").await;
+        let gus = app.user("Gus").await;
+        let org = app.org(&ada, "Acme").await;
+        app.add_member(&ada, &org, &bob, json!("edit")).await;
+        app.add_member(&ada, &org, &rita, json!("read")).await;
+        let space = app.space(&ada, &org, "Docs", None).await;
+        app.post(&ada, &format!("/v1/spaces/{space}/permissions"), json!({ "role": "read", "users": [gus.email] }))
+            .await
+            .assert_status(204);
+        let base = format!("/v1/spaces/{space}/change-requests");
+        let opened = app.post(&bob, &base, json!({ "subject": "Guide" })).await;
+        opened.assert_status(201);
+        assert_eq!(opened.body["createdBy"]["email"], bob.email.as_str(), "his own");
+        let merged_cr = opened.id();
+        let written = app.write(&bob, &space, &merged_cr, json!([{ "operation": "insert_page", "document": { "markdown": "# Guide\n" } }])).await;
+        assert_eq!(written.emails_shown(), vec![bob.id.clone()], "{}", written.body);
+        let merged = app.post(&ada, &format!("{base}/{merged_cr}/merge"), json!(null)).await;
+        merged.assert_status(200);
+        let revision = merged.body["revision"].as_str().unwrap().to_owned();
+        let open_cr = app.change_request(&bob, &space, "Next").await;
+
+        let mut both = vec![ada.id.clone(), bob.id.clone()];
+        both.sort();
+        // (path, what an admin sees there)
+        let views = [
+            (base.clone(), vec![bob.id.clone()]),
+            (format!("{base}/{open_cr}"), vec![bob.id.clone()]),
+            (format!("{base}/{merged_cr}"), both.clone()),
+            (format!("/v1/spaces/{space}/revisions/{revision}"), both.clone()),
+        ];
+        for (path, admin_sees) in &views {
+            let by_admin = app.get(&ada, path).await;
+            by_admin.assert_status(200);
+            assert!(by_admin.body.to_string().contains(&bob.id), "{path} names Bob: {}", by_admin.body);
+            assert_eq!(&by_admin.emails_shown(), admin_sees, "{path}: {}", by_admin.body);
+            assert_eq!(app.get(&bob, path).await.emails_shown(), vec![bob.id.clone()], "{path}");
+            for viewer in [&rita, &gus] {
+                let res = app.get(viewer, path).await;
+                res.assert_status(200);
+                assert_eq!(res.emails_shown(), Vec::<String>::new(), "{path} as {}: {}", viewer.email, res.body);
+            }
+        }
+    }
 }

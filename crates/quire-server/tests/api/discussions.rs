@@ -635,4 +635,64 @@ both_backends! {
         assert!(quire_store::comments::reactions(&mut conn, std::slice::from_ref(&on_space)).await.unwrap().is_empty());
         assert!(quire_store::comments::repliers(&mut conn, std::slice::from_ref(&on_space)).await.unwrap().is_empty());
     }
+
+    async fn emails_only_for_organization_admins_and_the_user_themself(app: TestApp) {
+        let ada = app.user("Ada").await; // admin
+        let bob = app.user("Bob").await; // commenter
+        let rita = app.user("Rita").await; // the read role
+        let gus = app.user("Gus").await; // a guest who may read one space
+        let org = app.org(&ada, "Acme").await;
+        app.add_member(&ada, &org, &bob, json!("comment")).await;
+        app.add_member(&ada, &org, &rita, json!("read")).await;
+        let space = app.space(&ada, &org, "Docs", None).await;
+        app.post(&ada, &format!("/v1/spaces/{space}/permissions"), json!({ "role": "read", "users": [gus.email] }))
+            .await
+            .assert_status(204);
+        let cr = app.change_request(&ada, &space, "Draft").await;
+
+        // Both discussions name Bob and Ada as authors, repliers, reacting
+        // and resolving users.
+        let mut paths = Vec::new();
+        let mut threads = Vec::new();
+        for base in [format!("/v1/spaces/{space}"), format!("/v1/spaces/{space}/change-requests/{cr}")] {
+            let comments = format!("{base}/comments");
+            let posted = comment(&app, &bob, &comments, "Question").await;
+            assert_eq!(posted["postedBy"]["email"], bob.email.as_str(), "his own");
+            let thread = format!("{comments}/{}", posted["id"].as_str().unwrap());
+            let reply = app.post(&ada, &format!("{thread}/replies"), json!({ "body": { "markdown": "Answer" } })).await;
+            reply.assert_status(200);
+            let reply_path = format!("{thread}/replies/{}", reply.id());
+            app.put(&ada, &thread, json!({ "addedReactions": ["👍"], "resolved": true }))
+                .await
+                .assert_status(200);
+            let reacted = app.put(&bob, &reply_path, json!({ "addedReactions": ["🎉"] })).await;
+            assert_eq!(reacted.emails_shown(), vec![bob.id.clone()], "Bob reacting to Ada's reply");
+            paths.extend([comments, thread.clone(), format!("{thread}/replies"), reply_path, format!("{base}/commenters")]);
+            threads.push(thread);
+        }
+
+        let mut admin_sees = vec![ada.id.clone(), bob.id.clone()];
+        admin_sees.sort();
+        for path in &paths {
+            let by_admin = app.get(&ada, path).await;
+            by_admin.assert_status(200);
+            assert_eq!(by_admin.emails_shown(), admin_sees, "{path}: {}", by_admin.body);
+            let by_bob = app.get(&bob, path).await;
+            assert_eq!(by_bob.emails_shown(), vec![bob.id.clone()], "{path}: {}", by_bob.body);
+            for viewer in [&rita, &gus] {
+                let res = app.get(viewer, path).await;
+                res.assert_status(200);
+                assert!(res.body.to_string().contains(&bob.id), "{path} names Bob");
+                assert_eq!(res.emails_shown(), Vec::<String>::new(), "{path} as {}: {}", viewer.email, res.body);
+            }
+        }
+
+        // Once Bob has left, the admin no longer sees his email on his words.
+        app.delete(&ada, &format!("/v1/orgs/{org}/members/{}", bob.id)).await.assert_status(204);
+        for thread in &threads {
+            let res = app.get(&ada, thread).await;
+            assert_eq!(res.body["postedBy"]["id"], bob.id.as_str());
+            assert_eq!(res.emails_shown(), vec![ada.id.clone()], "{}", res.body);
+        }
+    }
 }

@@ -617,4 +617,38 @@ both_backends! {
         assert_eq!(count().await, 2);
         assert_eq!(app.get(&ada, &format!("/v1/orgs/{org}/members")).await.items().len(), 2);
     }
+
+    async fn emails_only_for_admins_and_the_member_themself(app: TestApp) {
+        let ada = app.user("Ada").await;
+        let bob = app.user("Bob").await;
+        let rita = app.user("Rita").await;
+        let gus = app.user("Gus").await;
+        let org = app.org(&ada, "Acme").await;
+        app.add_member(&ada, &org, &bob, json!("edit")).await;
+        app.add_member(&ada, &org, &rita, json!("read")).await;
+        app.add_member(&ada, &org, &gus, Value::Null).await;
+        let members = format!("/v1/orgs/{org}/members");
+        let member = |user: &TestUser| format!("{members}/{}", user.id);
+
+        let mut everyone = vec![ada.id.clone(), bob.id.clone(), rita.id.clone(), gus.id.clone()];
+        everyone.sort();
+        assert_eq!(app.get(&ada, &members).await.emails_shown(), everyone);
+        assert_eq!(app.get(&ada, &member(&bob)).await.emails_shown(), vec![bob.id.clone()]);
+        for (viewer, other) in [(&bob, &rita), (&rita, &bob)] {
+            let list = app.get(viewer, &members).await;
+            list.assert_status(200);
+            assert_eq!(list.body["count"], 4);
+            assert_eq!(list.emails_shown(), vec![viewer.id.clone()], "{}", list.body);
+            let one = app.get(viewer, &member(other)).await;
+            one.assert_status(200);
+            assert_eq!(one.emails_shown(), Vec::<String>::new(), "{}", one.body);
+            assert_eq!(app.get(viewer, &member(viewer)).await.emails_shown(), vec![viewer.id.clone()]);
+        }
+        // A guest sees only themself, email included.
+        assert_eq!(app.get(&gus, &member(&gus)).await.emails_shown(), vec![gus.id.clone()]);
+        // What admins change answers as they see it.
+        let changed = app.patch(&ada, &member(&rita), json!({ "role": "comment" })).await;
+        changed.assert_status(200);
+        assert_eq!(changed.body["user"]["email"], rita.email.as_str());
+    }
 }

@@ -230,4 +230,40 @@ both_backends! {
         app.get(&eve, &path).await.assert_status(404);
         app.get(&eve, &format!("{path}?shareKey=wrong")).await.assert_status(404);
     }
+
+    async fn grant_lists_show_emails_to_organization_admins_only(app: TestApp) {
+        let ada = app.user("Ada").await;
+        let bob = app.user("Bob").await;
+        let rita = app.user("Rita").await;
+        let gus = app.user("Gus").await;
+        let org = app.org(&ada, "Acme").await;
+        app.add_member(&ada, &org, &bob, json!("comment")).await;
+        app.add_member(&ada, &org, &rita, json!("read")).await;
+        let col = app.collection(&ada, &org, "Shared", None).await;
+        let space = app.space(&ada, &org, "Docs", Some(&col)).await;
+        for (path, role, user) in [
+            (format!("/v1/spaces/{space}/permissions"), "edit", &bob),
+            (format!("/v1/spaces/{space}/permissions"), "read", &gus),
+            (format!("/v1/collections/{col}/permissions"), "review", &bob),
+        ] {
+            app.post(&ada, &path, json!({ "role": role, "users": [user.email] })).await.assert_status(204);
+        }
+        let on_space = format!("/v1/spaces/{space}/permissions/users");
+        let on_collection = format!("/v1/collections/{col}/permissions/users");
+
+        let mut granted = vec![bob.id.clone(), gus.id.clone()];
+        granted.sort();
+        assert_eq!(app.get(&ada, &on_space).await.emails_shown(), granted);
+        assert_eq!(app.get(&ada, &on_collection).await.emails_shown(), vec![bob.id.clone()]);
+        for (viewer, own) in [(&bob, vec![bob.id.clone()]), (&gus, vec![gus.id.clone()]), (&rita, vec![])] {
+            let res = app.get(viewer, &on_space).await;
+            res.assert_status(200);
+            assert_eq!(res.items().len(), 2);
+            assert_eq!(res.emails_shown(), own, "{}", res.body);
+        }
+        let res = app.get(&rita, &on_collection).await;
+        res.assert_status(200);
+        assert_eq!(res.items().len(), 1);
+        assert_eq!(res.emails_shown(), Vec::<String>::new(), "{}", res.body);
+    }
 }

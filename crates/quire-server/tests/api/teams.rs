@@ -307,7 +307,12 @@ both_backends! {
         assert_eq!(first["organization"]["object"], "member");
         assert_eq!(first["organization"]["id"], bob.id.as_str());
         assert_eq!(first["organization"]["role"], "edit");
-        assert_eq!(first["organization"]["user"]["email"], "bob@example.com");
+        // Carol is no admin: she sees her own email only; Ada sees them all.
+        assert!(first["organization"]["user"].get("email").is_none(), "{first}");
+        assert_eq!(res.emails_shown(), vec![carol.id.clone()]);
+        let by_admin = app.get(&ada, &path).await;
+        assert_eq!(by_admin.items()[0]["organization"]["user"]["email"], "bob@example.com");
+        assert_eq!(by_admin.emails_shown().len(), 3);
         assert_eq!(first["organization"]["teams"], 1);
         assert_eq!(first["team"], json!({ "role": "member" }));
         assert_eq!(first["permissions"], json!({ "view": true }));

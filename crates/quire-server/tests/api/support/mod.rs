@@ -556,6 +556,28 @@ impl TestResponse {
             .map(str::to_owned)
     }
 
+    /// The ids of the users whose email the body shows, anywhere in it
+    /// (sorted, once each): every user view with an `email`.
+    pub fn emails_shown(&self) -> Vec<String> {
+        fn walk(value: &Value, out: &mut Vec<String>) {
+            match value {
+                Value::Object(map) => {
+                    if map.get("object").and_then(Value::as_str) == Some("user") && map.contains_key("email") {
+                        out.push(map["id"].as_str().unwrap_or_default().to_owned());
+                    }
+                    map.values().for_each(|v| walk(v, out));
+                }
+                Value::Array(items) => items.iter().for_each(|v| walk(v, out)),
+                _ => {}
+            }
+        }
+        let mut out = Vec::new();
+        walk(&self.body, &mut out);
+        out.sort();
+        out.dedup();
+        out
+    }
+
     /// The error message of an error body.
     pub fn message(&self) -> &str {
         self.body
