@@ -2,10 +2,10 @@
 //! visitors carry, and the ready-made conditions it suggests.
 //!
 //! The schema must be an object schema of claims, each with a description
-//! (booleans, strings, numbers, arrays and objects of them), the boolean
-//! claims a visitor may set themselves grouped under `unsigned`, with no
-//! additional properties; it is checked with the `jsonschema` validator
-//! against that shape before it is stored.
+//! (booleans, strings, numbers, arrays and objects of them), the claims a
+//! visitor may set themselves grouped under `unsigned`, with no additional
+//! properties; it is checked with the `jsonschema` validator against the
+//! official shape (`SiteAdaptiveJSONSchema`) before it is stored.
 
 use quire_core::Timestamp;
 use quire_store::sites;
@@ -65,53 +65,77 @@ pub struct SchemaInput {
 /// The description the `unsigned` group always carries.
 const UNSIGNED_DESCRIPTION: &str = "Unsigned claims of the site visitor.";
 
-/// The shape an adaptive schema must have: an object schema without
-/// additional properties whose properties are claims — booleans, strings
-/// (optionally an enum), numbers, arrays of those, or objects of claims —
-/// each with a description; `unsigned` groups the boolean claims a visitor
-/// may set themselves.
+/// The shape an adaptive schema must have, as the official API defines it
+/// (`SiteAdaptiveJSONSchema` and the claim schemas it refers to): an object
+/// schema without additional properties whose properties are claims —
+/// booleans, strings (with or without an `enum`), numbers, arrays of those,
+/// or objects of claims — each with a description; `unsigned` groups the
+/// claims a visitor may set themselves.
 fn shape() -> Value {
+    let string = |values: &[&str]| json!({ "type": "string", "enum": values });
+    let closed = json!({ "type": "boolean", "enum": [false] });
     json!({
         "type": "object",
-        "required": ["type", "properties"],
+        "required": ["type", "properties", "additionalProperties"],
         "additionalProperties": false,
         "properties": {
-            "$schema": { "const": "http://json-schema.org/draft-07/schema#" },
-            "type": { "const": "object" },
-            "additionalProperties": { "const": false },
+            "$schema": string(&["http://json-schema.org/draft-07/schema#"]),
+            "type": string(&["object"]),
+            "additionalProperties": closed,
             "properties": {
                 "type": "object",
-                "properties": { "unsigned": { "$ref": "#/definitions/unsigned" } },
+                "properties": {
+                    "unsigned": {
+                        "type": "object",
+                        "required": ["type", "description", "properties", "additionalProperties"],
+                        "properties": {
+                            "type": string(&["object"]),
+                            "description": string(&[UNSIGNED_DESCRIPTION]),
+                            "properties": { "type": "object", "additionalProperties": { "$ref": "#/definitions/claim" } },
+                            "additionalProperties": closed
+                        }
+                    }
+                },
                 "additionalProperties": { "$ref": "#/definitions/claim" }
             }
         },
         "definitions": {
-            "unsigned": {
-                "type": "object",
-                "required": ["type", "properties"],
-                "additionalProperties": false,
-                "properties": {
-                    "type": { "const": "object" },
-                    "description": { "const": UNSIGNED_DESCRIPTION },
-                    "properties": { "type": "object", "additionalProperties": { "$ref": "#/definitions/boolean" } },
-                    "additionalProperties": { "const": false }
-                }
-            },
-            "boolean": {
-                "type": "object",
-                "required": ["type", "description"],
-                "additionalProperties": false,
-                "properties": { "type": { "const": "boolean" }, "description": { "type": "string" } }
+            "deterministic": {
+                "oneOf": [
+                    {
+                        "type": "object",
+                        "required": ["type", "description"],
+                        "additionalProperties": false,
+                        "properties": { "type": string(&["boolean"]), "description": { "type": "string" } }
+                    },
+                    {
+                        "type": "object",
+                        "required": ["type", "enum", "description"],
+                        "additionalProperties": false,
+                        "properties": {
+                            "type": string(&["string"]),
+                            "enum": { "type": "array", "items": { "type": "string" } },
+                            "description": { "type": "string" }
+                        }
+                    }
+                ]
             },
             "primitive": {
-                "type": "object",
-                "required": ["type", "description"],
-                "additionalProperties": false,
-                "properties": {
-                    "type": { "enum": ["boolean", "string", "number"] },
-                    "description": { "type": "string" },
-                    "enum": { "type": "array", "items": { "type": "string" } }
-                }
+                "oneOf": [
+                    { "$ref": "#/definitions/deterministic" },
+                    {
+                        "type": "object",
+                        "required": ["type", "description"],
+                        "additionalProperties": false,
+                        "properties": { "type": string(&["string"]), "description": { "type": "string" } }
+                    },
+                    {
+                        "type": "object",
+                        "required": ["type", "description"],
+                        "additionalProperties": false,
+                        "properties": { "type": string(&["number"]), "description": { "type": "string" } }
+                    }
+                ]
             },
             "claim": {
                 "oneOf": [
@@ -121,20 +145,20 @@ fn shape() -> Value {
                         "required": ["type", "description", "items"],
                         "additionalProperties": false,
                         "properties": {
-                            "type": { "const": "array" },
+                            "type": string(&["array"]),
                             "description": { "type": "string" },
                             "items": { "$ref": "#/definitions/primitive" }
                         }
                     },
                     {
                         "type": "object",
-                        "required": ["type", "description", "properties"],
+                        "required": ["type", "description", "properties", "additionalProperties"],
                         "additionalProperties": false,
                         "properties": {
-                            "type": { "const": "object" },
+                            "type": string(&["object"]),
                             "description": { "type": "string" },
                             "properties": { "type": "object", "additionalProperties": { "$ref": "#/definitions/claim" } },
-                            "additionalProperties": { "const": false }
+                            "additionalProperties": closed
                         }
                     }
                 ]

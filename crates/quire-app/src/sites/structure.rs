@@ -687,10 +687,12 @@ async fn fix_level_default(edit: &mut Edit, section_id: Option<&str>, gone: &str
     Ok(())
 }
 
-/// `{ "before": {...} }` or `{ "after": {...} }` of the move operations.
+/// The body of the move operations: `{ "position": { "before": {...} } }`
+/// or `"after"`; without a position the item moves to the end of its level.
 #[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, bound(deserialize = "P: Deserialize<'de>"))]
 pub struct MoveBody<P> {
+    #[serde(default)]
     pub position: Position<P>,
 }
 
@@ -699,6 +701,15 @@ pub struct MoveBody<P> {
 pub struct Position<P> {
     pub before: Option<P>,
     pub after: Option<P>,
+}
+
+impl<P> Default for Position<P> {
+    fn default() -> Self {
+        Position {
+            before: None,
+            after: None,
+        }
+    }
 }
 
 #[derive(Debug, Deserialize)]
@@ -729,14 +740,18 @@ pub enum SectionKind {
     SiteSection,
 }
 
-/// `ids` with `item` put before `before` or after `after` (one of them
-/// given, and among `ids`).
+/// `ids` with `item` put before `before` or after `after` (among `ids`),
+/// or at the end when neither is given.
 fn reorder(ids: &[String], item: &str, before: Option<&str>, after: Option<&str>) -> AppResult<Vec<String>> {
     let mut rest: Vec<String> = ids.iter().filter(|id| *id != item).cloned().collect();
     let (anchor, offset) = match (before, after) {
         (Some(b), None) => (b, 0),
         (None, Some(a)) => (a, 1),
-        _ => return Err(AppError::invalid("position needs exactly one of before and after")),
+        (None, None) => {
+            rest.push(item.to_owned());
+            return Ok(rest);
+        }
+        (Some(_), Some(_)) => return Err(AppError::invalid("position needs one of before and after, not both")),
     };
     if anchor == item {
         return Err(AppError::invalid("an item cannot be placed relative to itself"));

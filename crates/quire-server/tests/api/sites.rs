@@ -208,6 +208,27 @@ both_backends! {
         )
         .await
         .assert_status(200);
+        // Without a position, an item moves to the end of its level.
+        let cli_ends = app.post(&ada, &format!("{base}/site-spaces/{cli_id}/move"), json!({})).await;
+        cli_ends.assert_status(200);
+        let docs = app.get(&ada, &format!("{base}/sections")).await;
+        assert_eq!(titles(docs.items()[1]["siteSpaces"].as_array().unwrap()), ["Guide", "API", "CLI"]);
+        app.post(&ada, &format!("{base}/sections/{sdk_id}/move"), json!({})).await.assert_status(200);
+        assert_eq!(titles(app.get(&ada, &format!("{base}/sections")).await.items()), ["Docs", "SDKs"]);
+        app.post(
+            &ada,
+            &format!("{base}/sections/{sdk_id}/move"),
+            json!({ "position": { "before": { "type": "site-section", "siteSection": docs_id } } }),
+        )
+        .await
+        .assert_status(200);
+        app.post(
+            &ada,
+            &format!("{base}/site-spaces/{cli_id}/move"),
+            json!({ "position": { "before": { "type": "site-space", "siteSpace": guide_site_space } } }),
+        )
+        .await
+        .assert_status(200);
 
         // Section settings; a repeated path is a conflict; defaults move.
         let patched = app
@@ -371,6 +392,28 @@ both_backends! {
             app.put(&ada, &format!("{base}/adaptive-schema"), bad).await.assert_status(400);
         }
         assert_eq!(app.get(&ada, &format!("{base}/adaptive-schema")).await.body["jsonSchema"], schema);
+        // Every claim the official schema allows: strings with or without
+        // values, numbers, arrays, objects, and unsigned claims of any kind.
+        let rich = json!({
+            "type": "object",
+            "properties": {
+                "plan": { "type": "string", "enum": ["free", "pro"], "description": "The visitor's plan" },
+                "name": { "type": "string", "description": "Name" },
+                "seats": { "type": "number", "description": "Seats" },
+                "roles": { "type": "array", "description": "Roles", "items": { "type": "string", "description": "A role" } },
+                "org": { "type": "object", "description": "Organization", "properties": { "admin": { "type": "boolean", "description": "Admin" } }, "additionalProperties": false },
+                "unsigned": {
+                    "type": "object",
+                    "description": "Unsigned claims of the site visitor.",
+                    "properties": { "region": { "type": "string", "enum": ["eu", "us"], "description": "Region" } },
+                    "additionalProperties": false
+                }
+            },
+            "additionalProperties": false
+        });
+        let put = app.put(&ada, &format!("{base}/adaptive-schema"), json!({ "jsonSchema": rich })).await;
+        put.assert_status(200);
+        assert_eq!(put.body["jsonSchema"]["properties"]["plan"]["enum"], json!(["free", "pro"]));
     }
 
     async fn members_see_sites_and_roles_decide_changes(app: TestApp) {

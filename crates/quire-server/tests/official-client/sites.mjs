@@ -43,6 +43,46 @@ await step('orgs.createSite with a space, orgs.addSectionToSite with another', a
     assert.equal(sections.items[0].default, true);
 });
 
+await step('orgs.moveSiteSpace and orgs.moveSiteSection without a position move to the end', async () => {
+    const { data: extra } = await api.orgs.addSpaceToSite(orgId, site.id, { spaceId: referenceId });
+    const { data: sections } = await api.orgs.listSiteSections(orgId, site.id);
+    const handbook = sections.items[0];
+    const first = handbook.siteSpaces[0];
+    assert.notEqual(first.id, extra.id);
+    const { data: moved } = await api.orgs.moveSiteSpace(orgId, site.id, first.id, {});
+    assert.equal(moved.id, first.id);
+    const { data: after } = await api.orgs.listSiteSections(orgId, site.id);
+    assert.equal(after.items[0].siteSpaces.at(-1).id, first.id);
+    await api.orgs.deleteSiteSpaceById(orgId, site.id, extra.id);
+    const { data: section } = await api.orgs.moveSiteSection(orgId, site.id, handbook.id, {});
+    assert.equal(section.id, handbook.id);
+    const { data: reordered } = await api.orgs.listSiteSections(orgId, site.id);
+    assert.deepEqual(reordered.items.map((s) => s.title), ['Reference', 'Handbook']);
+    await api.orgs.moveSiteSection(orgId, site.id, reordered.items[0].id, {});
+});
+
+await step('orgs.updateSiteAdaptiveSchema with a string claim of fixed values', async () => {
+    const jsonSchema = {
+        type: 'object',
+        properties: {
+            plan: { type: 'string', enum: ['free', 'pro'], description: 'The plan of the visitor' },
+            unsigned: {
+                type: 'object',
+                description: 'Unsigned claims of the site visitor.',
+                properties: {
+                    beta: { type: 'boolean', description: 'Beta tester' },
+                    region: { type: 'string', enum: ['eu', 'us'], description: 'Where the visitor reads from' },
+                },
+                additionalProperties: false,
+            },
+        },
+        additionalProperties: false,
+    };
+    const { data } = await api.orgs.updateSiteAdaptiveSchema(orgId, site.id, { jsonSchema });
+    assert.deepEqual(data.jsonSchema.properties.plan.enum, ['free', 'pro']);
+    assert.deepEqual(data.jsonSchema.properties.unsigned.properties.region.enum, ['eu', 'us']);
+});
+
 await step('orgs.updateSiteCustomizationById and orgs.publishSite', async () => {
     const { data: custom } = await api.orgs.updateSiteCustomizationById(orgId, site.id, {
         title: 'Handbook Docs',
