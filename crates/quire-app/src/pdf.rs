@@ -39,7 +39,8 @@ const LINK_LIFETIME_MS: i64 = 60 * 60 * 1000;
 /// Images larger than this show their alternative text.
 const MAX_IMAGE_BYTES: u64 = 20 * 1024 * 1024;
 /// At most this many image bytes go into one PDF; later images show their
-/// alternative text.
+/// alternative text. (What images decode to is bounded by `quire-pdf`:
+/// [`quire_pdf::MAX_IMAGE_PIXELS`], [`quire_pdf::MAX_BOOK_IMAGE_MEMORY`].)
 const MAX_BOOK_IMAGE_BYTES: u64 = 256 * 1024 * 1024;
 
 static FONTS: OnceLock<Fonts> = OnceLock::new();

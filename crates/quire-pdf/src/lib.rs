@@ -5,11 +5,13 @@
 //! a table of contents with page numbers, every page and heading as a PDF
 //! bookmark, links between pages as internal links, external links
 //! clickable, code in a monospace font, and CJK text in any CJK font found
-//! (fonts are embedded as subsets).
+//! (fonts are embedded as subsets). Which images are shown is decided first
+//! ([`images`]): by the pixels they decode to, not their bytes.
 //!
 //! No I/O besides reading font files once ([`Fonts::load`]); the caller
 //! gathers the content and stores the result.
 
+mod images;
 mod markup;
 mod world;
 
@@ -17,6 +19,7 @@ use std::collections::HashMap;
 
 use quire_content::document::{Document, OpenApiOperation};
 
+pub use images::{MAX_BOOK_IMAGE_MEMORY, MAX_IMAGE_PIXELS};
 pub use markup::Target;
 pub use world::Fonts;
 
@@ -70,7 +73,9 @@ pub enum PageBody {
 pub struct BookFile {
     pub name: String,
     /// The bytes of an image the book shows (PNG, JPEG, GIF, WebP or SVG);
-    /// anything else, or nothing, shows the image's alternative text.
+    /// anything else, or nothing, or an image over the limits
+    /// ([`MAX_IMAGE_PIXELS`], [`MAX_BOOK_IMAGE_MEMORY`]), shows the image's
+    /// alternative text.
     pub bytes: Option<Vec<u8>>,
 }
 
@@ -89,9 +94,11 @@ pub enum PdfError {
 /// linking to another is typeset twice: first to learn where every label
 /// is, then with links pointing there. The front matter (title page and
 /// table of contents, for books of several pages) is typeset last, once
-/// the page numbers are known, and placed first.
+/// the page numbers are known, and placed first. Which images are shown is
+/// decided first, for the whole book (`images::select`).
 pub fn render(book: &Book, fonts: &Fonts) -> Result<Vec<u8>, PdfError> {
     let parts = markup::parts(book);
+    let shown = images::select(book, &parts, &images::LIMITS);
     // Each part's pages (when final), page count and label positions.
     let mut finished: Vec<Option<EcoVec<Page>>> = Vec::with_capacity(parts.len());
     let mut counts = Vec::with_capacity(parts.len());
@@ -99,7 +106,7 @@ pub fn render(book: &Book, fonts: &Fonts) -> Result<Vec<u8>, PdfError> {
     let mut info = None;
     let mut number = 1;
     for (index, range) in parts.iter().enumerate() {
-        let chunk = markup::chunk(book, range.clone(), number, None);
+        let chunk = markup::chunk(book, range.clone(), number, &shown[index], None);
         let document = world::typeset(&chunk.text, &chunk.images, fonts, index)?;
         for (label, page, point) in world::positions(&document, &chunk.labels) {
             found.push((index, label, page, point));
@@ -150,7 +157,13 @@ pub fn render(book: &Book, fonts: &Fonts) -> Result<Vec<u8>, PdfError> {
         let part = match finished[index].take() {
             Some(part) => part,
             None => {
-                let chunk = markup::chunk(book, range.clone(), first_numbers[index] + 1, Some(&targets));
+                let chunk = markup::chunk(
+                    book,
+                    range.clone(),
+                    first_numbers[index] + 1,
+                    &shown[index],
+                    Some(&targets),
+                );
                 let document = world::typeset(&chunk.text, &chunk.images, fonts, index)?;
                 document.pages().iter().cloned().collect()
             }
@@ -163,5 +176,8 @@ pub fn render(book: &Book, fonts: &Fonts) -> Result<Vec<u8>, PdfError> {
 /// The Typst source of the whole book as one part, as [`render`] writes
 /// its parts (for tests and debugging).
 pub fn source(book: &Book) -> markup::Chunk {
-    markup::chunk(book, 0..book.pages.len(), 1, None)
+    let whole = 0..book.pages.len();
+    let shown = images::select(book, std::slice::from_ref(&whole), &images::LIMITS);
+    let none = images::Shown::new();
+    markup::chunk(book, whole, 1, shown.first().unwrap_or(&none), None)
 }

@@ -20,14 +20,16 @@ use quire_content::document::{
     OpenApiOperation, Table,
 };
 use quire_openapi::{Body, Media, Operation, Schema};
+use typst::foundations::Bytes;
 
+use crate::images::Shown;
 use crate::{Book, PageBody};
 
 /// Typst source of one part and the images it refers to (`/img/{n}`).
 #[derive(Debug, Clone, Default)]
 pub struct Chunk {
     pub text: String,
-    pub images: Vec<Vec<u8>>,
+    pub images: Vec<Bytes>,
     /// The labels it places (their positions are looked up after).
     pub labels: Vec<String>,
     /// Whether it links to another part: typeset again once the
@@ -107,14 +109,16 @@ fn labels_of(book: &Book, range: Range<usize>) -> HashSet<String> {
     labels
 }
 
-/// The pages of `range`, numbered from `first_number`.
+/// The pages of `range`, numbered from `first_number`, showing the images
+/// of `shown` (the others as their alternative text).
 pub fn chunk(
     book: &Book,
     range: Range<usize>,
     first_number: usize,
+    shown: &Shown,
     targets: Option<&HashMap<String, Target>>,
 ) -> Chunk {
-    let mut writer = Writer::new(book, range.clone(), targets);
+    let mut writer = Writer::new(book, range.clone(), shown, targets);
     writer.preamble();
     let _ = writeln!(
         writer.out,
@@ -131,7 +135,8 @@ pub fn chunk(
 
 /// The title page and the table of contents of a book of several pages.
 pub fn front(book: &Book, entries: &[TocEntry], targets: Option<&HashMap<String, Target>>) -> String {
-    let mut writer = Writer::new(book, 0..0, targets);
+    let none = Shown::new();
+    let mut writer = Writer::new(book, 0..0, &none, targets);
     writer.preamble();
     writer.title_page();
     writer.out.push_str(
@@ -174,7 +179,11 @@ const PREAMBLE: &str = r##"#set page(paper: "a4", margin: (x: 2.2cm, top: 2.4cm,
 struct Writer<'b> {
     book: &'b Book,
     out: String,
-    images: Vec<Vec<u8>>,
+    /// The images the part may show.
+    shown: &'b Shown,
+    /// Those it does, as `/img/{n}`, and their `n` by file id.
+    images: Vec<Bytes>,
+    image_paths: HashMap<String, usize>,
     /// Labels that exist in this book.
     labels: HashSet<String>,
     /// Labels of the part being written.
@@ -238,11 +247,18 @@ fn safe_url(url: &str) -> bool {
 }
 
 impl<'b> Writer<'b> {
-    fn new(book: &'b Book, part: Range<usize>, targets: Option<&'b HashMap<String, Target>>) -> Writer<'b> {
+    fn new(
+        book: &'b Book,
+        part: Range<usize>,
+        shown: &'b Shown,
+        targets: Option<&'b HashMap<String, Target>>,
+    ) -> Writer<'b> {
         Writer {
             book,
             out: String::with_capacity(64 * 1024),
+            shown,
             images: Vec::new(),
+            image_paths: HashMap::new(),
             labels: labels_of(book, 0..book.pages.len()),
             local: labels_of(book, part),
             targets,
@@ -506,17 +522,21 @@ impl<'b> Writer<'b> {
         self.out.push_str(")\n\n");
     }
 
-    /// The bytes of an image of the book, as `/img/{n}`, if it can be shown.
+    /// The bytes of an image of the book, as `/img/{n}`, if it is shown
+    /// ([`crate::images`] decides).
     fn image_path(&mut self, image: &Image) -> Option<String> {
         let ImageSource::File(id) = &image.source else {
             return None;
         };
-        let bytes = self.book.files.get(id)?.bytes.as_ref()?;
-        if !crate::world::image_is_readable(bytes) {
-            return None;
-        }
-        self.images.push(bytes.clone());
-        Some(format!("/img/{}", self.images.len() - 1))
+        let n = match self.image_paths.get(id) {
+            Some(n) => *n,
+            None => {
+                self.images.push(self.shown.get(id)?.clone());
+                self.image_paths.insert(id.clone(), self.images.len() - 1);
+                self.images.len() - 1
+            }
+        };
+        Some(format!("/img/{n}"))
     }
 
     fn figure(&mut self, image: &Image) {

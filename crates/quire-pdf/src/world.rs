@@ -21,7 +21,6 @@ use typst::syntax::{FileId, RootedPath, Source, VirtualPath, VirtualRoot};
 use typst::text::{Font, FontBook, FontInfo};
 use typst::utils::LazyHash;
 use typst::utils::PicoStr;
-use typst::visualize::{ImageFormat, RasterFormat, RasterImage, SvgImage, VectorFormat};
 use typst::{Library, LibraryExt, World};
 use typst_layout::{Page, PagedDocument};
 
@@ -159,18 +158,6 @@ impl Fonts {
     }
 }
 
-/// Whether Typst can show these image bytes (decoding them now, so a
-/// broken image shows its alternative text instead of failing the book).
-pub fn image_is_readable(bytes: &[u8]) -> bool {
-    match ImageFormat::detect(bytes) {
-        Some(ImageFormat::Raster(RasterFormat::Exchange(format))) => {
-            RasterImage::new(Bytes::new(bytes.to_vec()), format, Smart::Auto).is_ok()
-        }
-        Some(ImageFormat::Vector(VectorFormat::Svg)) => SvgImage::new(Bytes::new(bytes.to_vec())).is_ok(),
-        _ => false,
-    }
-}
-
 static LIBRARY: LazyLock<LazyHash<Library>> = LazyLock::new(|| LazyHash::new(Library::default()));
 
 fn file_id(path: &str) -> FileId {
@@ -235,14 +222,14 @@ fn messages(errors: &[typst::diag::SourceDiagnostic]) -> String {
 
 /// Typesets one part of a book (`part` names its source file, so the
 /// elements of different parts never share a location).
-pub fn typeset(text: &str, images: &[Vec<u8>], fonts: &Fonts, part: usize) -> Result<PagedDocument, PdfError> {
+pub fn typeset(text: &str, images: &[Bytes], fonts: &Fonts, part: usize) -> Result<PagedDocument, PdfError> {
     let world = BookWorld {
         fonts,
         main: Source::new(file_id(&format!("/part-{part}.typ")), text.to_owned()),
         images: images
             .iter()
             .enumerate()
-            .map(|(n, bytes)| (file_id(&format!("/img/{n}")), Bytes::new(bytes.clone())))
+            .map(|(n, bytes)| (file_id(&format!("/img/{n}")), bytes.clone()))
             .collect(),
     };
     let compiled = typst::compile::<PagedDocument>(&world).output;

@@ -1,7 +1,8 @@
 //! PDFs of spaces and change requests over HTTP: the download link, what
 //! the PDF holds (read back with poppler's `pdftotext`, `pdfinfo`,
 //! `pdffonts`, `pdfimages` and `pdftohtml`), caching by revision, one page
-//! or a page with its subpages, embedded OpenAPI operations, bad requests.
+//! or a page with its subpages, embedded OpenAPI operations, bad requests,
+//! images of too many pixels.
 
 use std::process::Command;
 
@@ -113,6 +114,99 @@ async fn handbook(app: &TestApp, ada: &TestUser) -> (String, String, Value) {
         }
     }
     (org, space, ids)
+}
+
+/// A space of one page showing `files` (name, content type, bytes) as
+/// `markdown` refers to them (`./{name without extension}`).
+async fn space_showing(app: &TestApp, ada: &TestUser, files: &[(&str, &str, &[u8])], markdown: &str) -> String {
+    let org = app.org(ada, "Acme").await;
+    let space = app.space(ada, &org, "Figures", None).await;
+    let cr = app.change_request(ada, &space, "Figures").await;
+    let files: Vec<Value> = files
+        .iter()
+        .map(|(name, content_type, bytes)| {
+            json!({
+                "name": name,
+                "ref": name.split('.').next().unwrap_or(name),
+                "contentType": content_type,
+                "base64": base64::engine::general_purpose::STANDARD.encode(bytes),
+            })
+        })
+        .collect();
+    app.post(
+        ada,
+        &format!("/v1/spaces/{space}/change-requests/{cr}/content?compat=false"),
+        json!({ "changes": [
+            { "operation": "insert_files", "files": files },
+            { "operation": "insert_page", "ref": "figures", "title": "Figures", "document": { "markdown": markdown } }
+        ] }),
+    )
+    .await
+    .assert_status(200);
+    app.post(
+        ada,
+        &format!("/v1/spaces/{space}/change-requests/{cr}/merge"),
+        json!(null),
+    )
+    .await
+    .assert_status(200);
+    space
+}
+
+/// A valid PNG of `side`×`side` black 8-bit grey pixels, made without
+/// holding or compressing its pixels: 50 rows are compressed into a deflate
+/// block of their own, and that block repeated for the others (30000 a side:
+/// under 0.9 MiB, 900 MB once decoded).
+fn huge_png(side: u32) -> Vec<u8> {
+    const ROWS: u32 = 50;
+    assert_eq!(side % ROWS, 0, "whole blocks of {ROWS} rows");
+    let rows = vec![0u8; (side as usize + 1) * ROWS as usize];
+    let mut compress = flate2::Compress::new(flate2::Compression::best(), false);
+    let mut block = Vec::with_capacity(rows.len() / 100 + 1024);
+    compress
+        .compress_vec(&rows, &mut block, flate2::FlushCompress::Sync)
+        .expect("compress the rows");
+    assert_eq!(compress.total_in(), rows.len() as u64, "the rows compressed whole");
+    let mut data = Vec::with_capacity(block.len() * (side / ROWS) as usize + 8);
+    data.extend([0x78, 0x01]);
+    for _ in 0..side / ROWS {
+        data.extend_from_slice(&block);
+    }
+    // The last, empty block, then the Adler-32 of that many zero bytes.
+    data.extend([0x03, 0x00]);
+    let zeros = u64::from(side) * (u64::from(side) + 1);
+    data.extend(((((zeros % 65521) as u32) << 16) | 1).to_be_bytes());
+    let mut png = b"\x89PNG\r\n\x1a\n".to_vec();
+    let mut chunk = |kind: &[u8], body: &[u8]| {
+        png.extend((body.len() as u32).to_be_bytes());
+        let mut crc = flate2::Crc::new();
+        crc.update(kind);
+        crc.update(body);
+        png.extend(kind);
+        png.extend(body);
+        png.extend(crc.sum().to_be_bytes());
+    };
+    let mut header = side.to_be_bytes().repeat(2);
+    header.extend([8, 0, 0, 0, 0]);
+    chunk(b"IHDR", &header);
+    chunk(b"IDAT", &data);
+    chunk(b"IEND", &[]);
+    png
+}
+
+/// The images (not masks) `pdfimages -list` finds: width and height.
+fn images_of(pdf: &[u8]) -> Vec<(u32, u32)> {
+    poppler("pdfimages", &["-list"], pdf)
+        .lines()
+        .skip(2)
+        .filter_map(|l| {
+            let fields: Vec<&str> = l.split_whitespace().collect();
+            if fields.get(2) != Some(&"image") {
+                return None;
+            }
+            Some((fields.get(3)?.parse().ok()?, fields.get(4)?.parse().ok()?))
+        })
+        .collect()
 }
 
 both_backends! {
@@ -252,5 +346,26 @@ both_backends! {
         app.get(&bea, &format!("/v1/spaces/{space}/pdf")).await.assert_status(200);
         assert_eq!(download(&format!("{}/~pdf/not-a-token", app.base_url)).await.0, 404);
         assert_eq!(stored_pdfs(&app).await, 1, "refused requests made nothing");
+    }
+
+    async fn images_of_too_many_pixels_show_their_alternative_text(app: TestApp) {
+        let ada = app.user("Ada").await;
+        // 900 megapixels (900 MB decoded) in under 1 MiB, the most a file
+        // sent inline may have.
+        let huge = huge_png(30_000);
+        assert!(huge.len() < 1024 * 1024, "under the file size limits: {} bytes", huge.len());
+        let space = space_showing(
+            &app,
+            &ada,
+            &[("huge.png", "image/png", &huge), ("huge2.png", "image/png", &huge), ("logo.png", "image/png", PNG)],
+            "Before.\n\n![Huge diagram](./huge)\n\n![Huge again](./huge2)\n\n![The logo](./logo)\n\nAfter.\n",
+        )
+        .await;
+        let pdf = download(&pdf_url(&app, &ada, &format!("/v1/spaces/{space}/pdf")).await).await.1;
+        assert!(pdf.starts_with(b"%PDF-"));
+        let text = poppler("pdftotext", &[], &pdf);
+        assert!(text.contains("[image: Huge diagram]") && text.contains("[image: Huge again]"), "{text}");
+        assert!(text.contains("Before.") && text.contains("After."), "{text}");
+        assert_eq!(images_of(&pdf), vec![(1, 1)], "only the logo, no giant image");
     }
 }
