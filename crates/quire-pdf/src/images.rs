@@ -11,9 +11,18 @@
 //! Left out means shown as a placeholder, its alternative text, as images
 //! Typst cannot read are; nothing is downscaled (that would mean decoding
 //! the image whole first).
+//!
+//! SVGs are vector graphics, cheap whatever size they declare, but they may
+//! link images: a link to a file (`<image href="img.png">`, common in
+//! exported diagrams) cannot be loaded and would fail the whole book, so
+//! such elements are cut out of the SVG; images embedded as `data:` URIs
+//! stay when they are raster images within the same limits (they count
+//! towards the book's budget, since they are decoded when the PDF is
+//! written). SVGs of more than [`MAX_SVG_NODES`] XML nodes, or compressed
+//! ones that inflate to more than [`MAX_SVG_BYTES`], are left out.
 
 use std::collections::HashMap;
-use std::io::Cursor;
+use std::io::{Cursor, Read};
 use std::ops::Range;
 
 use image::ImageDecoder;
@@ -36,10 +45,17 @@ pub const MAX_IMAGE_PIXELS: u64 = 40_000_000;
 /// this bounds the images' share of a PDF's memory.
 pub const MAX_BOOK_IMAGE_MEMORY: u64 = 512 * 1024 * 1024;
 
+/// SVGs of more XML nodes than this are left out: usvg allows a million
+/// elements after expanding `<use>`, a tree of several hundred megabytes.
+pub const MAX_SVG_NODES: u32 = 200_000;
+
+/// A compressed SVG (`.svgz`) that inflates to more than this is left out.
+pub const MAX_SVG_BYTES: u64 = 20 * 1024 * 1024;
+
 /// What a book may show of its images.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Limits {
-    /// Pixels per image.
+    /// Pixels per image (raster images, and those embedded in SVGs).
     pub image_pixels: u64,
     /// Decoded bytes of all images shown, counted per part.
     pub book_memory: u64,
@@ -51,7 +67,8 @@ pub const LIMITS: Limits = Limits {
     book_memory: MAX_BOOK_IMAGE_MEMORY,
 };
 
-/// The images one part shows, by file id: the bytes Typst is given.
+/// The images one part shows, by file id: the bytes Typst is given (an SVG
+/// without its linked images).
 pub type Shown = HashMap<String, Bytes>;
 
 /// An image that can be shown, and what it decodes to.
@@ -126,9 +143,10 @@ fn prepare(bytes: &[u8], limits: &Limits) -> Option<Prepared> {
             Some(Prepared { bytes, memory })
         }
         ImageFormat::Vector(VectorFormat::Svg) => {
-            let bytes = Bytes::new(bytes.to_vec());
+            let (text, memory) = clean_svg(bytes, limits)?;
+            let bytes = Bytes::from_string(text);
             SvgImage::new(bytes.clone()).ok()?;
-            Some(Prepared { bytes, memory: 0 })
+            Some(Prepared { bytes, memory })
         }
         _ => None,
     }
@@ -149,6 +167,83 @@ fn raster_size(bytes: &[u8], format: ExchangeFormat, limits: &Limits) -> Option<
         ExchangeFormat::Webp => size(image::codecs::webp::WebPDecoder::new(cursor).ok()?),
     };
     (pixels <= limits.image_pixels).then_some(memory)
+}
+
+/// An SVG's text without the images it links (elements `image` and
+/// `feImage` whose `href` is not an acceptable `data:` URI), and the bytes
+/// the images it embeds decode to; `None` when it is not a readable SVG
+/// within the limits.
+fn clean_svg(bytes: &[u8], limits: &Limits) -> Option<(String, u64)> {
+    let text = if bytes.starts_with(&[0x1f, 0x8b]) {
+        let mut inflated = Vec::new();
+        flate2::read::GzDecoder::new(bytes)
+            .take(MAX_SVG_BYTES + 1)
+            .read_to_end(&mut inflated)
+            .ok()?;
+        if inflated.len() as u64 > MAX_SVG_BYTES {
+            return None;
+        }
+        String::from_utf8(inflated).ok()?
+    } else {
+        std::str::from_utf8(bytes).ok()?.to_owned()
+    };
+    let (cuts, memory) = linked_images(&text, limits)?;
+    if cuts.is_empty() {
+        return Some((text, memory));
+    }
+    let mut cleaned = String::with_capacity(text.len());
+    let mut at = 0;
+    for cut in cuts {
+        if cut.start < at {
+            // Inside an element already cut.
+            continue;
+        }
+        cleaned.push_str(text.get(at..cut.start)?);
+        at = cut.end;
+    }
+    cleaned.push_str(text.get(at..)?);
+    // An element not cut where it was found (say, one an entity expands
+    // to) leaves the SVG unshowable rather than failing the book.
+    let (left, memory) = linked_images(&cleaned, limits)?;
+    left.is_empty().then_some((cleaned, memory))
+}
+
+/// Where the elements to cut out of an SVG are (in document order), and the
+/// bytes its embedded images decode to.
+fn linked_images(text: &str, limits: &Limits) -> Option<(Vec<Range<usize>>, u64)> {
+    let options = roxmltree::ParsingOptions {
+        allow_dtd: true,
+        nodes_limit: MAX_SVG_NODES,
+        ..roxmltree::ParsingOptions::default()
+    };
+    let document = roxmltree::Document::parse_with_options(text, options).ok()?;
+    let mut cuts = Vec::new();
+    let mut memory: u64 = 0;
+    for node in document.descendants().filter(|n| n.is_element()) {
+        if !matches!(node.tag_name().name(), "image" | "feImage") {
+            continue;
+        }
+        let href = node
+            .attribute(("http://www.w3.org/1999/xlink", "href"))
+            .or_else(|| node.attribute("href"));
+        let Some(href) = href else { continue };
+        match embedded_size(href, limits) {
+            Some(size) => memory = memory.saturating_add(size),
+            None => cuts.push(node.range()),
+        }
+    }
+    Some((cuts, memory))
+}
+
+/// The bytes an image embedded as a `data:` URI decodes to, if it is a
+/// raster image within the limits.
+fn embedded_size(href: &str, limits: &Limits) -> Option<u64> {
+    let url = data_url::DataUrl::process(href.trim()).ok()?;
+    let (bytes, _) = url.decode_to_vec().ok()?;
+    match ImageFormat::detect(&bytes)? {
+        ImageFormat::Raster(RasterFormat::Exchange(format)) => raster_size(&bytes, format, limits),
+        _ => None,
+    }
 }
 
 #[cfg(test)]
@@ -266,5 +361,42 @@ mod tests {
         assert_eq!(raster_size(&png(60_000, 1), ExchangeFormat::Png, &limits), None);
         assert_eq!(raster_size(&png(200, 200), ExchangeFormat::Png, &limits), Some(40_000));
         assert_eq!(raster_size(b"\x89PNG\r\n\x1a\n", ExchangeFormat::Png, &limits), None);
+    }
+
+    #[test]
+    fn linked_images_are_cut_out_of_svgs_and_embedded_ones_kept() {
+        use base64::Engine as _;
+        let small = base64::engine::general_purpose::STANDARD.encode(png(10, 10));
+        let huge = base64::engine::general_purpose::STANDARD.encode(png(300, 300));
+        let svg = format!(
+            r#"<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" width="100" height="100">
+<rect width="10" height="10"/>
+<image href="img.png" width="10" height="10"/>
+<image xlink:href="../secret.png" width="10" height="10"></image>
+<image href="data:image/png;base64,{small}" width="10" height="10"/>
+<image href="data:image/png;base64,{huge}" width="10" height="10"/>
+<filter id="f"><feImage href="https://example.com/x.png"/></filter>
+<text x="1" y="9">kept</text>
+</svg>"#
+        );
+        let limits = Limits {
+            image_pixels: 200 * 200,
+            book_memory: u64::MAX,
+        };
+        let (cleaned, memory) = clean_svg(svg.as_bytes(), &limits).expect("a readable SVG");
+        assert!(!cleaned.contains("img.png") && !cleaned.contains("secret") && !cleaned.contains("example.com"));
+        assert!(cleaned.contains(&small) && !cleaned.contains(&huge), "{cleaned}");
+        assert!(
+            cleaned.contains("<rect") && cleaned.contains(">kept</text>"),
+            "{cleaned}"
+        );
+        assert_eq!(memory, 100);
+        assert!(SvgImage::new(Bytes::from_string(cleaned)).is_ok());
+        assert!(clean_svg(b"<svg", &limits).is_none());
+        let many = format!(
+            r#"<svg xmlns="http://www.w3.org/2000/svg">{}</svg>"#,
+            "<g/>".repeat(MAX_SVG_NODES as usize)
+        );
+        assert!(clean_svg(many.as_bytes(), &limits).is_none(), "too many nodes");
     }
 }

@@ -6,7 +6,8 @@
 //! bookmark, links between pages as internal links, external links
 //! clickable, code in a monospace font, and CJK text in any CJK font found
 //! (fonts are embedded as subsets). Which images are shown is decided first
-//! ([`images`]): by the pixels they decode to, not their bytes.
+//! ([`images`]): by the pixels they decode to, not their bytes, and SVGs
+//! without the files they link.
 //!
 //! No I/O besides reading font files once ([`Fonts::load`]); the caller
 //! gathers the content and stores the result.
@@ -19,7 +20,7 @@ use std::collections::HashMap;
 
 use quire_content::document::{Document, OpenApiOperation};
 
-pub use images::{MAX_BOOK_IMAGE_MEMORY, MAX_IMAGE_PIXELS};
+pub use images::{MAX_BOOK_IMAGE_MEMORY, MAX_IMAGE_PIXELS, MAX_SVG_BYTES, MAX_SVG_NODES};
 pub use markup::Target;
 pub use world::Fonts;
 

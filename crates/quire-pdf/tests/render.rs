@@ -382,3 +382,45 @@ fn images_of_too_many_pixels_show_their_alternative_text() {
     assert!(text.contains("Before.") && text.contains("After."), "{text}");
     assert_eq!(images(&pdf), vec![(1, 1)], "only the logo");
 }
+
+/// An SVG linking an image file (as exported diagrams do) shows without
+/// it; images embedded in it as `data:` URIs are kept.
+#[test]
+fn svgs_show_without_the_images_they_link() {
+    use base64::Engine as _;
+    let embedded = base64::engine::general_purpose::STANDARD.encode(PNG);
+    let svg = format!(
+        r#"<?xml version="1.0"?>
+<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" width="200" height="100" viewBox="0 0 200 100">
+  <rect x="1" y="1" width="198" height="98" fill="none" stroke="black"/>
+  <image href="img.png" x="10" y="10" width="50" height="50"/>
+  <image xlink:href="0" x="10" y="10" width="50" height="50"/>
+  <image href="data:image/png;base64,{embedded}" x="120" y="10" width="50" height="50"/>
+  <text x="70" y="50" font-size="14">Diagram label</text>
+</svg>"#
+    );
+    let mut files = HashMap::new();
+    files.insert(
+        "diagram".to_owned(),
+        BookFile {
+            name: "diagram.svg".into(),
+            bytes: Some(svg.into_bytes()),
+        },
+    );
+    let book = Book {
+        title: "Diagrams".into(),
+        pages: vec![page(
+            "p",
+            "Diagrams",
+            0,
+            "![The diagram](/files/diagram)\n\nBelow it.\n",
+        )],
+        files,
+        ..Book::default()
+    };
+    let pdf = quire_pdf::render(&book, &Fonts::embedded()).expect("the book typesets");
+    let text = tool("pdftotext", &[], &pdf);
+    assert!(text.contains("Diagram label") && text.contains("Below it."), "{text}");
+    assert!(!text.contains("[image: The diagram]"), "the SVG is shown: {text}");
+    assert_eq!(images(&pdf), vec![(1, 1)], "the embedded image");
+}

@@ -2,7 +2,7 @@
 //! the PDF holds (read back with poppler's `pdftotext`, `pdfinfo`,
 //! `pdffonts`, `pdfimages` and `pdftohtml`), caching by revision, one page
 //! or a page with its subpages, embedded OpenAPI operations, bad requests,
-//! images of too many pixels.
+//! hostile images (too many pixels, SVGs linking files).
 
 use std::process::Command;
 
@@ -367,5 +367,38 @@ both_backends! {
         assert!(text.contains("[image: Huge diagram]") && text.contains("[image: Huge again]"), "{text}");
         assert!(text.contains("Before.") && text.contains("After."), "{text}");
         assert_eq!(images_of(&pdf), vec![(1, 1)], "only the logo, no giant image");
+    }
+
+    async fn an_svg_linking_images_makes_a_pdf_without_them(app: TestApp) {
+        let ada = app.user("Ada").await;
+        let embedded = base64::engine::general_purpose::STANDARD.encode(PNG);
+        let svg = format!(
+            r#"<?xml version="1.0" encoding="UTF-8"?>
+<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.w3.org/1999/xlink" width="200" height="100" viewBox="0 0 200 100">
+  <rect x="1" y="1" width="198" height="98" fill="none" stroke="black"/>
+  <image href="img.png" x="10" y="10" width="50" height="50"/>
+  <image xlink:href="file:///etc/passwd" x="10" y="10" width="50" height="50"/>
+  <image href="data:image/png;base64,{embedded}" x="120" y="10" width="50" height="50"/>
+  <text x="70" y="50" font-size="14">Diagram label</text>
+</svg>"#
+        );
+        let space = space_showing(
+            &app,
+            &ada,
+            &[("diagram.svg", "image/svg+xml", svg.as_bytes())],
+            "![The diagram](./diagram)\n\nBelow it.\n",
+        )
+        .await;
+        let res = app.get(&ada, &format!("/v1/spaces/{space}/pdf")).await;
+        res.assert_status(200);
+        let url = res.body["url"].as_str().expect("a url");
+        let (status, pdf, _) = download(url).await;
+        assert_eq!(status, 200);
+        let info = poppler("pdfinfo", &[], &pdf);
+        assert_eq!(info_field(&info, "Pages"), "1", "{info}");
+        let text = poppler("pdftotext", &[], &pdf);
+        assert!(text.contains("Diagram label") && text.contains("Below it."), "{text}");
+        assert!(!text.contains("[image: The diagram]"), "the SVG is shown: {text}");
+        assert_eq!(images_of(&pdf), vec![(1, 1)], "the embedded image is kept");
     }
 }
