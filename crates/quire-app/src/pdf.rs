@@ -33,7 +33,7 @@ use crate::error::{AppError, AppResult};
 use crate::{App, Caller};
 
 /// Changes whenever the same content would be typeset differently.
-const FORMAT: &str = "quire-pdf-2";
+const FORMAT: &str = "quire-pdf-3";
 /// How long a download link works.
 const LINK_LIFETIME_MS: i64 = 60 * 60 * 1000;
 /// Images larger than this show their alternative text.
@@ -131,7 +131,9 @@ pub async fn export(
     for (id, _) in &pages {
         let meta = &snapshot.tree.pages[id].meta;
         if let (PageKind::Document, Some(text)) = (&meta.kind, meta.document.as_ref().and_then(|h| texts.get(h))) {
-            documents.insert(id.clone(), Document::from_markdown(text));
+            let mut document = Document::from_markdown(text);
+            document.remove_title_heading(&meta.title);
+            documents.insert(id.clone(), document);
         }
     }
     // The spec versions embedded operations come from are part of the key.

@@ -21,8 +21,35 @@ pub fn split_front_matter(markdown: &str) -> (Option<&str>, &str) {
     (None, markdown)
 }
 
-/// A scalar `key: value` of front matter (quotes removed).
+/// A scalar value of front matter, read as YAML (folded and literal
+/// blocks, quoted and plain styles; numbers and booleans as written). Front
+/// matter that is not YAML is read line by line as `key: value`.
 pub fn front_matter_value(front_matter: &str, key: &str) -> Option<String> {
+    let Some(mapping) = yaml_mapping(front_matter) else {
+        return line_value(front_matter, key);
+    };
+    let text = match mapping.get(key)? {
+        serde_norway::Value::String(text) => text.trim().to_owned(),
+        serde_norway::Value::Bool(value) => value.to_string(),
+        serde_norway::Value::Number(number) => number.to_string(),
+        _ => return None,
+    };
+    (!text.is_empty()).then_some(text)
+}
+
+/// Front matter as a YAML mapping, when it is one (and not nested too deep
+/// to parse in reasonable time).
+fn yaml_mapping(front_matter: &str) -> Option<serde_norway::Mapping> {
+    quire_core::yaml::check_nesting(front_matter, quire_core::yaml::MAX_FLOW_DEPTH).ok()?;
+    match serde_norway::from_str(front_matter).ok()? {
+        serde_norway::Value::Mapping(mapping) => Some(mapping),
+        _ => None,
+    }
+}
+
+/// `key: value` on a line of its own (quotes removed): front matter that
+/// YAML cannot read.
+fn line_value(front_matter: &str, key: &str) -> Option<String> {
     front_matter.lines().find_map(|line| {
         let (k, v) = line.split_once(':')?;
         if k.trim() != key || line.starts_with(char::is_whitespace) {
@@ -47,6 +74,18 @@ pub fn leading_heading(body: &str) -> Option<String> {
     let line = body.lines().find(|l| !l.trim().is_empty())?;
     let title = line.strip_prefix("# ")?.trim();
     (!title.is_empty()).then(|| title.to_owned())
+}
+
+/// The body without its leading `# heading` when that heading says
+/// `title`: GitBook's files begin with the page's title as a heading, which
+/// is the title, not a second heading under it.
+pub fn without_title_heading<'a>(body: &'a str, title: &str) -> &'a str {
+    if leading_heading(body).as_deref() != Some(title.trim()) {
+        return body;
+    }
+    let start = body.len() - body.trim_start().len();
+    let line_end = body[start..].find('\n').map_or(body.len(), |end| start + end + 1);
+    body[line_end..].trim_start_matches(['\n', '\r'])
 }
 
 /// A page's title: front matter `title`, else its leading `# heading`.
@@ -154,6 +193,36 @@ mod tests {
         assert_eq!(super::percent_decode("%zz%4"), "%zz%4");
     }
     use super::*;
+
+    #[test]
+    fn a_heading_saying_the_title_is_the_title() {
+        assert_eq!(without_title_heading("# Setup\n\nText\n", "Setup"), "Text\n");
+        assert_eq!(without_title_heading("\n# Setup\r\n\r\nText", "Setup"), "Text");
+        assert_eq!(without_title_heading("# Other\n\nText\n", "Setup"), "# Other\n\nText\n");
+        assert_eq!(without_title_heading("Text\n# Setup\n", "Setup"), "Text\n# Setup\n");
+    }
+
+    #[test]
+    fn front_matter_is_read_as_yaml() {
+        let front =
+            "description: >-\n  Folded text\n  on two lines.\nhidden: true\nicon: rocket\ntitle: 'It''s here'\n";
+        assert_eq!(
+            front_matter_value(front, "description").as_deref(),
+            Some("Folded text on two lines.")
+        );
+        assert_eq!(front_matter_value(front, "hidden").as_deref(), Some("true"));
+        assert_eq!(front_matter_value(front, "title").as_deref(), Some("It's here"));
+        assert_eq!(
+            front_matter_value("description: |\n  One\n  Two\n", "description").as_deref(),
+            Some("One\nTwo")
+        );
+        assert_eq!(front_matter_value("layout:\n  width: wide\n", "layout"), None);
+        // Not YAML (a tab indent, an unclosed quote): read line by line.
+        assert_eq!(
+            front_matter_value("title: \"Broken\ndescription: Still read\n", "description").as_deref(),
+            Some("Still read")
+        );
+    }
 
     #[test]
     fn titles_from_front_matter_or_heading() {

@@ -447,6 +447,7 @@ impl Git {
         changes: &[FileChange],
         message: &str,
         author: (&str, &str),
+        committer: (&str, &str),
     ) -> GitResult<Option<String>> {
         let lock = self.lock(repo);
         let _guard = lock.lock().await;
@@ -506,8 +507,8 @@ impl Git {
         commit
             .env("GIT_AUTHOR_NAME", author.0)
             .env("GIT_AUTHOR_EMAIL", author.1)
-            .env("GIT_COMMITTER_NAME", author.0)
-            .env("GIT_COMMITTER_EMAIL", author.1)
+            .env("GIT_COMMITTER_NAME", committer.0)
+            .env("GIT_COMMITTER_EMAIL", committer.1)
             .args(["commit-tree", &tree, "-F", "-"]);
         if let Some(parent) = parent {
             commit.args(["-p", parent]);

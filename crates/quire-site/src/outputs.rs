@@ -90,14 +90,16 @@ pub fn rss(site_title: &str, site_url: &str, changes: &[Change]) -> String {
     out
 }
 
-/// A page as markdown: its title, its description, its body.
+/// A page as markdown: its title, its description, its body (without a
+/// leading heading that says the title again).
 pub fn markdown(title: &str, description: Option<&str>, body: &str) -> String {
     let mut out = format!("# {title}\n\n");
     if let Some(d) = description.filter(|d| !d.is_empty()) {
         out.push_str(d);
         out.push_str("\n\n");
     }
-    out.push_str(body.trim_start());
+    let (_, body) = quire_content::markdown::split_front_matter(body);
+    out.push_str(quire_content::markdown::without_title_heading(body, title).trim_start());
     if !out.ends_with('\n') {
         out.push('\n');
     }

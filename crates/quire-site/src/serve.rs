@@ -476,7 +476,8 @@ async fn answer(state: &SiteState, headers: &HeaderMap, uri: &Uri) -> quire_app:
             visit.site.indexable(),
         ));
     }
-    let document = Document::from_markdown(&body);
+    let mut document = Document::from_markdown(&body);
+    document.remove_title_heading(&meta.title);
     let mut links = SpaceLinks::new(&snapshot, &space_base, &withheld);
     links.page = Some(&page_id);
     for block in document.walk() {

@@ -55,7 +55,10 @@ pub struct ExportReport {
     pub ignored: Option<String>,
 }
 
-const AUTHOR: (&str, &str) = ("Quire", "quire@localhost");
+/// Who commits exports; the author is the person the change came from (the
+/// author of a merged change request exported alone, else who asked for
+/// the export).
+const COMMITTER: (&str, &str) = ("Quire", "quire@localhost");
 
 pub(super) async fn run(app: &App, job: &GitExport) -> anyhow::Result<ExportReport> {
     if let Some(target) = &job.standalone {
@@ -228,7 +231,12 @@ async fn export(app: &App, job: &GitExport, row: &GitSyncRow) -> anyhow::Result<
         let (changes, paths_written, paths_deleted) =
             changes(app, &head, &written, &remote, previous.as_deref(), row).await?;
         let parent = fetched.as_ref().map(|f| f.commit.clone());
-        let message = commit_message(app, &head, previous.as_deref(), &job.commit_message).await?;
+        let (message, author_id) = commit_message(app, &head, previous.as_deref(), &job.commit_message).await?;
+        let author = {
+            let mut conn = app.db.read().await?;
+            let id = author_id.as_deref().unwrap_or(&job.user_id);
+            quire_store::users::get(&mut conn, id).await.ok()
+        };
         let prefix = |path: &str| {
             if row.project_directory.is_empty() {
                 path.to_owned()
@@ -244,7 +252,10 @@ async fn export(app: &App, job: &GitExport, row: &GitSyncRow) -> anyhow::Result<
         let commit = if full.is_empty() {
             parent.clone()
         } else {
-            git.commit(&repo_dir, parent.as_deref(), &full, &message, AUTHOR)
+            let author = author
+                .as_ref()
+                .map_or(COMMITTER, |user| (user.display_name.as_str(), user.email.as_str()));
+            git.commit(&repo_dir, parent.as_deref(), &full, &message, author, COMMITTER)
                 .await?
         };
         let Some(commit) = commit else {
@@ -435,21 +446,23 @@ async fn changes(
 
 /// `GITBOOK-{number}: {subject}` when the export carries exactly one
 /// merged change request since the last sync, else the request's message.
+/// The export commit's message, and who wrote what it carries when that is
+/// one person: for a merged change request exported alone, its author.
 async fn commit_message(
     app: &App,
     head: &Snapshot,
     previous: Option<&Snapshot>,
     requested: &str,
-) -> anyhow::Result<String> {
+) -> anyhow::Result<(String, Option<String>)> {
     let revision = &head.revision;
     let alone = previous.is_some_and(|p| revision.parents.first() == Some(&p.revision.id));
     if let (true, "merge", Some(cr_id)) = (alone, revision.kind.as_str(), &revision.merged_from) {
         let mut conn = app.db.read().await?;
         if let Ok(cr) = change_requests::get(&mut conn, &revision.space_id, cr_id).await {
-            return Ok(format!("GITBOOK-{}: {}", cr.number, cr.subject));
+            return Ok((format!("GITBOOK-{}: {}", cr.number, cr.subject), Some(cr.created_by)));
         }
     }
-    Ok(requested.to_owned())
+    Ok((requested.to_owned(), None))
 }
 
 /// Records where pages, files and includes are in the repository now (and

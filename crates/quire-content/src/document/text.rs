@@ -23,6 +23,23 @@ fn push_inline_text(out: &mut String, content: &[Inline]) {
     }
 }
 
+impl Document {
+    /// Removes a leading level-1 heading that says `title`: GitBook's files
+    /// begin with the page's title as a heading, which is the title itself,
+    /// not a second heading under it. Whether one was removed.
+    pub fn remove_title_heading(&mut self, title: &str) -> bool {
+        let says_title = matches!(
+            self.blocks.first(),
+            Some(Block::Heading(heading))
+                if heading.level == super::model::HeadingLevel::One && plain_text(&heading.content).trim() == title.trim()
+        );
+        if says_title {
+            self.blocks.remove(0);
+        }
+        says_title
+    }
+}
+
 impl Block {
     /// The block's text: inline content as [`plain_text`], code as its
     /// lines, image captions, table cells, tab and expandable titles, containers as their

@@ -360,7 +360,16 @@ pub fn export(
         text = set_front_matter(&text, "description", page.description.filter(|d| !d.is_empty()));
         text = set_front_matter(&text, "hidden", page.hidden.then_some("true"));
         text = set_front_matter(&text, "if", page.condition);
-        text = set_heading(&text, page.title, page.git_path.is_none());
+        // The title lives where the file keeps it: its front matter's
+        // `title`, or else its leading heading.
+        let titled_in_front = split_front_matter(&text)
+            .0
+            .is_some_and(|front| front_matter_value(front, "title").is_some());
+        text = if titled_in_front {
+            set_front_matter(&text, "title", Some(page.title))
+        } else {
+            set_heading(&text, page.title, page.git_path.is_none())
+        };
         exported.files.push((path.clone(), Content::Text(text)));
     }
     for include in includes {
@@ -578,6 +587,9 @@ mod tests {
             "Body\n"
         );
         assert_eq!(set_heading("Text\n", "Title", true), "# Title\n\nText\n");
+        // A folded description that says the same is left as written.
+        let folded = "---\ndescription: >-\n  One and\n  two.\n---\n\n# T\n";
+        assert_eq!(set_front_matter(folded, "description", Some("One and two.")), folded);
         assert_eq!(set_heading("# Old\n\nText\n", "New", false), "# New\n\nText\n");
     }
 }

@@ -32,7 +32,10 @@ pub fn gitbook_repo() -> Repo {
         )
         .write("docs/guide/README.md", "# Guide\n\n![Screenshot](../.gitbook/assets/shot.png)\n")
         .write("docs/guide/setup.md", SETUP)
-        .write("docs/guide/advanced/tuning.md", "# Tuning\n\nTurn the knobs.\n")
+        .write(
+            "docs/guide/advanced/tuning.md",
+            "---\ntitle: Tuning\ndescription: >-\n  Turn the knobs\n  for speed.\n---\n\n# Tuning the server\n\nTurn the knobs.\n",
+        )
         .write("docs/api.md", "# API\n\nSend a token.\n")
         .write("docs/unlisted.md", "# Not in the summary\n")
         .write("docs/.gitbook/assets/shot.png", PNG)
@@ -352,7 +355,12 @@ both_backends! {
         let url = repo.url();
         import(&app, &ada, &space, json!({ "url": url, "ref": "refs/heads/main" })).await;
         let before = repo.head();
-        // Nothing changed: nothing is pushed.
+        // Front matter is YAML: a folded description reads as its text.
+        let pages = app.get(&ada, &format!("/v1/spaces/{space}/content")).await.body["pages"].as_array().unwrap().clone();
+        let tuning = all_pages(&pages).into_iter().find(|p| p["title"] == "Tuning").expect("the tuning page");
+        assert_eq!(tuning["description"], "Turn the knobs for speed.");
+        // Nothing changed: nothing is pushed (the front matter's title and
+        // folded description, which say what the page says, stay as written).
         let result = export(&app, &ada, &space, main_ref(&url, "Sync")).await;
         assert_eq!(result["commit"], before.as_str(), "{result}");
         assert_eq!(repo.head(), before);
@@ -374,6 +382,11 @@ both_backends! {
         ])).await;
         export(&app, &ada, &space, main_ref(&url, "Sync")).await;
         assert_eq!(repo.log()[0], format!("GITBOOK-{number}: Explain the port"));
+        assert_eq!(
+            repo.signatures(),
+            ("Ada <ada@example.com>".to_owned(), "Quire <quire@localhost>".to_owned()),
+            "authored by the change request's author, committed by Quire"
+        );
         assert_eq!(repo.changes(&before, &repo.head()), ["M\tdocs/guide/setup.md"]);
         assert!(repo.read("docs/guide/setup.md").unwrap().ends_with("port 8080.\n"));
         assert_eq!(repo.read("src/main.rs").as_deref(), Some("fn main() {}\n"), "files Quire does not manage stay");
@@ -396,7 +409,11 @@ both_backends! {
             changed,
             ["A\tdocs/guide/troubleshooting.md", "D\tdocs/api.md", "M\tdocs/SUMMARY.md", "M\tdocs/guide/advanced/tuning.md"],
         );
-        assert_eq!(repo.read("docs/guide/advanced/tuning.md").unwrap(), "# Performance tuning\n\nTurn the knobs.\n");
+        // The title lives in the front matter there: only that line changes.
+        assert_eq!(
+            repo.read("docs/guide/advanced/tuning.md").unwrap(),
+            "---\ntitle: Performance tuning\ndescription: >-\n  Turn the knobs\n  for speed.\n---\n\n# Tuning the server\n\nTurn the knobs.\n"
+        );
         assert!(!repo.files().contains(&"docs/api.md".to_owned()));
         assert!(repo.read("docs/SUMMARY.md").unwrap().contains("* [Troubleshooting](guide/troubleshooting.md)"));
         assert!(repo.read("docs/guide/troubleshooting.md").unwrap().starts_with("# Troubleshooting\n\nSee [the API]("));

@@ -118,6 +118,8 @@ both_backends! {
         assert!(deep.body.contains("class=\"page\" href=\"/docs/setup/advanced\" aria-current=\"page\""), "{}", deep.body);
         let setup = get(&app, "/docs/setup").await;
         assert!(setup.body.contains("<aside class=\"hint hint-info\">"));
+        // The file's leading `# Setup` is the title, shown once.
+        assert_eq!(setup.body.matches(">Setup</h").count(), 1, "{}", setup.body);
         assert!(
             setup.body.contains("<details class=\"expandable\"><summary>Why <em>one</em> file?</summary><p>It is simpler.</p>\n</details>"),
             "expandables are <details>, working without script: {}",
@@ -129,6 +131,8 @@ both_backends! {
         assert_eq!(md.status, 200);
         assert!(md.content_type.starts_with("text/markdown"));
         assert!(md.body.starts_with("# Setup\n\nGetting ready\n"), "{}", md.body);
+        assert_eq!(md.body.matches("# Setup").count(), 1, "{}", md.body);
+        assert!(!md.body.contains("---"), "no front matter: {}", md.body);
         let accepted = fetch(&app, "/docs/setup", &[("accept", "text/markdown")]).await;
         assert_eq!(accepted.body, md.body);
 

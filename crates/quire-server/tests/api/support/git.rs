@@ -126,6 +126,16 @@ impl Repo {
             .collect()
     }
 
+    /// The author and committer (`name <email>`) of the newest commit of `main`.
+    pub fn signatures(&self) -> (String, String) {
+        let line = git(
+            &self.bare(),
+            &["log", "-1", "--format=%an <%ae>%x09%cn <%ce>", "refs/heads/main"],
+        );
+        let (author, committer) = line.trim().split_once('\t').unwrap_or_default();
+        (author.to_owned(), committer.to_owned())
+    }
+
     /// `git diff --name-status` between two commits.
     pub fn changes(&self, from: &str, to: &str) -> Vec<String> {
         git(&self.bare(), &["diff", "--name-status", "-M", from, to])
