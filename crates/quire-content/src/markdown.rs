@@ -138,6 +138,19 @@ pub fn slugify(text: &str) -> String {
     if slug.is_empty() { "page".to_owned() } else { slug }
 }
 
+/// A page slug from a file or folder name, as GitBook's URLs use it: the
+/// name itself when it is only letters (any script), digits, `-`, `_` and
+/// `.` (`vue.js-guide`, `快速开始`), else the name [`slugify`]d.
+pub fn file_slug(name: &str) -> String {
+    let kept = !name.is_empty()
+        && name.len() <= 100
+        && !name.starts_with('.')
+        && name
+            .chars()
+            .all(|c| c.is_alphanumeric() || matches!(c, '-' | '_' | '.'));
+    if kept { name.to_owned() } else { slugify(name) }
+}
+
 /// How a page refers to a target.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Relation {
@@ -193,6 +206,18 @@ mod tests {
         assert_eq!(super::percent_decode("%zz%4"), "%zz%4");
     }
     use super::*;
+
+    #[test]
+    fn file_names_are_slugs_as_they_are() {
+        assert_eq!(
+            file_slug("vue.js-no-code-email-builder"),
+            "vue.js-no-code-email-builder"
+        );
+        assert_eq!(file_slug("快速开始"), "快速开始");
+        assert_eq!(file_slug("API_Reference"), "API_Reference");
+        assert_eq!(file_slug("Getting Started"), "getting-started");
+        assert_eq!(file_slug(".hidden"), "hidden");
+    }
 
     #[test]
     fn a_heading_saying_the_title_is_the_title() {

@@ -5,6 +5,10 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::process::Command;
 
+#[path = "support/huge_png.rs"]
+mod huge_png;
+
+use huge_png::huge_png;
 use quire_content::document::Document;
 use quire_pdf::{Book, BookFile, BookPage, Fonts, PageBody};
 
@@ -288,47 +292,6 @@ fn a_long_book_is_one_document_across_its_parts() {
             "the page shows {number}: {printed}"
         );
     }
-}
-
-/// A valid PNG of `side`×`side` black 8-bit grey pixels, made without
-/// holding or compressing its pixels: 50 rows are compressed into a deflate
-/// block of their own, and that block repeated for the others (30000 a side:
-/// under 0.9 MiB, 900 MB once decoded).
-fn huge_png(side: u32) -> Vec<u8> {
-    const ROWS: u32 = 50;
-    assert_eq!(side % ROWS, 0, "whole blocks of {ROWS} rows");
-    let rows = vec![0u8; (side as usize + 1) * ROWS as usize];
-    let mut compress = flate2::Compress::new(flate2::Compression::best(), false);
-    let mut block = Vec::with_capacity(rows.len() / 100 + 1024);
-    compress
-        .compress_vec(&rows, &mut block, flate2::FlushCompress::Sync)
-        .expect("compress the rows");
-    assert_eq!(compress.total_in(), rows.len() as u64, "the rows compressed whole");
-    let mut data = Vec::with_capacity(block.len() * (side / ROWS) as usize + 8);
-    data.extend([0x78, 0x01]);
-    for _ in 0..side / ROWS {
-        data.extend_from_slice(&block);
-    }
-    // The last, empty block, then the Adler-32 of that many zero bytes.
-    data.extend([0x03, 0x00]);
-    let zeros = u64::from(side) * (u64::from(side) + 1);
-    data.extend(((((zeros % 65521) as u32) << 16) | 1).to_be_bytes());
-    let mut png = b"\x89PNG\r\n\x1a\n".to_vec();
-    let mut chunk = |kind: &[u8], body: &[u8]| {
-        png.extend((body.len() as u32).to_be_bytes());
-        let mut crc = flate2::Crc::new();
-        crc.update(kind);
-        crc.update(body);
-        png.extend(kind);
-        png.extend(body);
-        png.extend(crc.sum().to_be_bytes());
-    };
-    let mut header = side.to_be_bytes().repeat(2);
-    header.extend([8, 0, 0, 0, 0]);
-    chunk(b"IHDR", &header);
-    chunk(b"IDAT", &data);
-    chunk(b"IEND", &[]);
-    png
 }
 
 /// The images `pdfimages -list` finds (not their masks): width and height.

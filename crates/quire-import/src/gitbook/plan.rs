@@ -215,8 +215,13 @@ impl Planner<'_> {
         }
     }
 
+    /// A free slug under `parent` for a page titled `wanted`.
     fn slug(&mut self, parent: Option<usize>, wanted: &str) -> String {
-        let base = markdown::slugify(wanted);
+        self.free_slug(parent, markdown::slugify(wanted))
+    }
+
+    /// `base`, or `base-2`… when a sibling has it.
+    fn free_slug(&mut self, parent: Option<usize>, base: String) -> String {
         let taken = self.slugs.entry(parent).or_default();
         let mut slug = base.clone();
         let mut n = 2;
@@ -237,25 +242,32 @@ impl Planner<'_> {
         self.used.insert(path.to_owned());
         let matter = front_matter(&self.texts[path]);
         let file_name = path.rsplit('/').next().unwrap_or(path);
-        let name_for_slug = if file_name.eq_ignore_ascii_case("README.md") {
+        // GitBook's URL of a file is its name (a README's, its folder's);
+        // the root README's is its title.
+        let (name_for_slug, named_by_file) = if file_name.eq_ignore_ascii_case("README.md") {
             let folder = folder_of(path);
             if folder.is_empty() || folder.len() + 1 == self.config.root.len() {
-                title
+                let name = title
                     .map(str::to_owned)
                     .or(matter.title.clone())
-                    .unwrap_or_else(|| "introduction".into())
+                    .unwrap_or_else(|| "introduction".into());
+                (name, false)
             } else {
-                folder.rsplit('/').next().unwrap_or(folder).to_owned()
+                (folder.rsplit('/').next().unwrap_or(folder).to_owned(), true)
             }
         } else {
-            file_name.strip_suffix(".md").unwrap_or(file_name).to_owned()
+            (file_name.strip_suffix(".md").unwrap_or(file_name).to_owned(), true)
         };
         let title = title
             .filter(|t| !t.is_empty())
             .map(str::to_owned)
             .or(matter.title)
             .unwrap_or_else(|| title_from_name(&name_for_slug));
-        let slug = self.slug(parent, &name_for_slug);
+        let slug = if named_by_file {
+            self.free_slug(parent, markdown::file_slug(&name_for_slug))
+        } else {
+            self.slug(parent, &name_for_slug)
+        };
         self.plan.pages.push(PlannedPage {
             parent,
             title,
@@ -488,6 +500,23 @@ mod tests {
 
     fn titles(plan: &ImportPlan) -> Vec<(Option<usize>, &str)> {
         plan.pages.iter().map(|p| (p.parent, p.title.as_str())).collect()
+    }
+
+    #[test]
+    fn file_names_give_the_slugs_gitbook_gives() {
+        let (files, texts) = repo(&[
+            ("README.md", "# Welcome\n"),
+            ("vue.js-no-code-email-builder.md", "# Vue.js builder\n"),
+            ("快速开始.md", "# 快速开始\n"),
+            ("Getting Started.md", "# Getting started\n"),
+        ]);
+        let plan = plan(&files, &Config::default(), &texts);
+        let mut slugs: Vec<&str> = plan.pages.iter().map(|p| p.slug.as_str()).collect();
+        slugs.sort_unstable();
+        assert_eq!(
+            slugs,
+            ["getting-started", "vue.js-no-code-email-builder", "welcome", "快速开始"]
+        );
     }
 
     #[test]
