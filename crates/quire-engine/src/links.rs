@@ -110,15 +110,25 @@ pub fn resolve(snapshot: &Snapshot, page: &str, raw: &str, app_url: &str) -> Opt
             None => Target::Missing(raw.to_owned()),
         });
     }
-    // A page that came from Git links relative to its file.
+    // A page that came from Git links relative to its file; a link to a
+    // folder (`../install/`) or without `.md` names its page as GitBook's
+    // links do.
     if let Some(git) = snapshot.tree.pages.get(page).and_then(|p| p.meta.git.as_ref())
         && !without_anchor.starts_with('/')
         && let Some(path) = relative_git_path(&git.path, without_anchor)
     {
-        match snapshot.by_git_path(&path) {
-            Some(GitTarget::Page(id)) => return Some(Target::Page(id.clone())),
-            Some(GitTarget::File(id)) => return Some(Target::File(id.clone())),
-            _ => {}
+        let candidates = [
+            path.clone(),
+            format!("{path}/README.md"),
+            format!("{path}/readme.md"),
+            format!("{path}.md"),
+        ];
+        for candidate in candidates.iter().filter(|c| !c.starts_with('/')) {
+            match snapshot.by_git_path(candidate) {
+                Some(GitTarget::Page(id)) => return Some(Target::Page(id.clone())),
+                Some(GitTarget::File(id)) => return Some(Target::File(id.clone())),
+                _ => {}
+            }
         }
     }
     // Relative to the page's folder, the way Git Sync lays pages out:

@@ -34,7 +34,7 @@ pub fn gitbook_repo() -> Repo {
         .write("docs/guide/setup.md", SETUP)
         .write(
             "docs/guide/advanced/tuning.md",
-            "---\ntitle: Tuning\ndescription: >-\n  Turn the knobs\n  for speed.\n---\n\n# Tuning the server\n\nTurn the knobs.\n",
+            "---\ntitle: Tuning\ndescription: >-\n  Turn the knobs\n  for speed.\n---\n\n# Tuning the server\n\nTurn the knobs.\n\nBack to [the guide](../) or [setup](../setup).\n",
         )
         .write("docs/api.md", "# API\n\nSend a token.\n")
         .write("docs/unlisted.md", "# Not in the summary\n")
@@ -412,7 +412,7 @@ both_backends! {
         // The title lives in the front matter there: only that line changes.
         assert_eq!(
             repo.read("docs/guide/advanced/tuning.md").unwrap(),
-            "---\ntitle: Performance tuning\ndescription: >-\n  Turn the knobs\n  for speed.\n---\n\n# Tuning the server\n\nTurn the knobs.\n"
+            "---\ntitle: Performance tuning\ndescription: >-\n  Turn the knobs\n  for speed.\n---\n\n# Tuning the server\n\nTurn the knobs.\n\nBack to [the guide](../) or [setup](../setup).\n"
         );
         assert!(!repo.files().contains(&"docs/api.md".to_owned()));
         assert!(repo.read("docs/SUMMARY.md").unwrap().contains("* [Troubleshooting](guide/troubleshooting.md)"));
@@ -522,6 +522,10 @@ both_backends! {
         assert!(guide.contains("width=\"1\" height=\"1\""));
         let setup = get("/handbook/guide/setup".into()).await;
         assert!(setup.contains("<a href=\"/handbook/welcome#welcome\">the start</a>"), "{setup}");
+        // Links to a folder or without `.md` name pages, as on GitBook.
+        let tuning = get("/handbook/guide/tuning".into()).await;
+        assert!(tuning.contains("<a href=\"/handbook/guide\">the guide</a>"), "{tuning}");
+        assert!(tuning.contains("<a href=\"/handbook/guide/setup\">setup</a>"), "{tuning}");
     }
 }
 
