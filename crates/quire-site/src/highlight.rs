@@ -3,6 +3,7 @@
 //! TypeScript, shell, JSON, YAML, SQL…). It marks comments (`c`), strings
 //! (`s`), numbers (`n`) and keywords (`k`) with `<span class>`; everything
 //! else is escaped text. No JavaScript runs in the reader's browser for it.
+//! A block without a language is shown as it is: nothing is guessed.
 
 use crate::html::push_escaped;
 
@@ -127,16 +128,16 @@ fn comment_styles(language: &str) -> (bool, bool) {
             | "ini"
             | "conf"
     );
-    let slash = !hash || lang.is_empty();
-    (slash, hash)
+    (!hash, hash)
 }
 
-/// The code as escaped HTML with highlighting spans.
+/// The code as escaped HTML with highlighting spans (none when the
+/// language is empty or plain text).
 pub fn highlight(code: &str, language: &str) -> String {
     let (slash_comments, hash_comments) = comment_styles(language);
     let is_data = matches!(
-        language.to_ascii_lowercase().as_str(),
-        "text" | "plain" | "txt" | "markdown" | "md"
+        language.trim().to_ascii_lowercase().as_str(),
+        "" | "text" | "plain" | "plaintext" | "txt" | "markdown" | "md"
     );
     let mut out = String::with_capacity(code.len() + code.len() / 2);
     if is_data {
@@ -229,5 +230,13 @@ mod tests {
             "x1 = <span class=\"s\">&#39;unterminated</span>"
         );
         assert_eq!(highlight("<b>", "text"), "&lt;b&gt;");
+    }
+
+    #[test]
+    fn nothing_is_guessed_without_a_language() {
+        let code = "let x = \"a\"; // 42 <b>";
+        assert_eq!(highlight(code, ""), "let x = &quot;a&quot;; // 42 &lt;b&gt;");
+        assert_eq!(highlight(code, "  "), "let x = &quot;a&quot;; // 42 &lt;b&gt;");
+        assert!(!highlight(code, "plaintext").contains("<span"));
     }
 }

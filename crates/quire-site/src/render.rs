@@ -276,16 +276,18 @@ impl Renderer<'_> {
         }
     }
 
+    /// A code block, labelled with its title or else its language, and
+    /// highlighted only when it names a language.
     fn code(&mut self, code: &CodeBlock) {
         self.out.push_str("<figure class=\"code\">");
-        if let Some(title) = &code.title {
+        let language = code.syntax.as_deref().map(str::trim).filter(|s| !s.is_empty());
+        let title = code.title.as_deref().map(str::trim).filter(|t| !t.is_empty());
+        if let Some(label) = title.or(language) {
             self.out.push_str("<figcaption>");
-            push_escaped(self.out, title);
+            push_escaped(self.out, label);
             self.out.push_str("</figcaption>");
         }
-        let class = code
-            .syntax
-            .as_deref()
+        let class = language
             .map(|s| format!(" class=\"language-{}\"", escape(s)))
             .unwrap_or_default();
         let wrap = if code.overflow.is_some_and(|o| o.as_str() == "wrap") {
@@ -295,8 +297,10 @@ impl Renderer<'_> {
         };
         self.out.push_str(&format!("<pre{wrap}><code{class}>"));
         let text = code.lines.join("\n");
-        self.out
-            .push_str(&highlight::highlight(&text, code.syntax.as_deref().unwrap_or("")));
+        match language {
+            Some(language) => self.out.push_str(&highlight::highlight(&text, language)),
+            None => push_escaped(self.out, &text),
+        }
         self.out.push_str("</code></pre></figure>\n");
     }
 
@@ -471,5 +475,26 @@ mod tests {
         assert!(html.contains("<span class=\"k\">fn</span>"), "{html}");
         assert!(html.contains("<span class=\"s\">&quot;hi&quot;</span>"), "{html}");
         assert!(html.contains("<span class=\"c\">// done</span>"), "{html}");
+    }
+
+    #[test]
+    fn code_is_labelled_and_highlighted_only_with_a_language() {
+        let plain = render("```\nlet x = \"hi\"; // note\n```\n");
+        assert!(!plain.contains("<span"), "no guessed highlighting: {plain}");
+        assert!(!plain.contains("<figcaption>"), "{plain}");
+        assert!(
+            plain.contains("<pre><code>let x = &quot;hi&quot;; // note</code></pre>"),
+            "{plain}"
+        );
+        let rust = render("```rust\nfn main() {}\n```\n");
+        assert!(
+            rust.contains(
+                "<figcaption>rust</figcaption><pre><code class=\"language-rust\"><span class=\"k\">fn</span>"
+            ),
+            "{rust}"
+        );
+        let titled = render("{% code title=\"main.rs\" %}\n```rust\nfn main() {}\n```\n{% endcode %}\n");
+        assert!(titled.contains("<figcaption>main.rs</figcaption>"), "{titled}");
+        assert!(!titled.contains("<figcaption>rust</figcaption>"), "{titled}");
     }
 }
