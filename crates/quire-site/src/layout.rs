@@ -5,6 +5,7 @@
 //! (theme switch) runs after the content and blocks nothing.
 
 use crate::html::{escape, push_escaped, safe_url};
+use crate::i18n::Language;
 
 /// A link of the navigation.
 #[derive(Debug, Clone)]
@@ -49,6 +50,8 @@ pub struct Look {
     /// The announcement: message, link, style.
     pub announcement: Option<(String, Option<String>, String)>,
     pub copyright: Option<String>,
+    /// The language of the interface (and `<html lang>`).
+    pub language: Language,
 }
 
 /// A font a site chose: its family (checked to be letters, digits, spaces
@@ -132,7 +135,7 @@ i.setAttribute('autocomplete','off');i.addEventListener('input',function(){clear
 if(!q){box.hidden=true;return}timer=setTimeout(function(){var mine=++n;fetch(f.action+'?q='+encodeURIComponent(q))\
 .then(function(r){return r.text()}).then(function(t){if(mine!==n)return;var d=new DOMParser().parseFromString(t,'text/html'),\
 l=d.querySelector('ul.results');box.replaceChildren();if(l){box.appendChild(document.importNode(l,true))}\
-else{var p=document.createElement('p');p.textContent='No results';box.appendChild(p)}box.hidden=false})},150)})})()";
+else{var p=document.createElement('p');p.textContent=f.dataset.empty;box.appendChild(p)}box.hidden=false})},150)})})()";
 
 fn link(out: &mut String, l: &NavLink, class: &str) {
     let current = if l.current { " aria-current=\"page\"" } else { "" };
@@ -148,7 +151,8 @@ fn link(out: &mut String, l: &NavLink, class: &str) {
 pub fn page(shell: &Shell, body: &str) -> String {
     let mut out = String::with_capacity(body.len() + 8192);
     let look = &shell.look;
-    out.push_str("<!doctype html>\n<html lang=\"en\"");
+    let t = look.language.strings();
+    out.push_str(&format!("<!doctype html>\n<html lang=\"{}\"", look.language.tag()));
     if let Some(theme) = &look.theme {
         out.push_str(&format!(" data-theme=\"{}\"", escape(theme)));
     }
@@ -171,7 +175,8 @@ pub fn page(shell: &Shell, body: &str) -> String {
         out.push_str("<meta name=\"robots\" content=\"noindex, nofollow\">");
     }
     out.push_str(&format!(
-        "<link rel=\"alternate\" type=\"application/rss+xml\" title=\"Recent changes\" href=\"{}rss.xml\">",
+        "<link rel=\"alternate\" type=\"application/rss+xml\" title=\"{}\" href=\"{}rss.xml\">",
+        escape(t.recent_changes),
         safe_url(&shell.home)
     ));
     if let Some(canonical) = &shell.canonical {
@@ -233,7 +238,10 @@ pub fn page(shell: &Shell, body: &str) -> String {
         link(&mut out, l, "header-link");
     }
     if shell.sections.len() > 1 {
-        out.push_str("<nav class=\"sections\" aria-label=\"Sections\">");
+        out.push_str(&format!(
+            "<nav class=\"sections\" aria-label=\"{}\">",
+            escape(t.sections)
+        ));
         let mut group: Option<&str> = None;
         for s in &shell.sections {
             if s.group.as_deref() != group {
@@ -255,15 +263,23 @@ pub fn page(shell: &Shell, body: &str) -> String {
         out.push_str("</nav>");
     }
     out.push_str(&format!(
-        "<form class=\"search\" role=\"search\" action=\"{}\"><input type=\"search\" name=\"q\" value=\"{}\" placeholder=\"Search\" aria-label=\"Search\"></form>",
+        "<form class=\"search\" role=\"search\" action=\"{}\" data-empty=\"{}\"><input type=\"search\" name=\"q\" value=\"{}\" placeholder=\"{search}\" aria-label=\"{search}\"></form>",
         safe_url(&shell.home),
-        escape(&shell.query)
+        escape(t.no_results),
+        escape(&shell.query),
+        search = escape(t.search),
     ));
     if look.toggle {
-        out.push_str("<button id=\"theme\" type=\"button\" hidden aria-label=\"Switch theme\">◐</button>");
+        out.push_str(&format!(
+            "<button id=\"theme\" type=\"button\" hidden aria-label=\"{}\">◐</button>",
+            escape(t.switch_theme)
+        ));
     }
     out.push_str("</header>");
-    out.push_str("<div class=\"layout\"><nav class=\"tree\" aria-label=\"Pages\">");
+    out.push_str(&format!(
+        "<div class=\"layout\"><nav class=\"tree\" id=\"tree\" aria-label=\"{}\">",
+        escape(t.pages)
+    ));
     if shell.variants.len() > 1 {
         out.push_str("<div class=\"variants\">");
         for v in &shell.variants {
@@ -285,7 +301,10 @@ pub fn page(shell: &Shell, body: &str) -> String {
     }
     out.push_str("</ul></nav><main>");
     if !shell.breadcrumbs.is_empty() {
-        out.push_str("<nav class=\"crumbs\" aria-label=\"Breadcrumbs\">");
+        out.push_str(&format!(
+            "<nav class=\"crumbs\" aria-label=\"{}\">",
+            escape(t.breadcrumbs)
+        ));
         for (i, crumb) in shell.breadcrumbs.iter().enumerate() {
             if i > 0 {
                 out.push_str(" <span>/</span> ");
@@ -298,18 +317,26 @@ pub fn page(shell: &Shell, body: &str) -> String {
     out.push_str(body);
     out.push_str("</article>");
     if shell.previous.is_some() || shell.next.is_some() {
-        out.push_str("<nav class=\"pager\" aria-label=\"Previous and next\">");
-        if let Some(p) = &shell.previous {
-            link(&mut out, p, "previous");
-        }
-        if let Some(n) = &shell.next {
-            link(&mut out, n, "next");
+        out.push_str(&format!("<nav class=\"pager\" aria-label=\"{}\">", escape(t.pager)));
+        for (l, class, label) in [(&shell.previous, "previous", t.previous), (&shell.next, "next", t.next)] {
+            if let Some(l) = l {
+                out.push_str(&format!(
+                    "<a class=\"{class}\" href=\"{}\"><small>{}</small>",
+                    safe_url(&l.href),
+                    escape(label)
+                ));
+                push_escaped(&mut out, &l.title);
+                out.push_str("</a>");
+            }
         }
         out.push_str("</nav>");
     }
     out.push_str("</main>");
     if !shell.outline.is_empty() {
-        out.push_str("<aside class=\"outline\"><p>On this page</p><ul>");
+        out.push_str(&format!(
+            "<aside class=\"outline\"><p>{}</p><ul>",
+            escape(t.on_this_page)
+        ));
         for (level, id, text) in &shell.outline {
             out.push_str(&format!("<li class=\"h{level}\"><a href=\"#{}\">", escape(id)));
             push_escaped(&mut out, text);
@@ -331,7 +358,6 @@ pub fn page(shell: &Shell, body: &str) -> String {
     out
 }
 
-/// The 404 page, in the site's style when there is a site.
 /// A page outside any site (a spec's public reference): the stylesheet,
 /// a title and the body.
 pub fn bare(title: &str, body: &str) -> String {
@@ -342,12 +368,18 @@ pub fn bare(title: &str, body: &str) -> String {
     )
 }
 
+/// The 404 page, in the site's style (and language) when there is a site.
 pub fn not_found(shell: Option<&Shell>) -> String {
-    let body = "<h1>Page not found</h1><p>The page you were looking for does not exist.</p>";
+    let t = shell.map_or(Language::En, |s| s.look.language).strings();
+    let body = format!(
+        "<h1>{}</h1><p>{}</p>",
+        escape(t.page_not_found),
+        escape(t.page_not_found_text)
+    );
     match shell {
         Some(shell) => {
             let shell = Shell {
-                page_title: "Page not found".into(),
+                page_title: t.page_not_found.into(),
                 indexable: false,
                 canonical: None,
                 breadcrumbs: Vec::new(),
@@ -356,10 +388,104 @@ pub fn not_found(shell: Option<&Shell>) -> String {
                 next: None,
                 ..shell.clone()
             };
-            page(&shell, body)
+            page(&shell, &body)
         }
         None => format!(
             "<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><meta name=\"robots\" content=\"noindex, nofollow\"><title>Page not found</title><style>{STYLE}</style></head><body><main>{body}</main></body></html>\n"
         ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn shell(language: Language) -> Shell {
+        Shell {
+            look: Look {
+                language,
+                toggle: true,
+                ..Look::default()
+            },
+            site_title: "Docs".into(),
+            page_title: "Setup".into(),
+            home: "/docs/".into(),
+            tree: vec![TreeEntry {
+                depth: 0,
+                group: false,
+                link: NavLink {
+                    title: "Setup".into(),
+                    href: "/docs/setup".into(),
+                    current: true,
+                },
+            }],
+            outline: vec![(2, "install".into(), "Install".into())],
+            previous: Some(NavLink {
+                title: "Intro".into(),
+                href: "/docs/".into(),
+                current: false,
+            }),
+            next: Some(NavLink {
+                title: "Advanced".into(),
+                href: "/docs/setup/advanced".into(),
+                current: false,
+            }),
+            ..Shell::default()
+        }
+    }
+
+    #[test]
+    fn pages_speak_the_language_of_the_site() {
+        let en = page(&shell(Language::En), "<p>Hello</p>");
+        assert!(en.starts_with("<!doctype html>\n<html lang=\"en\">"), "{en}");
+        assert!(en.contains("placeholder=\"Search\""), "{en}");
+        assert!(en.contains("<p>On this page</p>"), "{en}");
+        assert!(
+            en.contains("<a class=\"previous\" href=\"/docs/\"><small>Previous</small>Intro</a>"),
+            "{en}"
+        );
+        assert!(en.contains("<small>Next</small>Advanced</a>"), "{en}");
+
+        let fr = page(&shell(Language::Fr), "<p>Bonjour</p>");
+        assert!(fr.starts_with("<!doctype html>\n<html lang=\"fr\">"), "{fr}");
+        for text in [
+            "placeholder=\"Rechercher\"",
+            "data-empty=\"Aucun résultat\"",
+            "<p>Sur cette page</p>",
+            "<small>Précédent</small>Intro",
+            "<small>Suivant</small>Advanced",
+            "aria-label=\"Changer de thème\"",
+            "aria-label=\"Pages\"",
+        ] {
+            assert!(fr.contains(text), "{text} in {fr}");
+        }
+        assert!(!fr.contains("On this page") && !fr.contains("Switch theme"), "{fr}");
+
+        let ja = page(&shell(Language::Ja), "");
+        assert!(
+            ja.contains("<html lang=\"ja\">") && ja.contains("このページの内容"),
+            "{ja}"
+        );
+        let zh = page(&shell(Language::Zh), "");
+        assert!(
+            zh.contains("<html lang=\"zh\">") && zh.contains("placeholder=\"搜索\""),
+            "{zh}"
+        );
+    }
+
+    #[test]
+    fn the_404_page_is_localized_and_scripts_vary_with_nothing() {
+        let de = not_found(Some(&shell(Language::De)));
+        assert!(de.contains("<h1>Seite nicht gefunden</h1>"), "{de}");
+        assert!(de.contains("<title>Seite nicht gefunden | Docs</title>"), "{de}");
+        let bare = not_found(None);
+        assert!(bare.contains("<h1>Page not found</h1>"), "{bare}");
+        // Localized strings live in attributes: the scripts (admitted by
+        // hash) are the same on every page.
+        let es = page(&shell(Language::Es), "");
+        for script in [THEME_SCRIPT, SEARCH_SCRIPT] {
+            assert!(es.contains(&format!("<script>{script}</script>")));
+            assert!(!script.contains("No results"));
+        }
     }
 }

@@ -5,7 +5,8 @@
 //!   the site's custom hostname (see `serve`).
 //! - `render` turns a page's typed document into HTML, `highlight` colours
 //!   code on the server, `layout` builds the page around it (navigation,
-//!   breadcrumbs, outline, theme switch), `outputs` the machine-readable
+//!   breadcrumbs, outline, theme switch) with the interface strings of
+//!   the site's language from `i18n`, `outputs` the machine-readable
 //!   files (`sitemap.xml`, `robots.txt`, `llms.txt`, `llms-full.txt`),
 //!   `openapi` the operations of OpenAPI specs (blocks on pages, and the
 //!   public reference of a spec at `/~openapi/{organization}/{slug}`).
@@ -16,6 +17,7 @@
 
 mod highlight;
 pub mod html;
+mod i18n;
 mod layout;
 mod openapi;
 mod outputs;

@@ -26,6 +26,7 @@ use quire_content::tree::PageKind;
 use quire_engine::Snapshot;
 use quire_engine::links::Target;
 
+use crate::i18n::Language;
 use crate::layout::{self, Font, FontFace, Look, NavLink, SectionTab, Shell, TreeEntry};
 use crate::outputs::{self, Listed};
 use crate::render::{self, FileLink, Links};
@@ -143,6 +144,7 @@ fn look(site: &quire_store::sites::SiteRow, space: Option<&PublishedSpace>) -> (
         header_links,
         announcement,
         copyright: text(&settings["footer"]["copyright"]),
+        language: Language::of_locale(settings["internationalization"]["locale"].as_str().unwrap_or_default()),
     };
     (title, look)
 }
@@ -1162,12 +1164,38 @@ async fn search_page(
         .into_iter()
         .filter(|hit| !withheld.page(snapshot, &hit.page_id))
         .collect();
+    let shell = shell(
+        &order,
+        &withheld,
+        visit,
+        section,
+        space,
+        snapshot,
+        space_base,
+        None,
+        &Document::default(),
+        query,
+    );
+    let t = shell.look.language.strings();
+    let shell = Shell {
+        page_title: t.search.into(),
+        indexable: false,
+        canonical: None,
+        ..shell
+    };
     let links = SpaceLinks::new(snapshot, space_base, &withheld);
-    let mut body = String::from("<h1>Search</h1>");
+    let mut body = String::from("<h1>");
+    crate::html::push_escaped(&mut body, t.search);
+    body.push_str("</h1>");
     if results.is_empty() {
-        body.push_str("<p>No results for <strong>");
+        let (before, after) = t.no_results_for();
+        body.push_str("<p>");
+        crate::html::push_escaped(&mut body, before);
+        body.push_str("<strong>");
         crate::html::push_escaped(&mut body, query);
-        body.push_str("</strong>.</p>");
+        body.push_str("</strong>");
+        crate::html::push_escaped(&mut body, after);
+        body.push_str("</p>");
     } else {
         body.push_str("<ul class=\"results\">");
         for hit in results {
@@ -1186,22 +1214,5 @@ async fn search_page(
         }
         body.push_str("</ul>");
     }
-    let shell = Shell {
-        page_title: "Search".into(),
-        indexable: false,
-        canonical: None,
-        ..shell(
-            &order,
-            &withheld,
-            visit,
-            section,
-            space,
-            snapshot,
-            space_base,
-            None,
-            &Document::default(),
-            query,
-        )
-    };
     Ok(html(StatusCode::OK, layout::page(&shell, &body), false))
 }

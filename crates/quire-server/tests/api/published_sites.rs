@@ -87,6 +87,34 @@ pub(crate) async fn docs_site(app: &TestApp, visibility: &str) -> (TestUser, Str
 }
 
 both_backends! {
+    async fn a_site_speaks_the_language_of_its_locale(app: TestApp) {
+        let (ada, _org, site) = docs_site(&app, "public").await;
+        app.put(&ada, &format!("{site}/customization"), json!({ "internationalization": { "locale": "fr" } }))
+            .await
+            .assert_status(200);
+        let home = get(&app, "/docs/").await;
+        assert!(home.body.starts_with("<!doctype html>\n<html lang=\"fr\""), "{}", home.body);
+        for text in ["placeholder=\"Rechercher\"", "<p>Sur cette page</p>", "<small>Suivant</small>Setup", "data-empty=\"Aucun résultat\""] {
+            assert!(home.body.contains(text), "{text}: {}", home.body);
+        }
+        assert!(!home.body.contains("On this page"), "{}", home.body);
+        let missing = get(&app, "/docs/nope").await;
+        assert_eq!(missing.status, 404);
+        assert!(missing.body.contains("<h1>Page introuvable</h1>"), "{}", missing.body);
+        let none = get(&app, "/docs/?q=zzzzqq").await;
+        assert!(none.body.contains("<h1>Rechercher</h1><p>Aucun résultat pour <strong>zzzzqq</strong>.</p>"), "{}", none.body);
+
+        // A site space (a language variant) has its own locale.
+        let listed = app.get(&ada, &format!("{site}/site-spaces")).await;
+        let api_ss = listed.items()[1]["id"].as_str().unwrap().to_owned();
+        app.patch(&ada, &format!("{site}/site-spaces/{api_ss}/customization"), json!({ "internationalization": { "locale": "ja" } }))
+            .await
+            .assert_status(200);
+        let api = get(&app, "/docs/api/").await;
+        assert!(api.body.contains("<html lang=\"ja\"") && api.body.contains("placeholder=\"検索\""), "{}", api.body);
+        assert!(get(&app, "/docs/").await.body.contains("<html lang=\"fr\""));
+    }
+
     async fn a_published_site_serves_pages_navigation_and_machine_files(app: TestApp) {
         let (ada, _org, site) = docs_site(&app, "public").await;
         let redirect = get(&app, "/docs").await;
@@ -104,7 +132,9 @@ both_backends! {
         assert!(home.body.contains("<span class=\"c\"># start</span>"), "code is highlighted on the server");
         assert!(home.body.contains("href=\"#install-the-configuration\">Install the configuration</a>"), "outline");
         assert!(home.body.contains("class=\"variant\" href=\"/docs/api/\">API</a>"), "{}", home.body);
-        assert!(home.body.contains("class=\"next\" href=\"/docs/setup\">Setup</a>"), "{}", home.body);
+        assert!(home.body.contains("class=\"next\" href=\"/docs/setup\"><small>Next</small>Setup</a>"), "{}", home.body);
+        assert!(home.body.starts_with("<!doctype html>\n<html lang=\"en\""), "{}", home.body);
+        assert!(home.body.len() < 50_000, "a first visit stays small: {} bytes", home.body.len());
         let img = regex_like(&home.body, "src=\"/docs/~files/", "\"");
         assert!(home.body.contains("width=\"1\" height=\"1\""), "images carry their size: {}", home.body);
 
@@ -112,7 +142,7 @@ both_backends! {
         let deep = get(&app, "/docs/setup/advanced").await;
         assert_eq!(deep.status, 200);
         assert!(deep.body.contains("class=\"crumb\" href=\"/docs/setup\">Setup</a>"), "{}", deep.body);
-        assert!(deep.body.contains("class=\"previous\" href=\"/docs/setup\">Setup</a>"));
+        assert!(deep.body.contains("class=\"previous\" href=\"/docs/setup\"><small>Previous</small>Setup</a>"));
         assert!(deep.body.contains("<a href=\"/docs/introduction\">the intro</a>"), "{}", deep.body);
         assert!(!home.body.contains("href=\"/docs/setup/advanced\""), "the tree opens only along the current page");
         assert!(deep.body.contains("class=\"page\" href=\"/docs/setup/advanced\" aria-current=\"page\""), "{}", deep.body);

@@ -1,0 +1,379 @@
+//! The interface strings of published pages (search box, "On this page",
+//! previous/next, the menu, copy buttons, the 404 page…) in the site's
+//! language: the official customization's `internationalization.locale`
+//! (`en`, `fr`, `es`, `zh`, `ja`, `de`, `nl`, `no`, `pt-br`, `ru`). One
+//! table per language; a locale not known here reads in English. Pure.
+
+/// A language of the interface.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum Language {
+    #[default]
+    En,
+    Fr,
+    Es,
+    Zh,
+    Ja,
+    De,
+    Nl,
+    No,
+    PtBr,
+    Ru,
+}
+
+/// The strings of the interface in one language.
+#[derive(Debug)]
+pub struct Strings {
+    pub search: &'static str,
+    pub no_results: &'static str,
+    /// "No results for {}.": the query goes where `{}` is.
+    pub no_results_for: &'static str,
+    pub on_this_page: &'static str,
+    pub previous: &'static str,
+    pub next: &'static str,
+    /// The label of the previous/next navigation.
+    pub pager: &'static str,
+    pub page_not_found: &'static str,
+    pub page_not_found_text: &'static str,
+    pub menu: &'static str,
+    /// The label of the page tree.
+    pub pages: &'static str,
+    pub sections: &'static str,
+    pub breadcrumbs: &'static str,
+    pub copy: &'static str,
+    pub copied: &'static str,
+    pub switch_theme: &'static str,
+    pub recent_changes: &'static str,
+}
+
+const EN: Strings = Strings {
+    search: "Search",
+    no_results: "No results",
+    no_results_for: "No results for {}.",
+    on_this_page: "On this page",
+    previous: "Previous",
+    next: "Next",
+    pager: "Previous and next",
+    page_not_found: "Page not found",
+    page_not_found_text: "The page you were looking for does not exist.",
+    menu: "Menu",
+    pages: "Pages",
+    sections: "Sections",
+    breadcrumbs: "Breadcrumbs",
+    copy: "Copy",
+    copied: "Copied",
+    switch_theme: "Switch theme",
+    recent_changes: "Recent changes",
+};
+
+const FR: Strings = Strings {
+    search: "Rechercher",
+    no_results: "Aucun résultat",
+    no_results_for: "Aucun résultat pour {}.",
+    on_this_page: "Sur cette page",
+    previous: "Précédent",
+    next: "Suivant",
+    pager: "Précédent et suivant",
+    page_not_found: "Page introuvable",
+    page_not_found_text: "La page que vous cherchez n’existe pas.",
+    menu: "Menu",
+    pages: "Pages",
+    sections: "Sections",
+    breadcrumbs: "Fil d’Ariane",
+    copy: "Copier",
+    copied: "Copié",
+    switch_theme: "Changer de thème",
+    recent_changes: "Modifications récentes",
+};
+
+const ES: Strings = Strings {
+    search: "Buscar",
+    no_results: "Sin resultados",
+    no_results_for: "No hay resultados para {}.",
+    on_this_page: "En esta página",
+    previous: "Anterior",
+    next: "Siguiente",
+    pager: "Anterior y siguiente",
+    page_not_found: "Página no encontrada",
+    page_not_found_text: "La página que buscas no existe.",
+    menu: "Menú",
+    pages: "Páginas",
+    sections: "Secciones",
+    breadcrumbs: "Ruta de navegación",
+    copy: "Copiar",
+    copied: "Copiado",
+    switch_theme: "Cambiar tema",
+    recent_changes: "Cambios recientes",
+};
+
+const ZH: Strings = Strings {
+    search: "搜索",
+    no_results: "无结果",
+    no_results_for: "没有与 {} 相关的结果。",
+    on_this_page: "本页内容",
+    previous: "上一页",
+    next: "下一页",
+    pager: "上一页和下一页",
+    page_not_found: "页面未找到",
+    page_not_found_text: "您要查找的页面不存在。",
+    menu: "菜单",
+    pages: "页面",
+    sections: "栏目",
+    breadcrumbs: "面包屑导航",
+    copy: "复制",
+    copied: "已复制",
+    switch_theme: "切换主题",
+    recent_changes: "最近更改",
+};
+
+const JA: Strings = Strings {
+    search: "検索",
+    no_results: "結果なし",
+    no_results_for: "{} に一致する結果はありません。",
+    on_this_page: "このページの内容",
+    previous: "前へ",
+    next: "次へ",
+    pager: "前後のページ",
+    page_not_found: "ページが見つかりません",
+    page_not_found_text: "お探しのページは存在しません。",
+    menu: "メニュー",
+    pages: "ページ",
+    sections: "セクション",
+    breadcrumbs: "パンくずリスト",
+    copy: "コピー",
+    copied: "コピーしました",
+    switch_theme: "テーマを切り替え",
+    recent_changes: "最近の変更",
+};
+
+const DE: Strings = Strings {
+    search: "Suchen",
+    no_results: "Keine Ergebnisse",
+    no_results_for: "Keine Ergebnisse für {}.",
+    on_this_page: "Auf dieser Seite",
+    previous: "Zurück",
+    next: "Weiter",
+    pager: "Zurück und weiter",
+    page_not_found: "Seite nicht gefunden",
+    page_not_found_text: "Die gesuchte Seite existiert nicht.",
+    menu: "Menü",
+    pages: "Seiten",
+    sections: "Bereiche",
+    breadcrumbs: "Navigationspfad",
+    copy: "Kopieren",
+    copied: "Kopiert",
+    switch_theme: "Design wechseln",
+    recent_changes: "Letzte Änderungen",
+};
+
+const NL: Strings = Strings {
+    search: "Zoeken",
+    no_results: "Geen resultaten",
+    no_results_for: "Geen resultaten voor {}.",
+    on_this_page: "Op deze pagina",
+    previous: "Vorige",
+    next: "Volgende",
+    pager: "Vorige en volgende",
+    page_not_found: "Pagina niet gevonden",
+    page_not_found_text: "De pagina die je zoekt bestaat niet.",
+    menu: "Menu",
+    pages: "Pagina’s",
+    sections: "Secties",
+    breadcrumbs: "Kruimelpad",
+    copy: "Kopiëren",
+    copied: "Gekopieerd",
+    switch_theme: "Thema wisselen",
+    recent_changes: "Recente wijzigingen",
+};
+
+const NO: Strings = Strings {
+    search: "Søk",
+    no_results: "Ingen resultater",
+    no_results_for: "Ingen resultater for {}.",
+    on_this_page: "På denne siden",
+    previous: "Forrige",
+    next: "Neste",
+    pager: "Forrige og neste",
+    page_not_found: "Fant ikke siden",
+    page_not_found_text: "Siden du leter etter, finnes ikke.",
+    menu: "Meny",
+    pages: "Sider",
+    sections: "Seksjoner",
+    breadcrumbs: "Brødsmulesti",
+    copy: "Kopier",
+    copied: "Kopiert",
+    switch_theme: "Bytt tema",
+    recent_changes: "Nylige endringer",
+};
+
+const PT_BR: Strings = Strings {
+    search: "Pesquisar",
+    no_results: "Nenhum resultado",
+    no_results_for: "Nenhum resultado para {}.",
+    on_this_page: "Nesta página",
+    previous: "Anterior",
+    next: "Próximo",
+    pager: "Anterior e próximo",
+    page_not_found: "Página não encontrada",
+    page_not_found_text: "A página que você procura não existe.",
+    menu: "Menu",
+    pages: "Páginas",
+    sections: "Seções",
+    breadcrumbs: "Trilha de navegação",
+    copy: "Copiar",
+    copied: "Copiado",
+    switch_theme: "Alternar tema",
+    recent_changes: "Alterações recentes",
+};
+
+const RU: Strings = Strings {
+    search: "Поиск",
+    no_results: "Ничего не найдено",
+    no_results_for: "По запросу {} ничего не найдено.",
+    on_this_page: "На этой странице",
+    previous: "Назад",
+    next: "Далее",
+    pager: "Назад и далее",
+    page_not_found: "Страница не найдена",
+    page_not_found_text: "Запрашиваемая страница не существует.",
+    menu: "Меню",
+    pages: "Страницы",
+    sections: "Разделы",
+    breadcrumbs: "Навигационная цепочка",
+    copy: "Копировать",
+    copied: "Скопировано",
+    switch_theme: "Сменить тему",
+    recent_changes: "Последние изменения",
+};
+
+impl Language {
+    /// The language of a locale setting: `fr`, `FR`, `fr-CA` and `fr_FR`
+    /// are French, `pt` and `pt-BR` Brazilian Portuguese; anything else
+    /// is English.
+    pub fn of_locale(locale: &str) -> Language {
+        let locale = locale.trim().to_ascii_lowercase().replace('_', "-");
+        let primary = locale.split('-').next().unwrap_or_default();
+        match primary {
+            "fr" => Language::Fr,
+            "es" => Language::Es,
+            "zh" => Language::Zh,
+            "ja" => Language::Ja,
+            "de" => Language::De,
+            "nl" => Language::Nl,
+            "no" | "nb" => Language::No,
+            "pt" => Language::PtBr,
+            "ru" => Language::Ru,
+            _ => Language::En,
+        }
+    }
+
+    /// The language tag for `<html lang>`.
+    pub fn tag(self) -> &'static str {
+        match self {
+            Language::En => "en",
+            Language::Fr => "fr",
+            Language::Es => "es",
+            Language::Zh => "zh",
+            Language::Ja => "ja",
+            Language::De => "de",
+            Language::Nl => "nl",
+            Language::No => "no",
+            Language::PtBr => "pt-BR",
+            Language::Ru => "ru",
+        }
+    }
+
+    pub fn strings(self) -> &'static Strings {
+        match self {
+            Language::En => &EN,
+            Language::Fr => &FR,
+            Language::Es => &ES,
+            Language::Zh => &ZH,
+            Language::Ja => &JA,
+            Language::De => &DE,
+            Language::Nl => &NL,
+            Language::No => &NO,
+            Language::PtBr => &PT_BR,
+            Language::Ru => &RU,
+        }
+    }
+}
+
+impl Strings {
+    /// "No results for …" around a query, as text before and after it.
+    pub fn no_results_for(&self) -> (&'static str, &'static str) {
+        self.no_results_for
+            .split_once("{}")
+            .unwrap_or((self.no_results_for, ""))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const ALL: [Language; 10] = [
+        Language::En,
+        Language::Fr,
+        Language::Es,
+        Language::Zh,
+        Language::Ja,
+        Language::De,
+        Language::Nl,
+        Language::No,
+        Language::PtBr,
+        Language::Ru,
+    ];
+
+    #[test]
+    fn locales_name_languages() {
+        assert_eq!(Language::of_locale("fr"), Language::Fr);
+        assert_eq!(Language::of_locale("FR_ca"), Language::Fr);
+        assert_eq!(Language::of_locale("pt-br"), Language::PtBr);
+        assert_eq!(Language::of_locale("zh"), Language::Zh);
+        assert_eq!(Language::of_locale("ja"), Language::Ja);
+        assert_eq!(Language::of_locale("de"), Language::De);
+        assert_eq!(Language::of_locale("es"), Language::Es);
+        assert_eq!(Language::of_locale(""), Language::En);
+        assert_eq!(Language::of_locale("tlh"), Language::En);
+        assert_eq!(Language::of_locale("\"><script>"), Language::En);
+        assert_eq!(Language::PtBr.tag(), "pt-BR");
+        assert_eq!(Language::Ja.tag(), "ja");
+    }
+
+    #[test]
+    fn every_language_has_every_string() {
+        for language in ALL {
+            let s = language.strings();
+            let all = [
+                s.search,
+                s.no_results,
+                s.no_results_for,
+                s.on_this_page,
+                s.previous,
+                s.next,
+                s.pager,
+                s.page_not_found,
+                s.page_not_found_text,
+                s.menu,
+                s.pages,
+                s.sections,
+                s.breadcrumbs,
+                s.copy,
+                s.copied,
+                s.switch_theme,
+                s.recent_changes,
+            ];
+            assert!(all.iter().all(|t| !t.trim().is_empty()), "{language:?}");
+            assert_eq!(s.no_results_for.matches("{}").count(), 1, "{language:?}");
+            if language != Language::En {
+                assert_ne!(s.search, EN.search, "{language:?}");
+                assert_ne!(s.on_this_page, EN.on_this_page, "{language:?}");
+            }
+        }
+        assert_eq!(Language::Fr.strings().no_results_for(), ("Aucun résultat pour ", "."));
+        assert_eq!(
+            Language::Ja.strings().no_results_for(),
+            ("", " に一致する結果はありません。")
+        );
+    }
+}
