@@ -1,8 +1,13 @@
 //! The page around a document: header with the site's title, section tabs
 //! and variants, the search box and the theme switch; the page tree; the
 //! breadcrumbs, previous/next links and the "on this page" outline; the
-//! 404 page. Everything works without JavaScript; the one inline script
-//! (theme switch) runs after the content and blocks nothing.
+//! 404 page. Everything works without JavaScript: on a phone the page tree
+//! is a drawer opened by a checkbox in the header (CSS only); on a wide
+//! screen the tree and the outline stay in view while reading. The inline
+//! scripts (theme switch, search as you type, copy buttons on code) run
+//! after the content, block nothing and are the same on every page (what
+//! they show comes from `data-` attributes), so the policy admits them by
+//! hash.
 
 use crate::html::{escape, push_escaped, safe_url};
 use crate::i18n::Language;
@@ -137,6 +142,14 @@ if(!q){box.hidden=true;return}timer=setTimeout(function(){var mine=++n;fetch(f.a
 l=d.querySelector('ul.results');box.replaceChildren();if(l){box.appendChild(document.importNode(l,true))}\
 else{var p=document.createElement('p');p.textContent=f.dataset.empty;box.appendChild(p)}box.hidden=false})},150)})})()";
 
+/// Copy buttons on code blocks, for readers with JavaScript and a clipboard:
+/// their labels come from the article's `data-copy` and `data-copied`.
+pub(crate) const COPY_SCRIPT: &str = "(function(){var a=document.querySelector('article[data-copy]');if(!a||!navigator.clipboard)return;\
+a.querySelectorAll('figure.code').forEach(function(f){var p=f.querySelector('pre'),b=document.createElement('button'),t;if(!p)return;\
+b.type='button';b.className='copy';b.textContent=a.dataset.copy;b.setAttribute('aria-live','polite');\
+b.onclick=function(){navigator.clipboard.writeText(p.textContent).then(function(){b.textContent=a.dataset.copied;b.classList.add('done');\
+clearTimeout(t);t=setTimeout(function(){b.textContent=a.dataset.copy;b.classList.remove('done')},2000)})};f.appendChild(b)})})()";
+
 fn link(out: &mut String, l: &NavLink, class: &str) {
     let current = if l.current { " aria-current=\"page\"" } else { "" };
     out.push_str(&format!(
@@ -223,7 +236,10 @@ pub fn page(shell: &Shell, body: &str) -> String {
         }
         out.push_str("</div>");
     }
-    out.push_str("<header class=\"top\"><a class=\"brand\" href=\"");
+    out.push_str(&format!(
+        "<header class=\"top\"><input type=\"checkbox\" id=\"menu\" class=\"menu\" autocomplete=\"off\" aria-label=\"{}\" aria-controls=\"tree\"><a class=\"brand\" href=\"",
+        escape(t.menu)
+    ));
     out.push_str(&safe_url(&shell.home));
     out.push_str("\">");
     if let Some(logo) = &look.logo {
@@ -299,7 +315,7 @@ pub fn page(shell: &Shell, body: &str) -> String {
         }
         out.push_str("</li>");
     }
-    out.push_str("</ul></nav><main>");
+    out.push_str("</ul></nav><label for=\"menu\" class=\"scrim\"></label><main>");
     if !shell.breadcrumbs.is_empty() {
         out.push_str(&format!(
             "<nav class=\"crumbs\" aria-label=\"{}\">",
@@ -313,7 +329,11 @@ pub fn page(shell: &Shell, body: &str) -> String {
         }
         out.push_str("</nav>");
     }
-    out.push_str("<article>");
+    out.push_str(&format!(
+        "<article data-copy=\"{}\" data-copied=\"{}\">",
+        escape(t.copy),
+        escape(t.copied)
+    ));
     out.push_str(body);
     out.push_str("</article>");
     if shell.previous.is_some() || shell.next.is_some() {
@@ -354,6 +374,9 @@ pub fn page(shell: &Shell, body: &str) -> String {
         out.push_str(&format!("<script>{THEME_SCRIPT}</script>"));
     }
     out.push_str(&format!("<script>{SEARCH_SCRIPT}</script>"));
+    if body.contains("<figure class=\"code\">") {
+        out.push_str(&format!("<script>{COPY_SCRIPT}</script>"));
+    }
     out.push_str("</body></html>\n");
     out
 }
@@ -483,9 +506,35 @@ mod tests {
         // Localized strings live in attributes: the scripts (admitted by
         // hash) are the same on every page.
         let es = page(&shell(Language::Es), "");
+        for script in [THEME_SCRIPT, SEARCH_SCRIPT, COPY_SCRIPT] {
+            assert!(!script.contains("No results") && !script.contains("Copied"));
+        }
         for script in [THEME_SCRIPT, SEARCH_SCRIPT] {
             assert!(es.contains(&format!("<script>{script}</script>")));
-            assert!(!script.contains("No results"));
         }
+        assert!(!es.contains(COPY_SCRIPT), "no code, no copy script");
+        let code = page(
+            &shell(Language::Es),
+            "<figure class=\"code\"><pre><code>x</code></pre></figure>",
+        );
+        assert!(code.contains(&format!("<script>{COPY_SCRIPT}</script>")));
+        assert!(
+            code.contains("<article data-copy=\"Copiar\" data-copied=\"Copiado\">"),
+            "{code}"
+        );
+    }
+
+    #[test]
+    fn the_menu_is_a_named_checkbox_controlling_the_tree() {
+        let ja = page(&shell(Language::Ja), "");
+        assert!(
+            ja.contains("<header class=\"top\"><input type=\"checkbox\" id=\"menu\" class=\"menu\" autocomplete=\"off\" aria-label=\"メニュー\" aria-controls=\"tree\">"),
+            "{ja}"
+        );
+        assert!(
+            ja.contains("<nav class=\"tree\" id=\"tree\" aria-label=\"ページ\">"),
+            "{ja}"
+        );
+        assert!(ja.contains("<label for=\"menu\" class=\"scrim\"></label>"), "{ja}");
     }
 }

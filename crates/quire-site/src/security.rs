@@ -1,7 +1,8 @@
 //! The security headers of everything a published site answers.
 //!
-//! Pages get a content security policy that lets exactly their own two
-//! inline scripts run (by hash), styles inline (the stylesheet is inline, and
+//! Pages get a content security policy that lets exactly their own
+//! inline scripts run (by hash: the theme switch, search as you type, copy
+//! buttons on code), styles inline (the stylesheet is inline, and
 //! customization sets colours), images and web fonts from anywhere (logos,
 //! favicons and fonts are URLs an administrator chose), `fetch` to the site
 //! itself (search as you type), and frames only from the players embeds may
@@ -17,7 +18,7 @@ use axum::response::Response;
 use base64::Engine;
 use sha2::{Digest, Sha256};
 
-use crate::layout::{SEARCH_SCRIPT, THEME_SCRIPT};
+use crate::layout::{COPY_SCRIPT, SEARCH_SCRIPT, THEME_SCRIPT};
 
 /// Origins whose players an embed may show in a frame.
 pub const EMBED_ORIGINS: &[&str] = &[
@@ -32,7 +33,7 @@ pub const EMBED_ORIGINS: &[&str] = &[
 
 /// The policy of HTML pages.
 static PAGE_POLICY: LazyLock<HeaderValue> = LazyLock::new(|| {
-    let hashes: Vec<String> = [THEME_SCRIPT, SEARCH_SCRIPT]
+    let hashes: Vec<String> = [THEME_SCRIPT, SEARCH_SCRIPT, COPY_SCRIPT]
         .iter()
         .map(|script| {
             let digest = Sha256::digest(script.as_bytes());

@@ -3,7 +3,9 @@
 //! `.ci/run`). It opens a page, follows a navigation link, searches,
 //! switches the theme, checks what a page-speed audit would (no
 //! render-blocking script, images with their size), and saves screenshots
-//! at desktop and mobile width under `target/browser-artifacts/`.
+//! at desktop and mobile width under `target/browser-artifacts/`. A long
+//! French page checks reading: the tree and outline stay in view, code
+//! blocks copy, the phone menu opens the tree, every control has a name.
 
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
@@ -164,6 +166,54 @@ impl Browser<'_> {
         bytes.len()
     }
 
+    /// The accessible names of the shown elements `css` matches, as the
+    /// browser computes them, with each element's HTML.
+    async fn labels(&self, css: &str) -> Vec<(String, String)> {
+        let found = self
+            .cmd(
+                reqwest::Method::POST,
+                "/elements",
+                Some(json!({ "using": "css selector", "value": css })),
+            )
+            .await;
+        let mut labels = Vec::new();
+        for element in found.as_array().into_iter().flatten() {
+            let Some(id) = element
+                .as_object()
+                .and_then(|o| o.values().next())
+                .and_then(Value::as_str)
+            else {
+                continue;
+            };
+            let shown = self
+                .cmd(reqwest::Method::GET, &format!("/element/{id}/displayed"), None)
+                .await;
+            if shown != Value::Bool(true) {
+                continue;
+            }
+            let label = self
+                .cmd(reqwest::Method::GET, &format!("/element/{id}/computedlabel"), None)
+                .await;
+            let html = self
+                .cmd(reqwest::Method::GET, &format!("/element/{id}/property/outerHTML"), None)
+                .await;
+            labels.push((
+                label.as_str().unwrap_or_default().to_owned(),
+                html.as_str().unwrap_or_default().to_owned(),
+            ));
+        }
+        labels
+    }
+
+    async fn resize(&self, width: u32, height: u32) {
+        self.cmd(
+            reqwest::Method::POST,
+            "/window/rect",
+            Some(json!({ "width": width, "height": height })),
+        )
+        .await;
+    }
+
     async fn close(self) {
         self.driver
             .call(reqwest::Method::DELETE, &format!("/session/{}", self.session), None)
@@ -185,7 +235,7 @@ both_backends! {
         // no image without its size (no layout shift), nothing else to load.
         assert_eq!(browser.run("return document.querySelectorAll('head script[src], link[rel=stylesheet]').length").await, 0);
         assert_eq!(browser.run("return [...document.images].filter(i => !i.getAttribute('width') || !i.getAttribute('height')).length").await, 0);
-        assert_eq!(browser.run("return [...document.images].filter(i => i.complete && i.naturalWidth > 0).length").await, 1);
+        browser.until("return [...document.images].filter(i => i.complete && i.naturalWidth > 0).length === 1").await;
 
         // Follow a navigation link.
         browser.click("nav.tree a[href='/docs/setup']").await;
@@ -227,6 +277,116 @@ both_backends! {
         browser.until("return document.querySelector('article h1') !== null").await;
         assert_eq!(browser.run("return document.documentElement.scrollWidth <= window.innerWidth + 1").await, true, "no sideways scrolling on a phone");
         assert!(browser.screenshot(&format!("site-mobile-{port}.png")).await > 1000);
+        browser.close().await;
+    }
+}
+
+/// Whether the element `css` is shown and inside the viewport (script text).
+fn in_view(css: &str) -> String {
+    format!(
+        "var e = document.querySelector({}); if (!e) return false; var r = e.getBoundingClientRect(); \
+         return getComputedStyle(e).display !== 'none' && r.width > 0 && r.top >= 0 && r.top < innerHeight && r.bottom > 0",
+        Value::from(css)
+    )
+}
+
+both_backends! {
+    async fn a_reader_of_a_long_french_page_keeps_the_tree_copies_code_and_opens_the_phone_menu(app: TestApp) {
+        let ada = app.user("Ada").await;
+        let org = app.org(&ada, "Acme").await;
+        let space = app.space(&ada, &org, "Guide", None).await;
+        let mut long = String::from("Une longue page.\n\n```rust\nfn main() { println!(\"bonjour\"); }\n```\n\n```\nsans langage\n```\n\n");
+        for i in 1..=30 {
+            long.push_str(&format!("## Partie {i}\n\nUn paragraphe assez long pour remplir la page, encore et encore, au fil de la lecture.\n\nEt un autre, pour que la page soit vraiment longue.\n\n"));
+        }
+        let mut pages = vec![json!({ "operation": "insert_page", "ref": "long", "title": "Longue page", "document": { "markdown": long } })];
+        for i in 1..=12 {
+            pages.push(json!({ "operation": "insert_page", "title": format!("Chapitre {i}"), "document": { "markdown": "Court.\n" } }));
+        }
+        app.publish(&ada, &space, json!(pages)).await;
+        let site = app
+            .post(&ada, &format!("/v1/orgs/{org}/sites"), json!({ "title": "Guide", "visibility": "public", "spaces": [space] }))
+            .await;
+        site.assert_status(201);
+        let path = format!("/v1/orgs/{org}/sites/{}", site.id());
+        app.put(&ada, &format!("{path}/customization"), json!({ "internationalization": { "locale": "fr" } }))
+            .await
+            .assert_status(200);
+        app.post(&ada, &format!("{path}/publish"), json!(null)).await.assert_status(200);
+
+        let driver = Driver::start().await;
+        let browser = Browser::open(&driver).await;
+        let port = app.base_url.rsplit(':').next().unwrap_or("0").to_owned();
+        browser.go(&format!("{}/guide/", app.base_url)).await;
+        browser.until("return document.querySelector('article h1') !== null").await;
+
+        // The interface speaks French.
+        assert_eq!(browser.run("return document.documentElement.lang").await, "fr");
+        assert_eq!(browser.run("return document.querySelector('form.search input').placeholder").await, "Rechercher");
+        assert_eq!(browser.run("return document.querySelector('.outline p').textContent").await, "Sur cette page");
+        assert_eq!(browser.run("return document.querySelector('.pager .next small').textContent").await, "Suivant");
+
+        // Code: labelled, highlighted only with a language, a copy button.
+        assert_eq!(browser.run("return [...document.querySelectorAll('figure.code figcaption')].map(c => c.textContent).join(',')").await, "rust");
+        assert_eq!(browser.run("return document.querySelectorAll('figure.code')[1].querySelectorAll('span').length").await, 0);
+        browser.until("return document.querySelectorAll('figure.code button.copy').length === 2").await;
+        assert_eq!(browser.run("return document.querySelector('button.copy').textContent").await, "Copier");
+
+        // Every control has a name.
+        for (label, html) in browser.labels("button:not([hidden]), input, a[href]").await {
+            assert!(!label.trim().is_empty(), "a control without an accessible name: {html}");
+        }
+        assert!(browser.screenshot(&format!("site-long-top-{port}.png")).await > 1000);
+
+        // Copying: the button says so, and the clipboard holds the code
+        // (the headless browser is granted the clipboard).
+        for name in ["clipboard-write", "clipboard-read"] {
+            browser
+                .cmd(
+                    reqwest::Method::POST,
+                    "/permissions",
+                    Some(json!({ "descriptor": { "name": name }, "state": "granted" })),
+                )
+                .await;
+        }
+        browser.click("figure.code button.copy").await;
+        browser.until("return document.querySelector('button.copy').textContent === 'Copié'").await;
+        let pasted = browser
+            .cmd(
+                reqwest::Method::POST,
+                "/execute/async",
+                Some(json!({ "script": "var done = arguments[0]; navigator.clipboard.readText().then(done, function () { done(null) })", "args": [] })),
+            )
+            .await;
+        assert_eq!(pasted, "fn main() { println!(\"bonjour\"); }");
+
+        // Scrolling a long page: the tree and the outline stay in view.
+        assert_eq!(browser.run(&in_view("nav.tree")).await, true);
+        browser.run("window.scrollTo(0, document.body.scrollHeight / 2); return true").await;
+        browser.until("return scrollY > 1000").await;
+        assert_eq!(browser.run(&in_view("nav.tree")).await, true, "the tree stays in view");
+        assert_eq!(browser.run(&in_view("aside.outline")).await, true, "the outline stays in view");
+        assert_eq!(browser.run(&in_view("article h1")).await, false, "the page did scroll");
+        assert!(browser.screenshot(&format!("site-long-scrolled-{port}.png")).await > 1000);
+
+        // On a phone the tree is behind the menu button in the header.
+        browser.resize(390, 844).await;
+        browser.go(&format!("{}/guide/", app.base_url)).await;
+        browser.until("return document.querySelector('article h1') !== null && innerWidth < 500").await;
+        assert_eq!(browser.run(&in_view("#menu")).await, true, "the menu button is in the header");
+        assert_eq!(browser.run("return getComputedStyle(document.querySelector('nav.tree')).display").await, "none");
+        assert_eq!(browser.labels("#menu").await[0].0, "Menu");
+        assert_eq!(browser.run("return document.documentElement.scrollWidth <= innerWidth + 1").await, true, "no sideways scrolling");
+        assert!(browser.screenshot(&format!("site-phone-closed-{port}.png")).await > 1000);
+        browser.click("#menu").await;
+        browser.until(&in_view("nav.tree")).await;
+        assert_eq!(browser.run("return document.querySelector('#menu').checked").await, true, "the button tells it is open");
+        assert_eq!(browser.run("return document.querySelectorAll('nav.tree a.page').length").await, 13);
+        assert_eq!(browser.run(&in_view("nav.tree a[href='/guide/chapitre-1']")).await, true, "the tree is on screen");
+        assert!(browser.screenshot(&format!("site-phone-menu-{port}.png")).await > 1000);
+        // Tapping beside the drawer closes it.
+        browser.run("document.elementFromPoint(370, 400).click(); return true").await;
+        browser.until("return getComputedStyle(document.querySelector('nav.tree')).display === 'none'").await;
         browser.close().await;
     }
 }
