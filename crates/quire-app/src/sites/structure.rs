@@ -1379,7 +1379,11 @@ mod tests {
         let all = ids(&["a", "b", "c"]);
         assert_eq!(reorder(&all, "c", Some("a"), None).unwrap(), ids(&["c", "a", "b"]));
         assert_eq!(reorder(&all, "a", None, Some("c")).unwrap(), ids(&["b", "c", "a"]));
-        assert!(reorder(&all, "a", None, None).is_err());
+        assert_eq!(
+            reorder(&all, "a", None, None).unwrap(),
+            ids(&["b", "c", "a"]),
+            "no position: the end"
+        );
         assert!(reorder(&all, "a", Some("b"), Some("c")).is_err());
         assert!(reorder(&all, "a", Some("zzz"), None).is_err());
         assert!(reorder(&all, "a", Some("a"), None).is_err());
