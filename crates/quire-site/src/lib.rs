@@ -15,6 +15,7 @@
 //!   policy that admits the pages' own scripts by hash, no sniffing, no
 //!   framing by other origins).
 
+mod embed;
 mod highlight;
 pub mod html;
 mod i18n;

@@ -252,14 +252,25 @@ impl Renderer<'_> {
                     self.out.push_str("</code></p>\n");
                 }
             },
-            Block::Embed { url } => {
-                self.out.push_str(&format!(
-                    "<p class=\"embed\"><a href=\"{}\" rel=\"noopener\">",
-                    safe_url(url)
-                ));
-                push_escaped(self.out, url);
-                self.out.push_str("</a></p>\n");
-            }
+            Block::Embed { url } => match crate::embed::player(url) {
+                Some(player) => {
+                    self.out.push_str(&format!(
+                        "<div class=\"embed-frame\"><iframe src=\"{}\" title=\"{}\" loading=\"lazy\" allowfullscreen \
+                         referrerpolicy=\"strict-origin-when-cross-origin\" \
+                         allow=\"accelerometer; encrypted-media; gyroscope; picture-in-picture; fullscreen\"></iframe></div>\n",
+                        escape(&player),
+                        escape(url)
+                    ));
+                }
+                None => {
+                    self.out.push_str(&format!(
+                        "<p class=\"embed\"><a href=\"{}\" rel=\"noopener\">",
+                        safe_url(url)
+                    ));
+                    push_escaped(self.out, url);
+                    self.out.push_str("</a></p>\n");
+                }
+            },
             Block::Math { formula } => {
                 self.out.push_str("<pre class=\"math\">");
                 push_escaped(self.out, formula);
@@ -427,6 +438,26 @@ mod tests {
 
     fn render(markdown: &str) -> String {
         document(&Document::from_markdown(markdown), &Site)
+    }
+
+    #[test]
+    fn embeds_of_known_players_are_frames_and_others_links() {
+        let html = render(
+            "{% embed url=\"https://www.youtube.com/watch?v=dQw4w9WgXcQ\" %}\n\n{% embed url=\"https://example.com/x\" %}\n",
+        );
+        assert!(
+            html.contains("<iframe src=\"https://www.youtube-nocookie.com/embed/dQw4w9WgXcQ\""),
+            "{html}"
+        );
+        assert!(
+            html.contains("<p class=\"embed\"><a href=\"https://example.com/x\""),
+            "{html}"
+        );
+        let origin = "https://www.youtube-nocookie.com";
+        assert!(
+            crate::security::EMBED_ORIGINS.contains(&origin),
+            "the policy admits the player"
+        );
     }
 
     #[test]

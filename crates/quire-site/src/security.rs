@@ -20,7 +20,8 @@ use sha2::{Digest, Sha256};
 
 use crate::layout::{COPY_SCRIPT, SEARCH_SCRIPT, THEME_SCRIPT};
 
-/// Origins whose players an embed may show in a frame.
+/// Origins whose players an embed may show in a frame (`embed::player`
+/// frames only these).
 pub const EMBED_ORIGINS: &[&str] = &[
     "https://www.youtube.com",
     "https://www.youtube-nocookie.com",
