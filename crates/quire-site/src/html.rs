@@ -20,6 +20,23 @@ pub fn push_escaped(out: &mut String, text: &str) {
     }
 }
 
+/// `text`, escaped, with the byte `ranges` (ascending, on character
+/// boundaries) wrapped in `<mark>`: what a search matched.
+pub fn push_marked(out: &mut String, text: &str, ranges: &[std::ops::Range<usize>]) {
+    let mut at = 0;
+    for range in ranges {
+        let (Some(before), Some(marked)) = (text.get(at..range.start), text.get(range.clone())) else {
+            continue;
+        };
+        push_escaped(out, before);
+        out.push_str("<mark>");
+        push_escaped(out, marked);
+        out.push_str("</mark>");
+        at = range.end;
+    }
+    push_escaped(out, text.get(at..).unwrap_or_default());
+}
+
 /// A URL safe to put in `href`/`src`: `javascript:`, `data:` and other
 /// schemes that run or embed code become `#`.
 pub fn safe_url(url: &str) -> String {
@@ -44,6 +61,9 @@ mod tests {
             "&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;"
         );
         assert_eq!(safe_url("javascript:alert(1)"), "#");
+        let mut marked = String::new();
+        push_marked(&mut marked, "a <b> deploy c", &[6..12]);
+        assert_eq!(marked, "a &lt;b&gt; <mark>deploy</mark> c");
         assert_eq!(safe_url(" JavaScript:alert(1)"), "#");
         assert_eq!(safe_url("data:text/html,x"), "#");
         assert_eq!(

@@ -1198,6 +1198,7 @@ async fn search_page(
         body.push_str("</p>");
     } else {
         body.push_str("<ul class=\"results\">");
+        let parsed = quire_search::parse_query(query);
         for hit in results {
             body.push_str(&format!(
                 "<li><a href=\"{}\">",
@@ -1207,7 +1208,8 @@ async fn search_page(
             body.push_str("</a>");
             if let Some(section) = hit.sections.iter().find(|s| s.matched).or(hit.sections.first()) {
                 body.push_str("<p>");
-                crate::html::push_escaped(&mut body, &section.body);
+                let matched = quire_search::matched_ranges(&section.body, &parsed);
+                crate::html::push_marked(&mut body, &section.body, &matched);
                 body.push_str("</p>");
             }
             body.push_str("</li>");

@@ -210,6 +210,7 @@ both_backends! {
         assert_eq!(found.status, 200);
         assert!(found.body.contains("<ul class=\"results\">"), "{}", found.body);
         assert!(found.body.contains(">Setup</a>") && found.body.contains(">Introduction</a>"), "{}", found.body);
+        assert!(found.body.contains("<mark>Configuration</mark>"), "what matched is marked: {}", found.body);
 
         // Customization: stored, read back complete, applied to every page.
         let custom = app
