@@ -133,6 +133,10 @@ pub async fn export(
         if let (PageKind::Document, Some(text)) = (&meta.kind, meta.document.as_ref().and_then(|h| texts.get(h))) {
             let mut document = Document::from_markdown(text);
             document.remove_title_heading(&meta.title);
+            document.resolve_image_paths(&|path| match quire_engine::links::resolve(&snapshot, id, path, "") {
+                Some(quire_engine::links::Target::File(file)) => Some(file),
+                _ => None,
+            });
             documents.insert(id.clone(), document);
         }
     }

@@ -23,7 +23,61 @@ fn push_inline_text(out: &mut String, content: &[Inline]) {
     }
 }
 
+/// Visits every image of `blocks`, nested ones included.
+fn images_in(blocks: &mut [Block], f: &mut dyn FnMut(&mut Image)) {
+    fn inlines(content: &mut [Inline], f: &mut dyn FnMut(&mut Image)) {
+        for inline in content {
+            match inline {
+                Inline::Image(image) => f(image),
+                Inline::Link { content, .. } => inlines(content, f),
+                _ => {}
+            }
+        }
+    }
+    for block in blocks {
+        match block {
+            Block::Paragraph(content) => inlines(content, f),
+            Block::Heading(heading) => inlines(&mut heading.content, f),
+            Block::List(list) => list.items.iter_mut().for_each(|i| images_in(&mut i.blocks, f)),
+            Block::Quote(blocks) => images_in(blocks, f),
+            Block::Hint(hint) => images_in(&mut hint.blocks, f),
+            Block::Tabs(tabs) => tabs.iter_mut().for_each(|t| images_in(&mut t.blocks, f)),
+            Block::Expandable(expandable) => {
+                inlines(&mut expandable.title, f);
+                images_in(&mut expandable.blocks, f);
+            }
+            Block::Images(images) => images.iter_mut().for_each(|image| f(image)),
+            Block::Table(table) => table.rows.iter_mut().flatten().for_each(|cell| inlines(cell, f)),
+            Block::Code(_)
+            | Block::ContentRef { .. }
+            | Block::Include { .. }
+            | Block::Divider
+            | Block::Embed { .. }
+            | Block::Math { .. }
+            | Block::OpenApiOperation(_) => {}
+        }
+    }
+}
+
 impl Document {
+    /// Makes images given by a relative path (`../.gitbook/assets/x.png`,
+    /// as Git-synced pages write them) images of the space's files where
+    /// `file_at` knows the file at that path; how many it resolved.
+    pub fn resolve_image_paths(&mut self, file_at: &dyn Fn(&str) -> Option<String>) -> usize {
+        let mut resolved = 0;
+        images_in(&mut self.blocks, &mut |image| {
+            if let ImageSource::Url(url) = &image.source
+                && !url.contains("://")
+                && !url.starts_with("data:")
+                && let Some(id) = file_at(url)
+            {
+                image.source = ImageSource::File(id);
+                resolved += 1;
+            }
+        });
+        resolved
+    }
+
     /// Removes a leading level-1 heading that says `title`: GitBook's files
     /// begin with the page's title as a heading, which is the title itself,
     /// not a second heading under it. Whether one was removed.

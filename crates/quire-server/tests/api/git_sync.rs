@@ -526,6 +526,12 @@ both_backends! {
         let tuning = get("/handbook/guide/tuning".into()).await;
         assert!(tuning.contains("<a href=\"/handbook/guide\">the guide</a>"), "{tuning}");
         assert!(tuning.contains("<a href=\"/handbook/guide/setup\">setup</a>"), "{tuning}");
+        // The PDF shows the images pages give by path.
+        let url = crate::pdf::pdf_url(&app, &ada, &format!("/v1/spaces/{space}/pdf")).await;
+        let (status, pdf, _) = crate::pdf::download(&url).await;
+        assert_eq!(status, 200);
+        assert_eq!(crate::pdf::images_of(&pdf), [(1, 1)], "the screenshot of the guide");
+        assert!(!crate::pdf::poppler("pdftotext", &[], &pdf).contains("[image"), "no placeholder");
     }
 }
 

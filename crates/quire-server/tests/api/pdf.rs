@@ -25,7 +25,7 @@ const PNG: &[u8] = &[
 ];
 
 /// Runs a poppler tool on the PDF.
-fn poppler(tool: &str, args: &[&str], pdf: &[u8]) -> String {
+pub(crate) fn poppler(tool: &str, args: &[&str], pdf: &[u8]) -> String {
     let dir = tempfile::tempdir().expect("a temporary directory");
     let path = dir.path().join("space.pdf");
     std::fs::write(&path, pdf).expect("write the PDF");
@@ -49,14 +49,14 @@ fn info_field(info: &str, name: &str) -> String {
 }
 
 /// Asks for a PDF; its download URL.
-async fn pdf_url(app: &TestApp, user: &TestUser, path: &str) -> String {
+pub(crate) async fn pdf_url(app: &TestApp, user: &TestUser, path: &str) -> String {
     let res = app.get(user, path).await;
     res.assert_status(200);
     res.body["url"].as_str().expect("a url").to_owned()
 }
 
 /// Downloads a PDF without a token.
-async fn download(url: &str) -> (u16, Vec<u8>, Option<String>) {
+pub(crate) async fn download(url: &str) -> (u16, Vec<u8>, Option<String>) {
     let res = reqwest::get(url).await.expect("download");
     let status = res.status().as_u16();
     let disposition = res
@@ -159,7 +159,7 @@ async fn space_showing(app: &TestApp, ada: &TestUser, files: &[(&str, &str, &[u8
 }
 
 /// The images (not masks) `pdfimages -list` finds: width and height.
-fn images_of(pdf: &[u8]) -> Vec<(u32, u32)> {
+pub(crate) fn images_of(pdf: &[u8]) -> Vec<(u32, u32)> {
     poppler("pdfimages", &["-list"], pdf)
         .lines()
         .skip(2)
