@@ -175,31 +175,44 @@ async fn run_claimed(
         let error = format!("no job type {:?} is registered on this node", row.kind);
         return record(app, worker, &row, Err(anyhow::anyhow!(error)), RetryPolicy::STANDARD).await;
     };
-    let mut attempt = tokio::spawn((kind.run)(app.clone(), row.payload.clone()));
+    let mut attempt = AbortOnDrop(tokio::spawn((kind.run)(app.clone(), row.payload.clone())));
     let time_limit = tokio::time::sleep(kind.time_limit);
     tokio::pin!(time_limit);
     let mut renewals = tokio::time::interval(config.lease / 3);
     renewals.tick().await;
     let outcome = loop {
         tokio::select! {
-            joined = &mut attempt => {
+            joined = &mut attempt.0 => {
                 break joined.unwrap_or_else(|e| Err(anyhow::anyhow!("the job stopped: {e}")));
             }
             () = &mut time_limit => {
-                attempt.abort();
                 break Err(anyhow::anyhow!("the job took longer than {} s and was stopped", kind.time_limit.as_secs()));
             }
             _ = renewals.tick() => {
                 let lease_until = Timestamp(app.now().0 + config.lease.as_millis() as i64);
-                if !jobs::renew(&app.db, &row.id, worker, lease_until).await? {
-                    attempt.abort();
-                    tracing::warn!(job = row.id, kind = row.kind, "job lease lost to another worker; stopped here");
-                    return Ok(());
+                match jobs::renew(&app.db, &row.id, worker, lease_until).await {
+                    Ok(true) => {}
+                    Ok(false) => {
+                        tracing::warn!(job = row.id, kind = row.kind, "job lease lost to another worker; stopped here");
+                        return Ok(());
+                    }
+                    // The next renewal may succeed; the lease lasts three of them.
+                    Err(err) => tracing::warn!(job = row.id, error = %err, "job lease not renewed"),
                 }
             }
         }
     };
     record(app, worker, &row, outcome, kind.retry).await
+}
+
+/// A running attempt, stopped when dropped: when its time is up, its lease
+/// is lost, or the worker stops.
+struct AbortOnDrop(tokio::task::JoinHandle<anyhow::Result<Option<serde_json::Value>>>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
 }
 
 /// Records how an attempt ended: done with its result, or failed (retried
