@@ -465,7 +465,21 @@ async fn answer(state: &SiteState, headers: &HeaderMap, uri: &Uri) -> quire_app:
     if let Some(q) = query_value(query, "q") {
         return search_page(state, &visit, section, space, &snapshot, &space_base, &q).await;
     }
+    let absent = page_id.is_none();
     let Some(page_id) = page_id.filter(|id| !withheld.page(&snapshot, id)) else {
+        // An old path the space's `.gitbook.yaml` redirects.
+        if absent
+            && let Some(target) = published::redirect(&state.app, &space.space, &path).await?
+            && snapshot.tree.pages.contains_key(&target)
+            && !withheld.page(&snapshot, &target)
+        {
+            let links = SpaceLinks::new(&snapshot, &space_base, &withheld);
+            let mut res = StatusCode::PERMANENT_REDIRECT.into_response();
+            if let Ok(v) = HeaderValue::from_str(&links.page_url(&target)) {
+                res.headers_mut().insert(header::LOCATION, v);
+            }
+            return Ok(res);
+        }
         return Ok(not_found(Some(&visit)));
     };
     let meta = &snapshot.tree.pages[&page_id].meta;

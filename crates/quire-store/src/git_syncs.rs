@@ -113,6 +113,25 @@ pub async fn put(conn: &mut AnyConnection, row: &GitSyncRow) -> StoreResult<()> 
     Ok(())
 }
 
+/// Records the redirects the last import resolved (JSON, see migration 0014).
+pub async fn set_redirects(conn: &mut AnyConnection, space_id: &str, redirects: Option<&str>) -> StoreResult<()> {
+    sqlx::query("UPDATE git_syncs SET redirects = $2 WHERE space_id = $1")
+        .bind(space_id)
+        .bind(redirects)
+        .execute(conn)
+        .await?;
+    Ok(())
+}
+
+/// The redirects the last import of the space resolved (JSON), if any.
+pub async fn redirects(conn: &mut AnyConnection, space_id: &str) -> StoreResult<Option<String>> {
+    let found: Option<Option<String>> = sqlx::query_scalar("SELECT redirects FROM git_syncs WHERE space_id = $1")
+        .bind(space_id)
+        .fetch_optional(conn)
+        .await?;
+    Ok(found.flatten())
+}
+
 /// Removes the space's connection; false when there was none.
 pub async fn delete(conn: &mut AnyConnection, space_id: &str) -> StoreResult<bool> {
     let done = sqlx::query("DELETE FROM git_syncs WHERE space_id = $1")

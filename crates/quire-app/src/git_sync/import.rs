@@ -115,6 +115,23 @@ pub(super) fn commit_json(row: &GitSyncRow, commit: &str, message: &str, by_quir
     git.to_string()
 }
 
+/// The `.gitbook.yaml` redirects whose target is a page of `snapshot`, as
+/// JSON `{"old/path": "<page id>"}` (old paths without slashes around them
+/// or `.md`); `None` when there are none.
+fn redirects(config: &quire_import::gitbook::Config, snapshot: &quire_engine::Snapshot) -> Option<String> {
+    let mut out = serde_json::Map::new();
+    for (from, to) in &config.redirects {
+        let to = to.trim_start_matches("./").trim_start_matches('/');
+        let path = format!("{}{to}", config.root);
+        if let Some(quire_engine::GitTarget::Page(id)) = snapshot.by_git_path(&path) {
+            let from = from.trim_matches('/');
+            let from = from.strip_suffix(".md").unwrap_or(from);
+            out.insert(from.to_owned(), serde_json::Value::String(id.clone()));
+        }
+    }
+    (!out.is_empty()).then(|| serde_json::Value::Object(out).to_string())
+}
+
 pub(super) async fn run(app: &App, job: &GitImport) -> anyhow::Result<ImportReport> {
     let row = {
         let mut conn = app.db.read().await?;
@@ -226,6 +243,8 @@ async fn import(app: &App, job: &GitImport, row: &GitSyncRow) -> anyhow::Result<
             sync.summary_path = summary.as_ref().map(|(p, _)| p.clone());
             sync.summary_text = summary.and_then(|(_, t)| t);
             git_syncs::put(&mut tx, &sync).await?;
+            let redirects = redirects(&repo.config, &snapshot);
+            git_syncs::set_redirects(&mut tx, &space.id, redirects.as_deref()).await?;
         }
         tx.commit().await?;
     }

@@ -261,6 +261,18 @@ pub async fn recent_changes(app: &App, site: &PublishedSite, limit: i64) -> AppR
     Ok(sites::recent_merges(&mut conn, &ids, limit).await?)
 }
 
+/// The page an old path of a Git-synced space redirects to (its
+/// `.gitbook.yaml` redirects, as the last import resolved them).
+pub async fn redirect(app: &App, space: &SpaceRow, path: &str) -> AppResult<Option<String>> {
+    let mut conn = app.db.read().await?;
+    let Some(text) = quire_store::git_syncs::redirects(&mut conn, &space.id).await? else {
+        return Ok(None);
+    };
+    let redirects: Map<String, Value> = serde_json::from_str(&text).unwrap_or_default();
+    let path = path.trim_matches('/');
+    Ok(redirects.get(path).and_then(Value::as_str).map(str::to_owned))
+}
+
 /// The current content of a published space.
 pub async fn snapshot(app: &App, space: &SpaceRow) -> AppResult<Arc<Snapshot>> {
     Ok(app.engine.revisions.snapshot(&space.id, &space.revision_id).await?)

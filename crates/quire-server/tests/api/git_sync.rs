@@ -21,7 +21,10 @@ pub const SETUP: &str = "---\ndescription: Getting ready\n---\n\n# Setup\n\nBack
 /// folders, an image, an include, a file the summary does not list.
 pub fn gitbook_repo() -> Repo {
     let repo = Repo::new();
-    repo.write(".gitbook.yaml", "root: ./docs/\nstructure:\n  readme: README.md\n  summary: SUMMARY.md\n")
+    repo.write(
+        ".gitbook.yaml",
+        "root: ./docs/\nstructure:\n  readme: README.md\n  summary: SUMMARY.md\nredirects:\n  old/setup: guide/setup.md\n  gone: nowhere.md\n",
+    )
         .write(
             "docs/SUMMARY.md",
             "# Table of contents\n\n* [Welcome](README.md)\n* [Guide](guide/README.md)\n  * [Setup](guide/setup.md \"Set up\")\n  * [Tuning](guide/advanced/tuning.md)\n\n## Reference\n\n* [API](api.md)\n* [Status](https://status.example.com)\n",
@@ -526,6 +529,13 @@ both_backends! {
         let tuning = get("/handbook/guide/tuning".into()).await;
         assert!(tuning.contains("<a href=\"/handbook/guide\">the guide</a>"), "{tuning}");
         assert!(tuning.contains("<a href=\"/handbook/guide/setup\">setup</a>"), "{tuning}");
+        // `.gitbook.yaml` redirects answer with a permanent redirect.
+        let no_follow = reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).build().unwrap();
+        let old = no_follow.get(format!("{}/handbook/old/setup", app.base_url)).send().await.unwrap();
+        assert_eq!(old.status(), 308);
+        assert_eq!(old.headers()["location"], "/handbook/guide/setup");
+        let gone = no_follow.get(format!("{}/handbook/gone", app.base_url)).send().await.unwrap();
+        assert_eq!(gone.status(), 404, "a redirect to no page is no redirect");
         // The PDF shows the images pages give by path.
         let url = crate::pdf::pdf_url(&app, &ada, &format!("/v1/spaces/{space}/pdf")).await;
         let (status, pdf, _) = crate::pdf::download(&url).await;
