@@ -944,6 +944,18 @@ fn expandables_are_details_with_a_summary() {
 }
 
 #[test]
+fn an_openapi_operation_closed_as_gitbook_writes_it_is_one_block() {
+    let doc = markdown_to_document(
+        "{% openapi-operation spec=\"pets\" path=\"/pets\" method=\"get\" %}\n[OpenAPI pets](https://api.example.com/openapi.yaml)\n{% endopenapi-operation %}\n\nAfter.\n",
+    );
+    let nodes = doc["nodes"].as_array().unwrap();
+    assert_eq!(nodes.len(), 2, "{doc}");
+    assert_eq!(nodes[0]["type"], "openapi-operation");
+    assert_eq!(nodes[1]["nodes"][0]["leaves"][0]["text"], "After.");
+    assert!(!document_to_markdown(&doc).unwrap().contains("endopenapi"));
+}
+
+#[test]
 fn openapi_operations_are_blocks_in_every_form() {
     let doc = markdown_to_document(
         "{% openapi-operation spec=\"pets\" path=\"/pets/{id}\" method=\"GET\" %}\n\n{% swagger src=\"https://api.example.com/openapi.yaml\" path=\"/pets\" method=\"post\" %}\n[https://api.example.com/openapi.yaml](https://api.example.com/openapi.yaml)\n{% endswagger %}\n",

@@ -280,9 +280,12 @@ fn special_segment(lines: &[&str], i: usize, depth: usize) -> Option<(Segment, u
         }
         "openapi-operation" => {
             if let (Some(spec), Some(path), Some(method)) = (tag.attr("spec"), tag.attr("path"), tag.attr("method")) {
+                // GitBook's editor closes the block, with a link to the spec
+                // inside for other readers: the block is the operation.
+                let next = find_end(lines, i, "openapi-operation").map_or(i + 1, |end| end + 1);
                 return Some((
                     Segment::OpenApi(spec.to_owned(), path.to_owned(), method.to_ascii_lowercase()),
-                    i + 1,
+                    next,
                 ));
             }
             false
