@@ -5,10 +5,10 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::process::Command;
 
-#[path = "support/huge_png.rs"]
-mod huge_png;
+#[path = "support/images.rs"]
+mod images;
 
-use huge_png::huge_png;
+use images::{huge_png, listed_images};
 use quire_content::document::Document;
 use quire_pdf::{Book, BookFile, BookPage, Fonts, PageBody};
 
@@ -296,17 +296,7 @@ fn a_long_book_is_one_document_across_its_parts() {
 
 /// The images `pdfimages -list` finds (not their masks): width and height.
 fn images(pdf: &[u8]) -> Vec<(u32, u32)> {
-    tool("pdfimages", &["-list"], pdf)
-        .lines()
-        .skip(2)
-        .filter_map(|l| {
-            let fields: Vec<&str> = l.split_whitespace().collect();
-            if fields.get(2) != Some(&"image") {
-                return None;
-            }
-            Some((fields.get(3)?.parse().ok()?, fields.get(4)?.parse().ok()?))
-        })
-        .collect()
+    listed_images(&tool("pdfimages", &["-list"], pdf))
 }
 
 /// Images that decode to more than the limits show their alternative text;

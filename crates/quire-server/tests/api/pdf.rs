@@ -9,10 +9,10 @@ use std::process::Command;
 use base64::Engine as _;
 use serde_json::{Value, json};
 
-#[path = "../../../quire-pdf/tests/support/huge_png.rs"]
-mod huge_png;
+#[path = "../../../quire-pdf/tests/support/images.rs"]
+mod images;
 
-use huge_png::huge_png;
+use images::{huge_png, listed_images};
 
 use crate::openapi::PETS;
 use crate::support::{TestApp, TestUser, both_backends};
@@ -160,17 +160,7 @@ async fn space_showing(app: &TestApp, ada: &TestUser, files: &[(&str, &str, &[u8
 
 /// The images (not masks) `pdfimages -list` finds: width and height.
 pub(crate) fn images_of(pdf: &[u8]) -> Vec<(u32, u32)> {
-    poppler("pdfimages", &["-list"], pdf)
-        .lines()
-        .skip(2)
-        .filter_map(|l| {
-            let fields: Vec<&str> = l.split_whitespace().collect();
-            if fields.get(2) != Some(&"image") {
-                return None;
-            }
-            Some((fields.get(3)?.parse().ok()?, fields.get(4)?.parse().ok()?))
-        })
-        .collect()
+    listed_images(&poppler("pdfimages", &["-list"], pdf))
 }
 
 both_backends! {

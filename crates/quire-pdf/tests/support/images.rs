@@ -1,5 +1,6 @@
-//! A huge PNG made cheaply, for the tests of image limits (shared by the
-//! PDF crate's tests and the API's).
+//! Images in tests of PDFs, shared by the PDF crate's tests and the API's:
+//! a huge PNG made cheaply (for the image limits), and the images a PDF
+//! holds as `pdfimages -list` lists them.
 
 /// A valid PNG of `side`×`side` black 8-bit grey pixels, made without
 /// holding or compressing its pixels: 50 rows are compressed into a deflate
@@ -40,4 +41,20 @@ pub fn huge_png(side: u32) -> Vec<u8> {
     chunk(b"IDAT", &data);
     chunk(b"IEND", &[]);
     png
+}
+
+/// The images (not their masks) in the output of `pdfimages -list`: width
+/// and height.
+pub fn listed_images(listing: &str) -> Vec<(u32, u32)> {
+    listing
+        .lines()
+        .skip(2)
+        .filter_map(|l| {
+            let fields: Vec<&str> = l.split_whitespace().collect();
+            if fields.get(2) != Some(&"image") {
+                return None;
+            }
+            Some((fields.get(3)?.parse().ok()?, fields.get(4)?.parse().ok()?))
+        })
+        .collect()
 }
