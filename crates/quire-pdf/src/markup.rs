@@ -451,6 +451,14 @@ impl<'b> Writer<'b> {
                 self.string(formula);
                 self.out.push_str("))\n\n");
             }
+            // GitBook's HTML (tables with widths, cards…): its text, a
+            // paragraph per line.
+            Block::Html(html) => {
+                for line in quire_content::document::html::text(html).lines() {
+                    self.text(line);
+                    self.out.push_str("\n\n");
+                }
+            }
         }
     }
 
@@ -592,6 +600,8 @@ impl<'b> Writer<'b> {
                     self.string(formula);
                     self.out.push(')');
                 }
+                // Tags (`<mark>`, `<kbd>`) and icons have no text.
+                Inline::Html(_) | Inline::Icon { .. } => {}
             }
         }
     }

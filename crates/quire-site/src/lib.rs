@@ -23,6 +23,7 @@ mod layout;
 mod openapi;
 mod outputs;
 pub mod render;
+mod sanitize;
 mod security;
 mod serve;
 

@@ -8,8 +8,8 @@ use quire_content::document::{
     OpenApiOperation,
 };
 
-use crate::highlight;
 use crate::html::{escape, push_escaped, safe_url};
+use crate::{highlight, sanitize};
 
 /// A file as a page shows it.
 #[derive(Debug, Clone)]
@@ -50,6 +50,31 @@ fn is_relative(url: &str) -> bool {
         && !url.starts_with("mailto:")
         && !url.starts_with("tel:")
         && !url.starts_with("data:")
+}
+
+/// The site URL of a link target (`None`: it is missing).
+fn target_url(links: &dyn Links, target: &LinkTarget) -> Option<String> {
+    match target {
+        LinkTarget::Page { page } => links.page(page, None),
+        LinkTarget::Anchor {
+            page: Some(page),
+            anchor,
+        } => links.page(page, Some(anchor)),
+        LinkTarget::Anchor { page: None, anchor } => Some(format!("#{anchor}")),
+        LinkTarget::File { file } => links.file(file).map(|f| f.url),
+        LinkTarget::Url { url } => Some(url.clone()),
+    }
+}
+
+/// The site URL of a URL written in a page's HTML (`href`, `src`): paths
+/// relative to the page and `/pages/…`, `/files/…` resolved like markdown
+/// links; others as written (the sanitizer judges their scheme).
+fn html_url(links: &dyn Links, url: &str) -> Option<String> {
+    let target = LinkTarget::from_url(url);
+    match &target {
+        LinkTarget::Url { url } if is_relative(url) => links.relative(url).and_then(|t| target_url(links, &t)),
+        _ => target_url(links, &target),
+    }
 }
 
 /// Renders the document's blocks.
@@ -276,6 +301,19 @@ impl Renderer<'_> {
                 push_escaped(self.out, formula);
                 self.out.push_str("</pre>\n");
             }
+            Block::Html(html) => {
+                let links = self.links;
+                let clean = sanitize::clean(html, &|url| html_url(links, url));
+                let table = html.trim_start().starts_with("<table") && !clean.starts_with("<div class=\"cards");
+                if table {
+                    self.out.push_str("<div class=\"table\">");
+                }
+                self.out.push_str(&clean);
+                if table {
+                    self.out.push_str("</div>");
+                }
+                self.out.push('\n');
+            }
         }
     }
 
@@ -347,7 +385,20 @@ impl Renderer<'_> {
         self.out.push_str(" loading=\"lazy\" decoding=\"async\">");
     }
 
+    /// Inline content; with HTML tags among it (`<mark>`, `<kbd>`…), the
+    /// whole run goes through the sanitizer, which balances the tags.
     fn inlines(&mut self, inlines: &[Inline]) {
+        if !inlines.iter().any(|inline| matches!(inline, Inline::Html(_))) {
+            return self.inline_parts(inlines);
+        }
+        let start = self.out.len();
+        self.inline_parts(inlines);
+        let raw = self.out.split_off(start);
+        let links = self.links;
+        self.out.push_str(&sanitize::clean(&raw, &|url| html_url(links, url)));
+    }
+
+    fn inline_parts(&mut self, inlines: &[Inline]) {
         for inline in inlines {
             match inline {
                 Inline::Text { text, marks } => self.text(text, *marks),
@@ -357,16 +408,7 @@ impl Renderer<'_> {
                         _ => None,
                     };
                     let target = resolved.as_ref().unwrap_or(target);
-                    let href = match target {
-                        LinkTarget::Page { page } => self.links.page(page, None),
-                        LinkTarget::Anchor {
-                            page: Some(page),
-                            anchor,
-                        } => self.links.page(page, Some(anchor)),
-                        LinkTarget::Anchor { page: None, anchor } => Some(format!("#{anchor}")),
-                        LinkTarget::File { file } => self.links.file(file).map(|f| f.url),
-                        LinkTarget::Url { url } => Some(url.clone()),
-                    };
+                    let href = target_url(self.links, target);
                     match href {
                         Some(href) => {
                             let external = matches!(target, LinkTarget::Url { .. }) && href.contains("://");
@@ -384,6 +426,11 @@ impl Renderer<'_> {
                     push_escaped(self.out, formula);
                     self.out.push_str("</code>");
                 }
+                // Written as is; `inlines` sanitizes the run.
+                Inline::Html(tag) => self.out.push_str(tag),
+                // No icon font is shipped: the icon takes no room and is
+                // not read out.
+                Inline::Icon { .. } => self.out.push_str("<span class=\"icon\" aria-hidden=\"true\"></span>"),
             }
         }
     }
@@ -469,7 +516,10 @@ mod tests {
         );
         assert!(html.contains("<strong>bold</strong>"));
         assert!(html.contains("<code>code</code>"));
-        assert!(html.contains("&lt;script&gt;"));
+        assert!(
+            !html.contains("<script"),
+            "inline HTML goes through the sanitizer: {html}"
+        );
         assert!(html.contains("<ul><li>one</li><li>two</li></ul>"));
     }
 

@@ -41,7 +41,7 @@ impl Document {
 pub(crate) fn allows(place: Place, block: &Block) -> bool {
     use Place::*;
     match block {
-        Block::Paragraph(_) | Block::Heading(_) | Block::List(_) | Block::Divider => true,
+        Block::Paragraph(_) | Block::Heading(_) | Block::List(_) | Block::Divider | Block::Html(_) => true,
         _ if place == Top => true,
         Block::Code(_) | Block::Hint(_) => matches!(place, ListItem | Tab | Expandable),
         Block::Math { .. } => matches!(place, ListItem | Tab),
@@ -106,6 +106,7 @@ fn fit_children(block: &mut Block) {
         | Block::Divider
         | Block::Embed { .. }
         | Block::OpenApiOperation(_)
+        | Block::Html(_)
         | Block::Math { .. } => {}
     }
 }
@@ -154,7 +155,7 @@ fn inlines_fit(content: &[Inline]) -> bool {
 fn link_content_fits(content: &[Inline]) -> bool {
     content
         .iter()
-        .all(|inline| matches!(inline, Inline::Text { .. } | Inline::Image(_)))
+        .all(|inline| matches!(inline, Inline::Text { .. } | Inline::Image(_) | Inline::Html(_)))
 }
 
 fn flatten_link_content(content: Vec<Inline>, out: &mut Vec<Inline>) {
@@ -162,6 +163,8 @@ fn flatten_link_content(content: Vec<Inline>, out: &mut Vec<Inline>) {
         match inline {
             Inline::Link { content, .. } => flatten_link_content(content, out),
             Inline::Math { formula } => out.push(Inline::plain(format!("$${formula}$$"))),
+            // A link holds no icon.
+            Inline::Icon { .. } => {}
             other => out.push(other),
         }
     }
@@ -217,7 +220,9 @@ pub(crate) fn degrade(block: Block) -> Vec<Block> {
             super::markdown_reader::quote_attr(&path)
         ))])],
         // Always allowed; never degraded.
-        block @ (Block::Paragraph(_) | Block::Heading(_) | Block::List(_) | Block::Divider) => vec![block],
+        block @ (Block::Paragraph(_) | Block::Heading(_) | Block::List(_) | Block::Divider | Block::Html(_)) => {
+            vec![block]
+        }
     }
 }
 

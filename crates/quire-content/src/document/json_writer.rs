@@ -160,6 +160,8 @@ impl JsonWriter {
                 ]),
             ),
             Block::Math { formula } => void_block("math", object([("formula", formula.as_str().into())])),
+            // The JSON document has no HTML: the markup is its text.
+            Block::Html(html) => paragraph(&[Inline::plain(html.as_str())]),
         }
     }
 
@@ -224,11 +226,12 @@ fn inline_nodes(content: &[Inline]) -> Vec<Value> {
     let mut i = 0;
     while i < content.len() {
         match &content[i] {
-            Inline::Text { .. } => {
+            Inline::Text { .. } | Inline::Html(_) => {
                 let run = content[i..]
                     .iter()
                     .map_while(|inline| match inline {
                         Inline::Text { text, marks } => Some((text.as_str(), *marks)),
+                        Inline::Html(tag) => Some((tag.as_str(), Marks::NONE)),
                         _ => None,
                     })
                     .collect::<Vec<_>>();
@@ -265,14 +268,30 @@ fn inline_nodes(content: &[Inline]) -> Vec<Value> {
                 ("isVoid", true.into()),
                 ("data", object([("formula", formula.as_str().into())])),
             ])),
+            Inline::Icon { icon } => nodes.push(object([
+                ("object", "inline".into()),
+                ("type", "icon".into()),
+                ("isVoid", true.into()),
+                ("data", object([("icon", icon.as_str().into())])),
+            ])),
         }
         i += 1;
     }
     nodes
 }
 
-fn text_node<'a>(leaves: impl Iterator<Item = (&'a str, Marks)>) -> Value {
-    let leaves = leaves
+/// A text node of the pieces given, neighbours with the same marks one leaf
+/// (inline HTML tags are unmarked text between text).
+fn text_node<'a>(pieces: impl Iterator<Item = (&'a str, Marks)>) -> Value {
+    let mut merged: Vec<(String, Marks)> = Vec::new();
+    for (text, marks) in pieces {
+        match merged.last_mut() {
+            Some((last, last_marks)) if *last_marks == marks => last.push_str(text),
+            _ => merged.push((text.to_owned(), marks)),
+        }
+    }
+    let leaves = merged
+        .into_iter()
         .map(|(text, marks)| {
             object([
                 ("object", "leaf".into()),

@@ -18,6 +18,7 @@
 //! layout ([`plain_text`], [`Block::plain_text`], [`Document::headings`]).
 
 mod fit;
+pub mod html;
 mod json_reader;
 mod json_writer;
 mod markdown_reader;

@@ -55,6 +55,10 @@ pub enum Block {
     Math {
         formula: String,
     },
+    /// HTML written where no block of ours says the same (GitBook's tables
+    /// with widths or shown as cards, `<picture>`, `<div>`s…), kept as
+    /// written. Sites show it through their sanitizer; elsewhere it is text.
+    Html(String),
 }
 
 /// A heading, level 1 to 3, and its anchor id (`^[-a-z0-9.+_]+$`, unique
@@ -285,10 +289,26 @@ impl ColumnAlign {
 /// break is a `\n` in text.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Inline {
-    Text { text: String, marks: Marks },
-    Link { target: LinkTarget, content: Vec<Inline> },
+    Text {
+        text: String,
+        marks: Marks,
+    },
+    Link {
+        target: LinkTarget,
+        content: Vec<Inline>,
+    },
     Image(Image),
-    Math { formula: String },
+    Math {
+        formula: String,
+    },
+    /// An inline HTML tag as written (`<mark style="color:red;">`,
+    /// `</mark>`, `<kbd>`, `<sup>`, `<br>`…). Sites show the paragraph
+    /// through their sanitizer; it has no text of its own.
+    Html(String),
+    /// An icon by name (GitBook writes `<i class="fa-github">:github:</i>`).
+    Icon {
+        icon: String,
+    },
 }
 
 impl Inline {

@@ -49,6 +49,7 @@ fn visit_blocks(blocks: &mut [Block], f: &mut dyn FnMut(&mut String)) {
             | Block::Divider
             | Block::Embed { .. }
             | Block::Math { .. }
+            | Block::Html(_)
             | Block::OpenApiOperation(_) => {}
         }
     }

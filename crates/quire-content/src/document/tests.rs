@@ -593,7 +593,7 @@ fn documents_from_users_convert() {
     });
     assert_eq!(
         document_to_markdown(&doc).unwrap(),
-        "## Title\n\nsee **this** red[page](/pages/p1)😀\n\n{% hint style=\"info\" %}\n{% endhint %}\n"
+        "## Title <a href=\"#x\" id=\"x\"></a>\n\nsee **this** red[page](/pages/p1)😀\n\n{% hint style=\"info\" %}\n{% endhint %}\n"
     );
 }
 
@@ -970,5 +970,44 @@ fn openapi_operations_are_blocks_in_every_form() {
     assert_eq!(
         document_to_markdown(&doc).unwrap(),
         "{% openapi-operation spec=\"pets\" path=\"/pets/{id}\" method=\"get\" %}\n\n{% openapi-operation spec=\"https://api.example.com/openapi.yaml\" path=\"/pets\" method=\"post\" %}\n"
+    );
+}
+
+#[test]
+fn gitbook_html_is_kept_as_html() {
+    use super::{Block, Document, Inline};
+    let markdown = "## Adding links <a href=\"#adding-links-and-images\" id=\"adding-links-and-images\"></a>\n\n\
+<table data-view=\"cards\"><thead><tr><th></th></tr></thead><tbody><tr><td><strong>Home</strong></td></tr></tbody></table>\n\n\
+<mark style=\"color:orange;\">Orange</mark> and <kbd>Ctrl</kbd> <i class=\"fa-github\">:github:</i> *it*\n";
+    let doc = Document::from_markdown(markdown);
+    let Block::Heading(heading) = &doc.blocks[0] else {
+        panic!("{:?}", doc.blocks)
+    };
+    assert_eq!(heading.id, "adding-links-and-images");
+    assert_eq!(heading.content, vec![Inline::plain("Adding links")]);
+    assert!(matches!(&doc.blocks[1], Block::Html(html) if html.starts_with("<table data-view=\"cards\">")));
+    let Block::Paragraph(content) = &doc.blocks[2] else {
+        panic!("{:?}", doc.blocks)
+    };
+    assert_eq!(content[0], Inline::Html("<mark style=\"color:orange;\">".into()));
+    assert!(content.contains(&Inline::Icon { icon: "github".into() }), "{content:?}");
+    assert!(!super::plain_text(content).contains(":github:"), "{content:?}");
+    assert!(super::plain_text(content).contains("Orange and Ctrl"), "{content:?}");
+    assert!(
+        content
+            .iter()
+            .any(|i| matches!(i, Inline::Text { text, marks } if text == "it" && marks.italic)),
+        "{content:?}"
+    );
+    assert_eq!(doc.blocks[1].plain_text(), "Home");
+    // Written back as GitBook wrote it, and read back the same.
+    let written = doc.to_markdown();
+    assert_eq!(written, markdown, "{written}");
+    assert_eq!(Document::from_markdown(&written), doc);
+    // The JSON form carries the icon as the official icon inline.
+    let json = doc.to_json().to_string();
+    assert!(
+        json.contains("{\"data\":{\"icon\":\"github\"},\"isVoid\":true,\"object\":\"inline\",\"type\":\"icon\"}"),
+        "{json}"
     );
 }

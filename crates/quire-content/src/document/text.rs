@@ -18,7 +18,7 @@ fn push_inline_text(out: &mut String, content: &[Inline]) {
         match inline {
             Inline::Text { text, .. } => out.push_str(text),
             Inline::Link { content, .. } => push_inline_text(out, content),
-            Inline::Image(_) | Inline::Math { .. } => {}
+            Inline::Image(_) | Inline::Math { .. } | Inline::Html(_) | Inline::Icon { .. } => {}
         }
     }
 }
@@ -54,6 +54,7 @@ fn images_in(blocks: &mut [Block], f: &mut dyn FnMut(&mut Image)) {
             | Block::Divider
             | Block::Embed { .. }
             | Block::Math { .. }
+            | Block::Html(_)
             | Block::OpenApiOperation(_) => {}
         }
     }
@@ -142,6 +143,11 @@ impl Block {
                 for row in &table.rows {
                     let cells: Vec<String> = row.iter().map(|cell| plain_text(cell)).collect();
                     push_line(out, &cells.join(" "));
+                }
+            }
+            Block::Html(html) => {
+                for line in super::html::text(html).lines() {
+                    push_line(out, line);
                 }
             }
             Block::Math { .. }

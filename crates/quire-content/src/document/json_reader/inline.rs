@@ -170,6 +170,16 @@ fn read_inline(node: &Value, path: &Path, holder: Holder) -> Result<Inline> {
                 formula: formula.to_owned(),
             }
         }
+        "icon" => {
+            inline.only(&["object", "type", "key", "data", "isVoid"])?;
+            let data = inline.required_object("data", &data_path)?;
+            data.only(&["icon", "color"])?;
+            let icon = data
+                .string("icon")?
+                .filter(|icon| !icon.is_empty())
+                .ok_or_else(|| invalid(path, "icon needs `data.icon`"))?;
+            Inline::Icon { icon: icon.to_owned() }
+        }
         "emoji" => {
             inline.only(&["object", "type", "key", "data", "isVoid"])?;
             let code = inline

@@ -313,7 +313,7 @@ fn optional_fields_the_schema_allows_are_read_and_left_out() {
     );
     assert_eq!(
         read.to_markdown(),
-        "**a**[![A](/files/f \"C\")](/pages/p1)$$x^2$$\n\n## Title\n\n### No Id\n\n```rust\nfn main() {}\n```\n\n\
+        "**a**[![A](/files/f \"C\")](/pages/p1)$$x^2$$\n\n## Title <a href=\"#my-id\" id=\"my-id\"></a>\n\n### No Id\n\n```rust\nfn main() {}\n```\n\n\
          {% tabs %}\n{% tab title=\"T\" %}\n{% endtab %}\n{% endtabs %}\n\n![Alt](https://x/i.png \"Cap\")\n\n\
          {% include \"shared.md\" %}\n\n| Name | Score |\n| --: | --- |\n| Ada | 4 |\n"
     );

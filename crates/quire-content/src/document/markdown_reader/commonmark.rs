@@ -7,10 +7,15 @@
 //! The HTML tags `<strong>`/`<b>`, `<em>`/`<i>` and `<s>`/`<del>`/`<strike>`
 //! mark text as `**`, `*` and `~~` do.
 //! A paragraph of images only is an images block; an HTML block that is one
-//! GitBook `<figure>` is an image with its caption.
+//! GitBook `<figure>` is an image with its caption, any other is kept as
+//! written ([`Block::Html`]), as are inline tags ([`Inline::Html`]) but
+//! GitBook's icons (`<i class="fa-…">`, [`Inline::Icon`]) and the anchor it
+//! appends to headings, whose id becomes the heading's.
 
 use pulldown_cmark::{Alignment, CodeBlockKind, Event, Options, Parser, Tag, TagEnd};
 
+use super::super::html;
+use super::super::model::is_anchor_id;
 use super::super::model::{
     Block, CodeBlock, Column, ColumnAlign, Heading, HeadingLevel, Image, ImageSource, Inline, LinkTarget, List,
     ListItem, ListKind, Marks, Table, normalize_inlines,
@@ -54,6 +59,9 @@ struct Inlines {
     italic: u32,
     strikethrough: u32,
     image: Option<PendingImage>,
+    /// An icon tag open (`<i class="fa-github">`): its text (`:github:`)
+    /// is its name, not text of the page.
+    icon: Option<String>,
 }
 
 #[derive(Default)]
@@ -76,6 +84,7 @@ impl Inlines {
             italic: 0,
             strikethrough: 0,
             image: None,
+            icon: None,
         }
     }
 
@@ -97,6 +106,9 @@ impl Inlines {
     }
 
     fn text(&mut self, text: &str, code: bool) {
+        if self.icon.is_some() {
+            return;
+        }
         if let Some(image) = &mut self.image {
             image.alt.push_str(text);
             return;
@@ -106,6 +118,26 @@ impl Inlines {
         match top.content.last_mut() {
             Some(Inline::Text { text: last, marks: m }) if *m == marks => last.push_str(text),
             _ => top.content.push(Inline::marked(text, marks)),
+        }
+    }
+
+    /// GitBook's icon tags: `<i class="fa-…">` opens an icon, whose
+    /// `</i>` makes it one [`Inline::Icon`]; false for other HTML.
+    fn icon(&mut self, html: &str) -> bool {
+        if let Some(icon) = &self.icon {
+            if html::end_tag(html).as_deref() == Some("i") {
+                let icon = Inline::Icon { icon: icon.clone() };
+                self.icon = None;
+                self.top().content.push(icon);
+            }
+            return true;
+        }
+        match html::icon_tag(html) {
+            Some(icon) => {
+                self.icon = Some(icon);
+                true
+            }
+            None => false,
         }
     }
 
@@ -240,8 +272,10 @@ impl Builder<'_> {
             },
             Event::InlineHtml(html) => {
                 let inlines = self.inlines();
-                if inlines.image.is_some() || !inlines.html_mark(&html) {
+                if inlines.image.is_some() {
                     inlines.text(&html, false);
+                } else if !inlines.icon(&html) && !inlines.html_mark(&html) {
+                    inlines.top().content.push(Inline::Html(html.to_string()));
                 }
             }
             Event::FootnoteReference(text) => self.inlines().text(&text, false),
@@ -434,8 +468,11 @@ impl Builder<'_> {
                 self.push_block(block);
             }
             Frame::Inline(InlineKind::Heading(depth), inlines) => {
-                let content = inlines.finish();
-                let id = self.ids.heading(&plain_text(&content));
+                let (content, anchor) = heading_anchor(inlines.finish());
+                let id = match anchor {
+                    Some(id) if is_anchor_id(&id) && self.ids.headings.insert(id.clone()) => id,
+                    _ => self.ids.heading(&plain_text(&content)),
+                };
                 self.push_block(Block::Heading(Heading {
                     level: HeadingLevel::from_depth(depth),
                     id,
@@ -455,7 +492,7 @@ impl Builder<'_> {
             Frame::Html(html) => {
                 let block = match parse_figure(&html) {
                     Some(image) => Block::Images(vec![image]),
-                    None => Block::Paragraph(normalize_inlines(vec![Inline::plain(html.trim_end_matches('\n'))])),
+                    None => Block::Html(html.trim_end_matches('\n').to_owned()),
                 };
                 self.push_block(block);
             }
@@ -486,6 +523,29 @@ impl Builder<'_> {
             _ => Vec::new(),
         }
     }
+}
+
+/// A heading's content without the anchor GitBook appends to it
+/// (`## Setup <a href="#setup" id="setup"></a>`), and that anchor's id.
+fn heading_anchor(mut content: Vec<Inline>) -> (Vec<Inline>, Option<String>) {
+    let n = content.len();
+    let anchor = match &content[n.saturating_sub(2)..] {
+        [Inline::Html(open), Inline::Html(close)] if html::end_tag(close).as_deref() == Some("a") => {
+            html::start_tag(open)
+                .filter(|(name, _)| name == "a")
+                .and_then(|(_, attrs)| attrs.into_iter().find(|(k, _)| k == "id").map(|(_, v)| v))
+        }
+        _ => None,
+    };
+    if anchor.is_some() {
+        content.truncate(n - 2);
+        if let Some(Inline::Text { text, .. }) = content.last_mut() {
+            let kept = text.trim_end().len();
+            text.truncate(kept);
+        }
+        content = normalize_inlines(content);
+    }
+    (content, anchor)
 }
 
 fn is_block_tag(tag: &Tag) -> bool {

@@ -2,6 +2,7 @@
 //! `<figure><img src="…" alt="…"><figcaption><p>…</p></figcaption></figure>`
 //! (caption optional) is an image. Anything else in HTML stays text.
 
+use super::super::html::{attributes, one_line as html_text};
 use super::super::model::{Image, ImageSource};
 
 /// The image a `<figure>` HTML block shows, if that is all the block is.
@@ -27,107 +28,6 @@ pub(super) fn parse_figure(html: &str) -> Option<Image> {
         alt: alt.unwrap_or_default(),
         caption,
     })
-}
-
-/// `name="value"` attributes of a tag (double, single or no quotes; bare
-/// names count as empty), entities decoded. `None` when they do not parse.
-fn attributes(mut s: &str) -> Option<Vec<(String, String)>> {
-    let mut attrs = Vec::new();
-    loop {
-        s = s.trim_start();
-        if s.is_empty() {
-            return Some(attrs);
-        }
-        let name_end = s.find(|c: char| c == '=' || c.is_whitespace()).unwrap_or(s.len());
-        let name = s[..name_end].to_ascii_lowercase();
-        if name.is_empty() || name.contains(['"', '\'', '<', '>']) {
-            return None;
-        }
-        s = s[name_end..].trim_start();
-        let Some(after) = s.strip_prefix('=') else {
-            attrs.push((name, String::new()));
-            continue;
-        };
-        let after = after.trim_start();
-        let (value, rest) = match after.chars().next() {
-            Some(q @ ('"' | '\'')) => {
-                let close = after[1..].find(q)?;
-                (&after[1..1 + close], &after[close + 2..])
-            }
-            _ => {
-                let end = after.find(char::is_whitespace).unwrap_or(after.len());
-                (&after[..end], &after[end..])
-            }
-        };
-        attrs.push((name, decode_entities(value)));
-        s = rest;
-    }
-}
-
-/// The text of an HTML fragment: tags dropped, entities decoded, runs of
-/// whitespace made one space, trimmed.
-fn html_text(html: &str) -> String {
-    let mut text = String::new();
-    let mut rest = html;
-    while let Some(start) = rest.find('<') {
-        text.push_str(&rest[..start]);
-        text.push(' ');
-        match rest[start..].find('>') {
-            Some(end) => rest = &rest[start + end + 1..],
-            None => {
-                rest = "";
-            }
-        }
-    }
-    text.push_str(rest);
-    let decoded = decode_entities(&text);
-    decoded.split_whitespace().collect::<Vec<_>>().join(" ")
-}
-
-/// `&amp;`, `&lt;`, `&gt;`, `&quot;`, `&apos;`, `&nbsp;` and numeric
-/// references; anything else is left as it is.
-fn decode_entities(s: &str) -> String {
-    if !s.contains('&') {
-        return s.to_owned();
-    }
-    let mut out = String::with_capacity(s.len());
-    let mut rest = s;
-    while let Some(at) = rest.find('&') {
-        out.push_str(&rest[..at]);
-        rest = &rest[at..];
-        let decoded = rest.find(';').filter(|end| *end <= 10).and_then(|end| {
-            let name = &rest[1..end];
-            let c = match name {
-                "amp" => Some('&'),
-                "lt" => Some('<'),
-                "gt" => Some('>'),
-                "quot" => Some('"'),
-                "apos" => Some('\''),
-                "nbsp" => Some('\u{a0}'),
-                _ => {
-                    let number = name.strip_prefix('#')?;
-                    let code = match number.strip_prefix(['x', 'X']) {
-                        Some(hex) => u32::from_str_radix(hex, 16).ok(),
-                        None => number.parse().ok(),
-                    };
-                    code.and_then(char::from_u32).filter(|c| *c != '\0')
-                }
-            };
-            c.map(|c| (c, end))
-        });
-        match decoded {
-            Some((c, end)) => {
-                out.push(c);
-                rest = &rest[end + 1..];
-            }
-            None => {
-                out.push('&');
-                rest = &rest[1..];
-            }
-        }
-    }
-    out.push_str(rest);
-    out
 }
 
 #[cfg(test)]

@@ -150,6 +150,8 @@ impl InlineWriter {
                     self.raw(&image);
                 }
                 Inline::Math { formula } => self.formula(formula),
+                Inline::Html(tag) => self.raw(tag),
+                Inline::Icon { icon } => self.raw(&format!("<i class=\"fa-{icon}\">:{icon}:</i>")),
             }
             i += 1;
         }

@@ -12,8 +12,10 @@ mod inline;
 use super::fit::{Place, allows, degrade};
 use super::markdown_reader::quote_attr;
 use super::model::{
-    Block, CodeBlock, ColumnAlign, Document, Expandable, Hint, Image, Inline, List, ListKind, Tab, Table, TableCell,
+    Block, CodeBlock, ColumnAlign, Document, Expandable, Heading, Hint, Image, Inline, List, ListKind, Tab, Table,
+    TableCell, anchor_id, is_anchor_id,
 };
+use super::text::plain_text;
 use inline::{InlineWriter, destination, longest_run};
 
 impl Document {
@@ -189,9 +191,8 @@ fn block_md(block: &Block, context: Context, after: Option<char>) -> String {
         Block::Paragraph(content) => paragraph_md(content, context),
         Block::Heading(heading) => {
             let hashes = "#".repeat(usize::from(heading.level.depth()));
-            format!("{hashes} {}", heading_text(&heading.content))
-                .trim_end()
-                .to_owned()
+            let text = format!("{hashes} {}", heading_text(&heading.content));
+            format!("{}{}", text.trim_end(), heading_anchor(heading))
         }
         Block::List(list) => list_md(list, after),
         Block::Divider => "***".to_owned(),
@@ -200,6 +201,7 @@ fn block_md(block: &Block, context: Context, after: Option<char>) -> String {
         Block::Images(images) => images_md(images),
         Block::Code(code) => code_md(code, context.tags),
         Block::Math { formula } => math_md(formula, context),
+        Block::Html(html) => html.clone(),
         Block::Tabs(tabs) => tabs_md(tabs, context, after),
         Block::Expandable(expandable) => expandable_md(expandable, context, after),
         Block::ContentRef { target } => {
@@ -249,6 +251,21 @@ fn block_md(block: &Block, context: Context, after: Option<char>) -> String {
 
 /// Inline content as a heading's text (also an expandable's summary, which
 /// is read as one).
+/// The anchor GitBook appends to a heading whose id is not the one its
+/// text gives (` <a href="#id" id="id"></a>`), else nothing.
+fn heading_anchor(heading: &Heading) -> String {
+    let derived = anchor_id(&plain_text(&heading.content));
+    let numbered = |id: &str| {
+        id.strip_prefix(derived.as_str())
+            .and_then(|rest| rest.strip_prefix('-'))
+            .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+    };
+    if heading.id.is_empty() || heading.id == derived || numbered(&heading.id) || !is_anchor_id(&heading.id) {
+        return String::new();
+    }
+    format!(" <a href=\"#{0}\" id=\"{0}\"></a>", heading.id)
+}
+
 fn heading_text(content: &[Inline]) -> String {
     let mut writer = InlineWriter::heading();
     writer.inlines(content);
