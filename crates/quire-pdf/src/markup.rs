@@ -451,6 +451,9 @@ impl<'b> Writer<'b> {
                 self.string(formula);
                 self.out.push_str("))\n\n");
             }
+            // GitBook's containers (steps, columns, updates…): what they
+            // hold, one after another.
+            Block::Container(container) => self.blocks(&container.schema_blocks()),
             // GitBook's HTML (tables with widths, cards…): its text, a
             // paragraph per line.
             Block::Html(html) => {

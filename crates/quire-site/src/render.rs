@@ -4,8 +4,8 @@
 //! without JavaScript. Pure: what a link points at comes from [`Links`].
 
 use quire_content::document::{
-    Block, CodeBlock, ColumnAlign, Document, HeadingLevel, Image, ImageSource, Inline, LinkTarget, ListKind, Marks,
-    OpenApiOperation,
+    Block, CodeBlock, ColumnAlign, Container, ContainerKind, Document, HeadingLevel, Image, ImageSource, Inline,
+    LinkTarget, ListKind, Marks, OpenApiOperation,
 };
 
 use crate::html::{escape, push_escaped, safe_url};
@@ -39,6 +39,11 @@ pub trait Links {
     /// An operation of an OpenAPI spec of the organization.
     fn openapi(&self, _operation: &OpenApiOperation) -> Option<&quire_openapi::Operation> {
         None
+    }
+    /// Whether the visitor sees content under this condition
+    /// (`{% if visitor.claims.beta %}`); unknown visitors see none.
+    fn shows(&self, _condition: &str) -> bool {
+        false
     }
 }
 
@@ -75,6 +80,19 @@ fn html_url(links: &dyn Links, url: &str) -> Option<String> {
         LinkTarget::Url { url } if is_relative(url) => links.relative(url).and_then(|t| target_url(links, &t)),
         _ => target_url(links, &target),
     }
+}
+
+/// `50%`, `33.3%`: a column width GitBook writes.
+fn is_percentage(width: &str) -> bool {
+    width
+        .strip_suffix('%')
+        .is_some_and(|n| !n.is_empty() && n.len() <= 6 && n.bytes().all(|b| b.is_ascii_digit() || b == b'.'))
+}
+
+/// The file name at the end of a path, percent-decoded.
+fn percent_decoded_name(src: &str) -> String {
+    let name = src.rsplit('/').next().unwrap_or(src);
+    quire_content::markdown::percent_decode(name)
 }
 
 /// Renders the document's blocks.
@@ -301,6 +319,7 @@ impl Renderer<'_> {
                 push_escaped(self.out, formula);
                 self.out.push_str("</pre>\n");
             }
+            Block::Container(container) => self.container(container),
             Block::Html(html) => {
                 let links = self.links;
                 let clean = sanitize::clean(html, &|url| html_url(links, url));
@@ -315,6 +334,104 @@ impl Renderer<'_> {
                 self.out.push('\n');
             }
         }
+    }
+
+    /// GitBook's container blocks: steps numbered down a line, columns
+    /// side by side (stacked on phones), updates with their date and tags,
+    /// conditional content when its condition holds, files to download,
+    /// prompts as quotes.
+    fn container(&mut self, container: &Container) {
+        let close = match container.kind {
+            ContainerKind::Stepper => {
+                self.out.push_str("<ol class=\"stepper\">");
+                for block in &container.blocks {
+                    match block {
+                        Block::Container(step) if step.kind == ContainerKind::Step => {
+                            self.out.push_str("<li class=\"step\">");
+                            self.blocks(&step.blocks);
+                            self.out.push_str("</li>");
+                        }
+                        other => {
+                            self.out.push_str("<li class=\"step\">");
+                            self.block(other);
+                            self.out.push_str("</li>");
+                        }
+                    }
+                }
+                "</ol>"
+            }
+            ContainerKind::Step => {
+                self.out.push_str("<div class=\"step\">");
+                self.blocks(&container.blocks);
+                "</div>"
+            }
+            ContainerKind::Columns => {
+                self.out.push_str("<div class=\"columns\">");
+                self.blocks(&container.blocks);
+                "</div>"
+            }
+            ContainerKind::Column => {
+                let width = container.attr("width").filter(|w| is_percentage(w));
+                match width {
+                    Some(w) => self
+                        .out
+                        .push_str(&format!("<div class=\"column\" style=\"flex-basis:{w}\">")),
+                    None => self.out.push_str("<div class=\"column\">"),
+                }
+                self.blocks(&container.blocks);
+                "</div>"
+            }
+            ContainerKind::Updates => {
+                self.out.push_str("<div class=\"updates\">");
+                self.blocks(&container.blocks);
+                "</div>"
+            }
+            ContainerKind::Update => {
+                self.out.push_str("<section class=\"update\"><p class=\"update-meta\">");
+                if let Some(date) = container.attr("date").filter(|d| !d.is_empty()) {
+                    self.out
+                        .push_str(&format!("<time datetime=\"{0}\">{0}</time>", escape(date)));
+                }
+                for tag in container.attr("tags").unwrap_or_default().split(',').map(str::trim) {
+                    if !tag.is_empty() {
+                        self.out
+                            .push_str(&format!(" <span class=\"tag\">{}</span>", escape(tag)));
+                    }
+                }
+                self.out.push_str("</p>");
+                self.blocks(&container.blocks);
+                "</section>"
+            }
+            ContainerKind::If => {
+                if self.links.shows(container.attr("condition").unwrap_or_default()) {
+                    self.blocks(&container.blocks);
+                }
+                return;
+            }
+            ContainerKind::File => {
+                let src = container.attr("src").unwrap_or_default();
+                let name = percent_decoded_name(src);
+                self.out.push_str("<div class=\"file\">");
+                match html_url(self.links, src).filter(|_| !src.is_empty()) {
+                    Some(href) => {
+                        self.out
+                            .push_str(&format!("<a class=\"card\" href=\"{}\" download>", safe_url(&href)));
+                        push_escaped(self.out, &name);
+                        self.out.push_str("</a>");
+                    }
+                    None => self.out.push_str("<p class=\"card broken\">Missing file</p>"),
+                }
+                self.blocks(&container.blocks);
+                "</div>"
+            }
+            ContainerKind::Prompt => {
+                self.out.push_str("<blockquote class=\"prompt\">");
+                self.blocks(&container.blocks);
+                "</blockquote>"
+            }
+        };
+        self.out.push_str(close);
+        self.out.push('\n');
     }
 
     /// A list item: a lone paragraph is written without `<p>`.
@@ -505,6 +622,42 @@ mod tests {
             crate::security::EMBED_ORIGINS.contains(&origin),
             "the policy admits the player"
         );
+    }
+
+    #[test]
+    fn gitbook_containers_and_html_are_shown() {
+        let html = render(
+            "## Install <a href=\"#setup\" id=\"setup\"></a>\n\n{% stepper %}\n{% step %}\nFirst\n{% endstep %}\n\n{% step %}\nSecond\n{% endstep %}\n{% endstepper %}\n\n\
+{% columns %}\n{% column width=\"40%\" %}\nLeft\n{% endcolumn %}\n{% endcolumns %}\n\n\
+{% updates %}\n{% update date=\"2025-12-25\" tags=\"beta, api\" %}\nShipped\n{% endupdate %}\n{% endupdates %}\n\n\
+{% if visitor.claims.unsigned.beta %}\nSecret\n{% endif %}\n\n\
+<table><tr><td width=\"30%\">Cell <mark style=\"color:red;\">hot</mark></td></tr></table>\n\n\
+Press <kbd>K</kbd> <i class=\"fa-gear\">:gear:</i> <a href=\"/pages/p1\" class=\"button primary\">Start</a>\n",
+        );
+        assert!(html.contains("<h3 id=\"setup\">Install<a class=\"anchor\""), "{html}");
+        assert!(
+            html.contains(
+                "<ol class=\"stepper\"><li class=\"step\"><p>First</p>\n</li><li class=\"step\"><p>Second</p>"
+            ),
+            "{html}"
+        );
+        assert!(
+            html.contains("<div class=\"column\" style=\"flex-basis:40%\"><p>Left</p>"),
+            "{html}"
+        );
+        assert!(html.contains("<time datetime=\"2025-12-25\">2025-12-25</time> <span class=\"tag\">beta</span> <span class=\"tag\">api</span>"), "{html}");
+        assert!(
+            !html.contains("Secret"),
+            "a condition that does not hold hides its content: {html}"
+        );
+        assert!(
+            html.contains(
+                "<div class=\"table\"><table><tbody><tr><td width=\"30%\">Cell <mark style=\"color:red\">hot</mark>"
+            ),
+            "{html}"
+        );
+        assert!(html.contains("Press <kbd>K</kbd> <span class=\"icon\" aria-hidden=\"true\"></span> <a href=\"/docs/intro\" class=\"button primary\""), "{html}");
+        assert!(!html.contains("{%") && !html.contains("&lt;"), "{html}");
     }
 
     #[test]

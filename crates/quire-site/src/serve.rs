@@ -496,6 +496,7 @@ async fn answer(state: &SiteState, headers: &HeaderMap, uri: &Uri) -> quire_app:
     document.remove_title_heading(&meta.title);
     let mut links = SpaceLinks::new(&snapshot, &space_base, &withheld);
     links.page = Some(&page_id);
+    links.site = Some(&visit.site);
     for block in document.walk() {
         if let Block::OpenApiOperation(pointer) = block
             && !links.operations.contains_key(pointer)
@@ -765,6 +766,9 @@ struct SpaceLinks<'a> {
     includes: HashMap<String, Document>,
     /// The OpenAPI operations it shows.
     operations: HashMap<OpenApiOperation, quire_openapi::Operation>,
+    /// The site as this visitor sees it, for conditional blocks (none
+    /// are shown without it).
+    site: Option<&'a PublishedSite>,
 }
 
 impl<'a> SpaceLinks<'a> {
@@ -776,6 +780,7 @@ impl<'a> SpaceLinks<'a> {
             page: None,
             includes: HashMap::new(),
             operations: HashMap::new(),
+            site: None,
         }
     }
 
@@ -838,6 +843,10 @@ impl Links for SpaceLinks<'_> {
 
     fn openapi(&self, operation: &OpenApiOperation) -> Option<&quire_openapi::Operation> {
         self.operations.get(operation)
+    }
+
+    fn shows(&self, condition: &str) -> bool {
+        self.site.is_some_and(|site| site.shows(Some(condition)))
     }
 }
 

@@ -21,6 +21,9 @@ pub(crate) enum Place {
     Tab,
     /// The body of an expandable block.
     Expandable,
+    /// Inside a GitBook container block (a step, a column…): what the top
+    /// level holds.
+    Container,
 }
 
 impl Document {
@@ -42,7 +45,8 @@ pub(crate) fn allows(place: Place, block: &Block) -> bool {
     use Place::*;
     match block {
         Block::Paragraph(_) | Block::Heading(_) | Block::List(_) | Block::Divider | Block::Html(_) => true,
-        _ if place == Top => true,
+        _ if matches!(place, Top | Container) => true,
+        Block::Container(_) => false,
         Block::Code(_) | Block::Hint(_) => matches!(place, ListItem | Tab | Expandable),
         Block::Math { .. } => matches!(place, ListItem | Tab),
         Block::Quote(_) => matches!(place, ListItem | Quote | Tab | Expandable),
@@ -91,6 +95,7 @@ fn fit_children(block: &mut Block) {
                 refit(&mut tab.blocks, Place::Tab);
             }
         }
+        Block::Container(container) => refit(&mut container.blocks, Place::Container),
         Block::Expandable(expandable) => {
             fit_inlines(&mut expandable.title);
             refit(&mut expandable.blocks, Place::Expandable);
@@ -175,6 +180,7 @@ pub(crate) fn degrade(block: Block) -> Vec<Block> {
     match block {
         Block::Hint(hint) => hint.blocks,
         Block::Quote(blocks) => blocks,
+        Block::Container(container) => container_blocks(container),
         Block::Tabs(tabs) => tabs
             .into_iter()
             .flat_map(|tab| {
@@ -224,6 +230,47 @@ pub(crate) fn degrade(block: Block) -> Vec<Block> {
             vec![block]
         }
     }
+}
+
+impl super::model::Container {
+    /// What the container says in blocks the official schema knows (see
+    /// [`container_blocks`]), for forms without containers (JSON, PDF).
+    pub fn schema_blocks(&self) -> Vec<Block> {
+        container_blocks(self.clone())
+    }
+}
+
+/// What a container says in blocks the official schema knows: a file its
+/// link and caption, an update its date, the others their blocks.
+pub(crate) fn container_blocks(container: super::model::Container) -> Vec<Block> {
+    use super::model::ContainerKind;
+    let mut out = Vec::new();
+    match container.kind {
+        ContainerKind::File => {
+            if let Some(src) = container.attr("src").filter(|s| !s.is_empty()) {
+                let name = src.rsplit('/').next().unwrap_or(src).to_owned();
+                out.push(Block::Paragraph(vec![Inline::Link {
+                    target: LinkTarget::from_url(src),
+                    content: vec![Inline::plain(name)],
+                }]));
+            }
+        }
+        ContainerKind::Update => {
+            if let Some(date) = container.attr("date").filter(|d| !d.is_empty()) {
+                let bold = Marks {
+                    bold: true,
+                    ..Marks::NONE
+                };
+                out.push(Block::Paragraph(vec![Inline::marked(date.to_owned(), bold)]));
+            }
+        }
+        _ => {}
+    }
+    out.extend(container.blocks.into_iter().flat_map(|block| match block {
+        Block::Container(inner) => container_blocks(inner),
+        other => vec![other],
+    }));
+    out
 }
 
 /// Inline content with its text made bold (a title kept as a paragraph).

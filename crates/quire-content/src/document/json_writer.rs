@@ -11,6 +11,8 @@
 
 use serde_json::{Map, Value};
 
+use super::fit::container_blocks;
+
 use super::model::{
     Block, CodeBlock, Document, Heading, Image, ImageSource, Inline, LinkTarget, List, ListKind, Marks, Table,
     anchor_id, is_anchor_id,
@@ -71,8 +73,21 @@ struct JsonWriter {
 }
 
 impl JsonWriter {
+    /// The blocks; a GitBook container (which the schema does not know)
+    /// as the blocks it holds (see `fit::container_blocks`).
     fn blocks(&mut self, blocks: &[Block]) -> Value {
-        Value::Array(blocks.iter().map(|node| self.block(node)).collect())
+        let mut out = Vec::with_capacity(blocks.len());
+        for node in blocks {
+            match node {
+                Block::Container(container) => {
+                    for inner in container_blocks(container.clone()) {
+                        out.push(self.block(&inner));
+                    }
+                }
+                _ => out.push(self.block(node)),
+            }
+        }
+        Value::Array(out)
     }
 
     fn block(&mut self, node: &Block) -> Value {
@@ -162,6 +177,14 @@ impl JsonWriter {
             Block::Math { formula } => void_block("math", object([("formula", formula.as_str().into())])),
             // The JSON document has no HTML: the markup is its text.
             Block::Html(html) => paragraph(&[Inline::plain(html.as_str())]),
+            // Written as the blocks the schema knows (see `fit`); the
+            // markdown keeps the container.
+            // `blocks` writes a container as its blocks; one met alone is
+            // its first.
+            Block::Container(container) => match container_blocks(container.clone()).first() {
+                Some(first) => self.block(first),
+                None => paragraph(&[]),
+            },
         }
     }
 

@@ -39,9 +39,9 @@ use std::fmt;
 use serde_json::Value;
 
 pub use model::{
-    Block, CodeBlock, Column, ColumnAlign, Document, Expandable, Heading, HeadingLevel, Hint, HintStyle, Image,
-    ImageSource, Inline, LinkTarget, List, ListItem, ListKind, Mark, Marks, OpenApiOperation, Overflow, Tab, Table,
-    TableCell, anchor_id, normalize_inlines,
+    Block, CodeBlock, Column, ColumnAlign, Container, ContainerKind, Document, Expandable, Heading, HeadingLevel, Hint,
+    HintStyle, Image, ImageSource, Inline, LinkTarget, List, ListItem, ListKind, Mark, Marks, OpenApiOperation,
+    Overflow, Tab, Table, TableCell, anchor_id, normalize_inlines,
 };
 pub use text::{Section, Walk, plain_text};
 

@@ -59,6 +59,78 @@ pub enum Block {
     /// with widths or shown as cards, `<picture>`, `<div>`s…), kept as
     /// written. Sites show it through their sanitizer; elsewhere it is text.
     Html(String),
+    /// A GitBook block holding others (`{% stepper %}`, `{% step %}`,
+    /// `{% columns %}`, `{% updates %}`, `{% if %}`, `{% file %}`…).
+    Container(Container),
+}
+
+/// A GitBook block tag and what it holds: its attributes as written
+/// (`{% update date="2025-12-25" tags="beta" %}`; an `if`'s condition is
+/// its `condition`) and its blocks.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Container {
+    pub kind: ContainerKind,
+    pub attrs: Vec<(String, String)>,
+    pub blocks: Vec<Block>,
+}
+
+impl Container {
+    pub fn attr(&self, key: &str) -> Option<&str> {
+        self.attrs.iter().find(|(k, _)| k == key).map(|(_, v)| v.as_str())
+    }
+}
+
+/// Which GitBook container block.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ContainerKind {
+    /// Numbered steps, each a [`ContainerKind::Step`].
+    Stepper,
+    Step,
+    /// Side-by-side columns, each a [`ContainerKind::Column`] (`width`).
+    Columns,
+    Column,
+    /// A changelog, each entry an [`ContainerKind::Update`] (`date`, `tags`).
+    Updates,
+    Update,
+    /// Content shown when a visitor condition holds (`condition`).
+    If,
+    /// A file to download (`src`), its blocks the caption.
+    File,
+    /// A prompt to copy into an AI assistant (`description`).
+    Prompt,
+}
+
+impl ContainerKind {
+    pub const ALL: [ContainerKind; 9] = [
+        ContainerKind::Stepper,
+        ContainerKind::Step,
+        ContainerKind::Columns,
+        ContainerKind::Column,
+        ContainerKind::Updates,
+        ContainerKind::Update,
+        ContainerKind::If,
+        ContainerKind::File,
+        ContainerKind::Prompt,
+    ];
+
+    /// The tag's name.
+    pub fn tag(self) -> &'static str {
+        match self {
+            ContainerKind::Stepper => "stepper",
+            ContainerKind::Step => "step",
+            ContainerKind::Columns => "columns",
+            ContainerKind::Column => "column",
+            ContainerKind::Updates => "updates",
+            ContainerKind::Update => "update",
+            ContainerKind::If => "if",
+            ContainerKind::File => "file",
+            ContainerKind::Prompt => "prompt",
+        }
+    }
+
+    pub fn parse(tag: &str) -> Option<ContainerKind> {
+        ContainerKind::ALL.into_iter().find(|kind| kind.tag() == tag)
+    }
 }
 
 /// A heading, level 1 to 3, and its anchor id (`^[-a-z0-9.+_]+$`, unique

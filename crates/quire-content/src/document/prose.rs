@@ -19,6 +19,7 @@ fn visit_blocks(blocks: &mut [Block], f: &mut dyn FnMut(&mut String)) {
             Block::List(list) => list.items.iter_mut().for_each(|i| visit_blocks(&mut i.blocks, f)),
             Block::Quote(blocks) => visit_blocks(blocks, f),
             Block::Hint(hint) => visit_blocks(&mut hint.blocks, f),
+            Block::Container(container) => visit_blocks(&mut container.blocks, f),
             Block::Tabs(tabs) => {
                 for tab in tabs {
                     f(&mut tab.title);

@@ -1011,3 +1011,63 @@ fn gitbook_html_is_kept_as_html() {
         "{json}"
     );
 }
+
+#[test]
+fn gitbook_containers_are_blocks() {
+    use super::{Block, ContainerKind, Document};
+    let markdown = "{% stepper %}\n{% step %}\n### Open the settings\n\nChoose **Settings**.\n{% endstep %}\n\n{% step %}\nConnect.\n{% endstep %}\n{% endstepper %}\n\n\
+{% columns %}\n{% column width=\"50%\" %}\nLeft\n{% endcolumn %}\n\n{% column %}\nRight\n{% endcolumn %}\n{% endcolumns %}\n\n\
+{% updates format=\"full\" %}\n{% update date=\"2025-12-25\" tags=\"beta\" %}\n## New\n\nShipped.\n{% endupdate %}\n{% endupdates %}\n\n\
+{% if visitor.claims.unsigned.beta %}\nBeta only.\n{% endif %}\n\n\
+{% file src=\"../.gitbook/assets/guide.pdf\" %}\nThe guide.\n{% endfile %}\n\n\
+{% embed url=\"https://example.com/x\" %}\nA caption\n{% endembed %}\n";
+    let doc = Document::from_markdown(markdown);
+    let kinds: Vec<_> = doc
+        .blocks
+        .iter()
+        .map(|b| match b {
+            Block::Container(c) => Some(c.kind),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(
+        kinds,
+        [
+            Some(ContainerKind::Stepper),
+            Some(ContainerKind::Columns),
+            Some(ContainerKind::Updates),
+            Some(ContainerKind::If),
+            Some(ContainerKind::File),
+            None
+        ]
+    );
+    let Block::Container(stepper) = &doc.blocks[0] else {
+        unreachable!()
+    };
+    assert_eq!(stepper.blocks.len(), 2);
+    assert!(
+        matches!(&stepper.blocks[0], Block::Container(step) if step.kind == ContainerKind::Step && step.blocks.len() == 2)
+    );
+    let Block::Container(condition) = &doc.blocks[3] else {
+        unreachable!()
+    };
+    assert_eq!(condition.attr("condition"), Some("visitor.claims.unsigned.beta"));
+    assert!(
+        matches!(&doc.blocks[5], Block::Embed { url } if url == "https://example.com/x"),
+        "{:?}",
+        doc.blocks[5]
+    );
+    let text: Vec<String> = doc.blocks.iter().map(Block::plain_text).collect();
+    assert!(!text.concat().contains("{%"), "{text:?}");
+    // Written back with their tags, and read back the same.
+    let written = doc.to_markdown();
+    assert!(
+        written.starts_with("{% stepper %}\n{% step %}\n### Open the settings"),
+        "{written}"
+    );
+    assert_eq!(Document::from_markdown(&written), doc, "{written}");
+    // The JSON form has the blocks they hold, valid against the schema.
+    let json = doc.to_json();
+    assert!(schema_errors(&json).is_empty(), "{:?}", schema_errors(&json));
+    assert!(json.to_string().contains("Beta only."));
+}

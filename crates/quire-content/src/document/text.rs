@@ -41,6 +41,7 @@ fn images_in(blocks: &mut [Block], f: &mut dyn FnMut(&mut Image)) {
             Block::List(list) => list.items.iter_mut().for_each(|i| images_in(&mut i.blocks, f)),
             Block::Quote(blocks) => images_in(blocks, f),
             Block::Hint(hint) => images_in(&mut hint.blocks, f),
+            Block::Container(container) => images_in(&mut container.blocks, f),
             Block::Tabs(tabs) => tabs.iter_mut().for_each(|t| images_in(&mut t.blocks, f)),
             Block::Expandable(expandable) => {
                 inlines(&mut expandable.title, f);
@@ -117,6 +118,7 @@ impl Block {
             }
             Block::Quote(blocks) => push_blocks_text(out, blocks),
             Block::Hint(hint) => push_blocks_text(out, &hint.blocks),
+            Block::Container(container) => push_blocks_text(out, &container.blocks),
             Block::Tabs(tabs) => {
                 for tab in tabs {
                     push_line(out, &tab.title);

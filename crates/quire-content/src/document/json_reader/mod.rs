@@ -110,6 +110,7 @@ fn place_name(place: Place) -> &'static str {
         Place::Hint => "a hint",
         Place::Tab => "a tab",
         Place::Expandable => "an expandable block",
+        Place::Container => "a block",
     }
 }
 

@@ -19,7 +19,8 @@ use std::collections::HashSet;
 
 use super::fit::{Place, fit_blocks};
 use super::model::{
-    Block, Document, Expandable, Hint, HintStyle, Inline, LinkTarget, OpenApiOperation, Overflow, Tab, anchor_id,
+    Block, Container, Document, Expandable, Hint, HintStyle, Inline, LinkTarget, OpenApiOperation, Overflow, Tab,
+    anchor_id,
 };
 use crate::markdown::split_front_matter;
 use tags::Segment;
@@ -113,6 +114,11 @@ fn segment_blocks(segments: Vec<Segment>, ids: &mut Ids) -> Vec<Block> {
                 blocks.push(Block::OpenApiOperation(OpenApiOperation { spec, path, method }))
             }
             Segment::Math(formula) => blocks.push(Block::Math { formula }),
+            Segment::Container { kind, attrs, body } => blocks.push(Block::Container(Container {
+                kind,
+                attrs,
+                blocks: segment_blocks(body, ids),
+            })),
             Segment::Raw(line) => blocks.push(Block::Paragraph(vec![Inline::plain(line)])),
         }
     }

@@ -32,9 +32,17 @@ pub(super) enum Segment {
     /// An OpenAPI operation: spec, path, method.
     OpenApi(String, String, String),
     Math(String),
+    /// A GitBook container block (`{% stepper %}`, `{% step %}`…).
+    Container {
+        kind: ContainerKind,
+        attrs: Vec<(String, String)>,
+        body: Vec<Segment>,
+    },
     /// A tag we do not know: its text becomes a paragraph.
     Raw(String),
 }
+
+use super::super::model::ContainerKind;
 
 /// A line that is exactly one `{% name … %}` tag.
 pub(super) struct TagLine {
@@ -42,6 +50,8 @@ pub(super) struct TagLine {
     /// The quoted argument after the name (`{% include "path" %}`).
     pub argument: Option<String>,
     pub attrs: Vec<(String, String)>,
+    /// Everything after the name, as written (an `if`'s condition).
+    pub rest: String,
 }
 
 impl TagLine {
@@ -67,6 +77,7 @@ impl TagLine {
             name: name.to_owned(),
             argument,
             attrs: parse_attrs(rest),
+            rest: inner[name.len()..].to_owned(),
         })
     }
 
@@ -274,10 +285,13 @@ fn special_segment(lines: &[&str], i: usize, depth: usize) -> Option<(Segment, u
         "content-ref" => tag.attr("url").is_some(),
         "embed" => {
             if let Some(url) = tag.attr("url") {
-                return Some((Segment::Embed(url.to_owned()), i + 1));
+                // GitBook closes an embed with a caption: `{% endembed %}`.
+                let next = find_end(lines, i, "embed").map_or(i + 1, |end| end + 1);
+                return Some((Segment::Embed(url.to_owned()), next));
             }
             false
         }
+        name if ContainerKind::parse(name).is_some() => depth < MAX_NESTING,
         "openapi-operation" => {
             if let (Some(spec), Some(path), Some(method)) = (tag.attr("spec"), tag.attr("path"), tag.attr("method")) {
                 // GitBook's editor closes the block, with a link to the spec
@@ -310,6 +324,17 @@ fn special_segment(lines: &[&str], i: usize, depth: usize) -> Option<(Segment, u
 }
 
 fn paired_segment(tag: TagLine, body: String, depth: usize) -> Segment {
+    if let Some(kind) = ContainerKind::parse(&tag.name) {
+        let attrs = match kind {
+            ContainerKind::If => vec![("condition".to_owned(), tag.rest.trim().to_owned())],
+            _ => tag.attrs,
+        };
+        return Segment::Container {
+            kind,
+            attrs,
+            body: segments(&body, depth),
+        };
+    }
     match tag.name.as_str() {
         "hint" => Segment::Hint {
             style: tag.attr("style").unwrap_or("info").to_owned(),

@@ -12,8 +12,8 @@ mod inline;
 use super::fit::{Place, allows, degrade};
 use super::markdown_reader::quote_attr;
 use super::model::{
-    Block, CodeBlock, ColumnAlign, Document, Expandable, Heading, Hint, Image, Inline, List, ListKind, Tab, Table,
-    TableCell, anchor_id, is_anchor_id,
+    Block, CodeBlock, ColumnAlign, Container, ContainerKind, Document, Expandable, Heading, Hint, Image, Inline, List,
+    ListKind, Tab, Table, TableCell, anchor_id, is_anchor_id,
 };
 use super::text::plain_text;
 use inline::{InlineWriter, destination, longest_run};
@@ -202,6 +202,7 @@ fn block_md(block: &Block, context: Context, after: Option<char>) -> String {
         Block::Code(code) => code_md(code, context.tags),
         Block::Math { formula } => math_md(formula, context),
         Block::Html(html) => html.clone(),
+        Block::Container(container) => container_md(container, context, after),
         Block::Tabs(tabs) => tabs_md(tabs, context, after),
         Block::Expandable(expandable) => expandable_md(expandable, context, after),
         Block::ContentRef { target } => {
@@ -471,6 +472,27 @@ fn hint_md(hint: &Hint, context: Context, after: Option<char>) -> String {
         "endhint",
         &body,
     )
+}
+
+/// A GitBook container as its tags (`{% step %}` … `{% endstep %}`);
+/// outside the places tags are read, the blocks it degrades to.
+fn container_md(container: &Container, context: Context, after: Option<char>) -> String {
+    if !context.tags {
+        let blocks = degrade(Block::Container(container.clone()));
+        return blocks_md_first(&blocks, context, after).0;
+    }
+    let body = blocks_md(&container.blocks, context.inside(Place::Container));
+    let tag = container.kind.tag();
+    let mut open = tag.to_owned();
+    if container.kind == ContainerKind::If {
+        open.push(' ');
+        open.push_str(container.attr("condition").unwrap_or_default());
+    } else {
+        for (key, value) in &container.attrs {
+            open.push_str(&format!(" {key}={}", quote_attr(value)));
+        }
+    }
+    wrap_tag(&open, &format!("end{tag}"), &body)
 }
 
 fn wrap_tag(open: &str, close: &str, body: &str) -> String {
