@@ -117,13 +117,19 @@ pub fn resolve(snapshot: &Snapshot, page: &str, raw: &str, app_url: &str) -> Opt
         && !without_anchor.starts_with('/')
         && let Some(path) = relative_git_path(&git.path, without_anchor)
     {
+        // `../` up to the project's root names the root's README.
+        let folder = if path.is_empty() {
+            String::new()
+        } else {
+            format!("{path}/")
+        };
         let candidates = [
             path.clone(),
-            format!("{path}/README.md"),
-            format!("{path}/readme.md"),
+            format!("{folder}README.md"),
+            format!("{folder}readme.md"),
             format!("{path}.md"),
         ];
-        for candidate in candidates.iter().filter(|c| !c.starts_with('/')) {
+        for candidate in candidates.iter().filter(|c| !c.is_empty() && !c.starts_with('/')) {
             match snapshot.by_git_path(candidate) {
                 Some(GitTarget::Page(id)) => return Some(Target::Page(id.clone())),
                 Some(GitTarget::File(id)) => return Some(Target::File(id.clone())),

@@ -53,6 +53,30 @@ impl Snapshot {
         parts.join("/")
     }
 
+    /// The Git-synced page whose file is at `path` as GitBook gives URLs
+    /// (`guide/setup` for `guide/setup.md`, `guide` for `guide/README.md`),
+    /// below whatever folder the repository keeps its docs in; `None` when
+    /// no page or more than one matches.
+    pub fn page_by_git_path(&self, path: &str) -> Option<String> {
+        let path = path.trim_matches('/');
+        if path.is_empty() {
+            return None;
+        }
+        let wanted = [format!("{path}.md"), format!("{path}/README.md")];
+        let mut found = self.tree.pages.iter().filter(|(_, page)| {
+            page.meta.git.as_ref().is_some_and(|git| {
+                wanted.iter().any(|w| {
+                    git.path.eq_ignore_ascii_case(w)
+                        || (git.path.len() > w.len()
+                            && git.path.is_char_boundary(git.path.len() - w.len() - 1)
+                            && git.path[git.path.len() - w.len() - 1..].eq_ignore_ascii_case(&format!("/{w}")))
+                })
+            })
+        });
+        let first = found.next()?;
+        found.next().is_none().then(|| first.0.clone())
+    }
+
     /// The page at a slug path.
     pub fn page_by_path(&self, path: &str) -> Option<String> {
         let mut parent: Option<String> = None;

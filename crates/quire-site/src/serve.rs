@@ -467,9 +467,17 @@ async fn answer(state: &SiteState, headers: &HeaderMap, uri: &Uri) -> quire_app:
     }
     let absent = page_id.is_none();
     let Some(page_id) = page_id.filter(|id| !withheld.page(&snapshot, id)) else {
-        // An old path the space's `.gitbook.yaml` redirects.
-        if absent
-            && let Some(target) = published::redirect(&state.app, &space.space, &path).await?
+        // An old path the space's `.gitbook.yaml` redirects, or the path
+        // of a Git-synced page's file (its GitBook URL, when the tree's
+        // slugs say otherwise).
+        let target = match absent {
+            true => match published::redirect(&state.app, &space.space, &path).await? {
+                Some(target) => Some(target),
+                None => snapshot.page_by_git_path(&path),
+            },
+            false => None,
+        };
+        if let Some(target) = target
             && snapshot.tree.pages.contains_key(&target)
             && !withheld.page(&snapshot, &target)
         {
@@ -500,7 +508,8 @@ async fn answer(state: &SiteState, headers: &HeaderMap, uri: &Uri) -> quire_app:
     for block in document.walk() {
         if let Block::OpenApiOperation(pointer) = block
             && !links.operations.contains_key(pointer)
-            && let Some(spec) = spec_for_pages(state, &space.space.organization_id, &pointer.spec).await?
+            && let Some(spec) =
+                spec_for_page(state, &space.space.organization_id, &snapshot, &page_id, &pointer.spec).await?
             && let Some(operation) = spec.operation(&pointer.path, &pointer.method)
         {
             links.operations.insert(pointer.clone(), operation);
@@ -883,30 +892,56 @@ async fn public_spec(org: &str, slug: &str, rest: &[String], state: &SiteState) 
 }
 
 /// The parsed latest version of an organization's spec (cached by version).
-async fn spec_for_pages(
+async fn spec_for_page(
     state: &SiteState,
     org_id: &str,
+    snapshot: &Snapshot,
+    page_id: &str,
     spec_ref: &str,
 ) -> quire_app::AppResult<Option<Arc<quire_openapi::Spec>>> {
+    // GitBook's `{% openapi src="../.gitbook/assets/api.yaml" %}` names a
+    // file of the repository, relative to the page.
+    if !spec_ref.contains("://")
+        && spec_ref.contains(['/', '.'])
+        && let Some(Target::File(id)) = quire_engine::links::resolve(snapshot, page_id, spec_ref, "")
+        && let Some(file) = snapshot.file(&id)
+    {
+        let key = format!("blob:{}", file.blob);
+        if let Some(found) = cached_spec(state, &key) {
+            return Ok(Some(found));
+        }
+        let bytes = published::file_bytes(&state.app, file).await?;
+        let Ok(spec) = quire_openapi::parse(&String::from_utf8_lossy(&bytes)) else {
+            return Ok(None);
+        };
+        return Ok(Some(keep_spec(state, key, spec)));
+    }
     let Some(version) = quire_app::openapi::latest_for_pages(&state.app, org_id, spec_ref).await? else {
         return Ok(None);
     };
-    if let Ok(cache) = state.specs.lock()
-        && let Some(found) = cache.get(&version.id)
-    {
-        return Ok(Some(found.clone()));
+    if let Some(found) = cached_spec(state, &version.id) {
+        return Ok(Some(found));
     }
     let Ok(spec) = quire_openapi::parse(&version.content) else {
         return Ok(None);
     };
+    Ok(Some(keep_spec(state, version.id, spec)))
+}
+
+fn cached_spec(state: &SiteState, key: &str) -> Option<Arc<quire_openapi::Spec>> {
+    state.specs.lock().ok()?.get(key).cloned()
+}
+
+/// Keeps a parsed spec for later pages (at most 32; all go when full).
+fn keep_spec(state: &SiteState, key: String, spec: quire_openapi::Spec) -> Arc<quire_openapi::Spec> {
     let spec = Arc::new(spec);
     if let Ok(mut cache) = state.specs.lock() {
         if cache.len() >= 32 {
             cache.clear();
         }
-        cache.insert(version.id, spec.clone());
+        cache.insert(key, spec.clone());
     }
-    Ok(Some(spec))
+    spec
 }
 
 /// Navigation around a page (or a search).

@@ -421,6 +421,7 @@ fn summary_entries(
             Entry {
                 title: page.title.to_owned(),
                 link_title: page.link_title.map(str::to_owned),
+                slug: matches!(target, Target::Group).then(|| page.slug.to_owned()),
                 target,
                 children: summary_entries(pages, Some(page.id), paths, folder),
             }

@@ -84,6 +84,11 @@ pub struct Skipped {
 }
 
 /// The folder part of a path (`a/b` for `a/b/c.md`, `` for `c.md`).
+/// Whether `s` can be a page slug as written in a summary's group anchor.
+fn is_slug(s: &str) -> bool {
+    !s.is_empty() && !s.contains(['/', '?', '#', ' ', '%']) && s.len() <= 100
+}
+
 pub fn folder_of(path: &str) -> &str {
     path.rsplit_once('/').map_or("", |(folder, _)| folder)
 }
@@ -281,6 +286,15 @@ impl Planner<'_> {
         self.plan.pages.len() - 1
     }
 
+    /// Gives page `index` the slug its source names, freeing the one it had.
+    fn set_slug(&mut self, parent: Option<usize>, index: usize, wanted: &str) {
+        let old = std::mem::take(&mut self.plan.pages[index].slug);
+        if let Some(taken) = self.slugs.get_mut(&parent) {
+            taken.remove(&old);
+        }
+        self.plan.pages[index].slug = self.free_slug(parent, wanted.to_owned());
+    }
+
     fn push_other(&mut self, parent: Option<usize>, title: &str, kind: PlannedKind) -> usize {
         let slug = self.slug(parent, title);
         self.plan.pages.push(PlannedPage {
@@ -318,7 +332,13 @@ impl Planner<'_> {
                     }
                 },
                 Target::Url(url) => Some(self.push_other(parent, &entry.title, PlannedKind::Link { url: url.clone() })),
-                Target::Group => Some(self.push_other(parent, &entry.title, PlannedKind::Group)),
+                Target::Group => {
+                    let group = self.push_other(parent, &entry.title, PlannedKind::Group);
+                    if let Some(slug) = entry.slug.as_deref().filter(|s| is_slug(s)) {
+                        self.set_slug(parent, group, slug);
+                    }
+                    Some(group)
+                }
                 Target::Nothing => Some(self.push_other(parent, &entry.title, PlannedKind::Group)),
             };
             // Children of an entry that could not be read go to its parent.

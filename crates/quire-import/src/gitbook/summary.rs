@@ -12,6 +12,9 @@ pub struct Entry {
     pub link_title: Option<String>,
     pub target: Target,
     pub children: Vec<Entry>,
+    /// A group's slug, when its heading names one the way GitBook writes
+    /// it (`## Get Started <a href="#getting-started" id="getting-started"></a>`).
+    pub slug: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -33,6 +36,7 @@ pub fn parse(text: &str) -> Vec<Entry> {
     let mut stack: Vec<Entry> = Vec::new();
     let mut in_group_heading = false;
     let mut group_title = String::new();
+    let mut group_slug: Option<String> = None;
     // The first `# ` heading is the summary's title; later ones start parts
     // (mdBook's layout), like `## ` headings do.
     let mut seen_title = false;
@@ -43,6 +47,7 @@ pub fn parse(text: &str) -> Vec<Entry> {
             Event::Start(Tag::Heading { level, .. }) if level != HeadingLevel::H1 || seen_title => {
                 in_group_heading = true;
                 group_title.clear();
+                group_slug = None;
             }
             Event::Start(Tag::Heading { .. }) => seen_title = true,
             Event::End(TagEnd::Heading(_)) if in_group_heading => {
@@ -52,6 +57,7 @@ pub fn parse(text: &str) -> Vec<Entry> {
                     link_title: None,
                     target: Target::Group,
                     children: Vec::new(),
+                    slug: group_slug.take(),
                 });
             }
             Event::Start(Tag::Item) => {
@@ -61,6 +67,7 @@ pub fn parse(text: &str) -> Vec<Entry> {
                     link_title: None,
                     target: Target::Nothing,
                     children: Vec::new(),
+                    slug: None,
                 });
             }
             Event::Start(Tag::Link { dest_url, title, .. }) => {
@@ -75,6 +82,7 @@ pub fn parse(text: &str) -> Vec<Entry> {
                         link_title: nav,
                         target: target_of(url),
                         children: Vec::new(),
+                        slug: None,
                     };
                     match top.last_mut().filter(|g| g.target == Target::Group) {
                         Some(group) => group.children.push(entry),
@@ -89,6 +97,17 @@ pub fn parse(text: &str) -> Vec<Entry> {
                     entry.title = text.trim().to_owned();
                     entry.link_title = nav;
                     entry.target = target_of(url);
+                }
+            }
+            Event::InlineHtml(tag) if in_group_heading => {
+                if let Some((name, attrs)) = quire_content::document::html::start_tag(&tag)
+                    && name == "a"
+                {
+                    group_slug = attrs
+                        .into_iter()
+                        .find(|(k, _)| k == "id")
+                        .map(|(_, v)| v)
+                        .filter(|v| !v.is_empty());
                 }
             }
             Event::Text(t) | Event::Code(t) => {
@@ -184,7 +203,13 @@ pub fn write(entries: &[Entry]) -> String {
             if pages_before || !out.ends_with("\n\n") {
                 out.push('\n');
             }
-            out.push_str(&format!("## {}\n\n", entry.title));
+            let anchor = match &entry.slug {
+                Some(slug) if *slug != quire_content::markdown::slugify(&entry.title) => {
+                    format!(" <a href=\"#{slug}\" id=\"{slug}\"></a>")
+                }
+                _ => String::new(),
+            };
+            out.push_str(&format!("## {}{anchor}\n\n", entry.title));
             items(&mut out, &entry.children, 0);
             pages_before = true;
         } else {

@@ -10,6 +10,7 @@ mod discussions;
 mod errors;
 mod files;
 mod git_sync;
+mod gitbook_fidelity;
 mod hostile;
 mod imports;
 mod invites;
