@@ -20,7 +20,7 @@ use serde_json::{Value, json};
 
 use crate::{Args, Server, http_client, post_json};
 
-fn git(dir: &Path, args: &[&str]) -> anyhow::Result<String> {
+pub(crate) fn git(dir: &Path, args: &[&str]) -> anyhow::Result<String> {
     let out = Command::new("git")
         .current_dir(dir)
         .env("GIT_CONFIG_NOSYSTEM", "1")
@@ -122,8 +122,25 @@ fn clone_and_read(url: &str) -> anyhow::Result<f64> {
     Ok(seconds)
 }
 
+/// The branch a repository's `HEAD` names (`refs/heads/main` if none).
+pub(crate) fn head_ref(url: &str) -> anyhow::Result<String> {
+    let head = Command::new("git")
+        .args(["ls-remote", "--symref", url, "HEAD"])
+        .output()
+        .context("git ls-remote")?;
+    let text = String::from_utf8_lossy(&head.stdout).into_owned();
+    Ok(text
+        .lines()
+        .find_map(|l| {
+            l.strip_prefix("ref: ")
+                .and_then(|r| r.split_whitespace().next())
+                .map(str::to_owned)
+        })
+        .unwrap_or_else(|| "refs/heads/main".into()))
+}
+
 /// Posts an import or export and runs the queued job; seconds until done.
-async fn sync(server: &Server, client: &reqwest::Client, path: &str, body: Value) -> anyhow::Result<f64> {
+pub(crate) async fn sync(server: &Server, client: &reqwest::Client, path: &str, body: Value) -> anyhow::Result<f64> {
     let started = Instant::now();
     post_json(client, format!("{}/v1{path}", server.base_url), &body).await?;
     let registry = quire_app::jobs::Registry::standard();
@@ -172,20 +189,7 @@ async fn scenarios(server: &Server, args: &Args) -> anyhow::Result<()> {
         }
     };
     let refname = match &args.repo {
-        Some(_) => {
-            let head = Command::new("git")
-                .args(["ls-remote", "--symref", &url, "HEAD"])
-                .output()
-                .context("git ls-remote")?;
-            let text = String::from_utf8_lossy(&head.stdout).into_owned();
-            text.lines()
-                .find_map(|l| {
-                    l.strip_prefix("ref: ")
-                        .and_then(|r| r.split_whitespace().next())
-                        .map(str::to_owned)
-                })
-                .unwrap_or_else(|| "refs/heads/main".into())
-        }
+        Some(_) => head_ref(&url)?,
         None => "refs/heads/main".into(),
     };
     let baseline = clone_and_read(&url)?;

@@ -17,6 +17,8 @@
 //! - `git`: Git Sync of a large repository: import, re-import, export
 //!   ([`gitsync`]);
 //! - `openapi`: processing a 5 MB OpenAPI document ([`openapi`]);
+//! - `fidelity`: a real GitBook repository imported, published and read
+//!   back, with counts of what shows broken ([`fidelity`]);
 //! - `translate`: translating a space through a local provider, Quire's
 //!   overhead per page ([`translate`]);
 //! - `pdf`: a PDF of a 500-page space, time and peak memory of the
@@ -32,6 +34,7 @@
 //! loop; each scenario group lives in its own module.
 
 mod content;
+mod fidelity;
 mod gitsync;
 mod members;
 mod memory;
@@ -77,6 +80,9 @@ enum Group {
     Git,
     /// Processing of a large OpenAPI document (`--spec-mb`).
     Openapi,
+    /// A real GitBook repository (`--repo` path) imported, published and
+    /// read back: what shows broken, and whether its URLs and redirects hold.
+    Fidelity,
     /// Translating a space of `--pages` pages through a local provider:
     /// Quire's overhead per page.
     Translate,
@@ -159,6 +165,7 @@ fn main() -> anyhow::Result<()> {
             Group::Sites => published::run(&args).await,
             Group::Git => gitsync::run(&args).await,
             Group::Openapi => openapi::run(&args).await,
+            Group::Fidelity => fidelity::run(&args).await,
             Group::Translate => translate::run(&args).await,
             Group::Pdf => pdf::run(&args).await,
         }

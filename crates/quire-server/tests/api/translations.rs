@@ -160,7 +160,10 @@ both_backends! {
         assert_eq!(guide["description"], "FR How to start");
         assert_eq!(guide["slug"], "guide", "slugs mirror the source");
         let markdown = app.markdown(&ada, &result_space, guide["id"].as_str().unwrap()).await;
-        assert!(markdown.starts_with("# FR Install\n"), "{markdown}");
+        assert!(
+            markdown.starts_with("# FR Install <a href=\"#install\" id=\"install\"></a>\n"),
+            "a translated heading keeps the source's anchor, so links into it hold: {markdown}"
+        );
         assert!(markdown.contains("FR Run the `quire` FR binary, then open"), "{markdown}");
         assert!(markdown.contains("](https://docs.example.com/start)"), "{markdown}");
         assert!(markdown.contains("```bash\nquire serve --listen 127.0.0.1:8080\n```"), "code stays byte for byte: {markdown}");

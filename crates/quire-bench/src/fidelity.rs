@@ -1,0 +1,242 @@
+//! The `fidelity` group: a real GitBook repository (`--repo`, a local path,
+//! with `--project-dir` for where its docs are), imported through Git Sync,
+//! published, and every page read back as a visitor. Counts what a team
+//! leaving GitBook would see broken: escaped HTML, raw block tags, a title
+//! shown twice, YAML markers, unresolved OpenAPI blocks, broken links and
+//! images; then whether every markdown file answers at its GitBook URL
+//! (its path; a README names its folder) and every `.gitbook.yaml`
+//! redirect holds. Prints the counts and the pages with problems.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::time::Instant;
+
+use anyhow::{Context, ensure};
+use serde_json::{Value, json};
+
+use crate::gitsync::{git, head_ref, sync};
+use crate::{Args, Server, http_client, post_json};
+
+/// What a published page must never show, by what it is called.
+const PROBLEMS: [(&str, &[&str]); 6] = [
+    (
+        "escaped HTML",
+        &[
+            "&lt;table",
+            "&lt;mark",
+            "&lt;figure",
+            "&lt;i ",
+            "&lt;a ",
+            "&lt;kbd",
+            "&lt;details",
+            "&lt;div",
+            "&lt;img",
+            "&lt;p ",
+        ],
+    ),
+    ("raw block tag", &["{%"]),
+    (
+        "YAML marker",
+        &["&gt;-", "<p class=\"lead\">&gt;", "<p class=\"lead\">|"],
+    ),
+    ("unresolved OpenAPI block", &["OpenAPI operation not found"]),
+    (
+        "broken link or image",
+        &["class=\"broken", "class=\"card broken", "class=\"include broken"],
+    ),
+    ("title shown twice", &[]),
+];
+
+pub async fn run(args: &Args) -> anyhow::Result<()> {
+    let repo = args
+        .repo
+        .as_deref()
+        .context("fidelity needs --repo <path of a GitBook repository>")?;
+    ensure!(!repo.contains("://"), "--repo must be a local path for fidelity");
+    let server = Server::start_with_private_fetch(args.database_url.as_deref()).await?;
+    let result = scenarios(&server, Path::new(repo), args.project_dir.as_deref()).await;
+    server.stop().await;
+    result
+}
+
+async fn scenarios(server: &Server, repo: &Path, project_dir: Option<&str>) -> anyhow::Result<()> {
+    let (_, token, org_id) = server.admin_and_org("Fidelity").await?;
+    let client = http_client(&token)?;
+    let url = format!("file://{}", repo.canonicalize()?.display());
+    let space: Value = post_json(
+        &client,
+        format!("{}/v1/orgs/{org_id}/spaces", server.base_url),
+        &json!({ "title": "Imported" }),
+    )
+    .await?;
+    let space_id = space["id"].as_str().context("space id")?.to_owned();
+    let mut body = json!({ "url": url, "ref": head_ref(&url)? });
+    if let Some(dir) = project_dir {
+        body["repoProjectDirectory"] = json!(dir);
+    }
+    let seconds = sync(server, &client, &format!("/spaces/{space_id}/git/import"), body).await?;
+    let site: Value = post_json(
+        &client,
+        format!("{}/v1/orgs/{org_id}/sites", server.base_url),
+        &json!({ "title": "Docs", "spaces": [space_id] }),
+    )
+    .await?;
+    let site_id = site["id"].as_str().context("site id")?;
+    post_json(
+        &client,
+        format!("{}/v1/orgs/{org_id}/sites/{site_id}/publish", server.base_url),
+        &json!(null),
+    )
+    .await?;
+    let base = format!("{}/docs", server.base_url);
+    let visitor = reqwest::Client::builder()
+        .redirect(reqwest::redirect::Policy::none())
+        .build()?;
+
+    // Every page of the space, as a visitor reads it.
+    let content: Value = client
+        .get(format!("{}/v1/spaces/{space_id}/content", server.base_url))
+        .send()
+        .await?
+        .json()
+        .await?;
+    let mut paths = Vec::new();
+    collect_paths(
+        content["pages"].as_array().map(Vec::as_slice).unwrap_or_default(),
+        &mut paths,
+    );
+    let started = Instant::now();
+    let mut found: BTreeMap<&str, Vec<String>> = BTreeMap::new();
+    for path in &paths {
+        let res = visitor.get(format!("{base}/{path}")).send().await?;
+        let status = res.status().as_u16();
+        let html = res.text().await?;
+        if status != 200 {
+            found
+                .entry("page not answering")
+                .or_default()
+                .push(format!("{path} ({status})"));
+            continue;
+        }
+        for (problem, needles) in PROBLEMS {
+            if needles.iter().any(|n| html.contains(n)) {
+                found.entry(problem).or_default().push(path.clone());
+            }
+        }
+        if html.matches("<h1").count() > 1 {
+            found.entry("title shown twice").or_default().push(path.clone());
+        }
+    }
+    let read = started.elapsed().as_secs_f64();
+
+    // Every markdown file at its GitBook URL, every redirect.
+    let root = project_dir.map(|d| d.trim_matches('/').to_owned()).unwrap_or_default();
+    let config_text = std::fs::read_to_string(repo.join(&root).join(".gitbook.yaml"))
+        .or_else(|_| std::fs::read_to_string(repo.join(".gitbook.yaml")))
+        .unwrap_or_default();
+    let config = quire_import::gitbook::Config::parse(&config_text).unwrap_or_default();
+    let docs_root = [root.as_str(), config.root.trim_matches('/').trim_start_matches("./")]
+        .iter()
+        .filter(|p| !p.is_empty() && **p != ".")
+        .cloned()
+        .collect::<Vec<_>>()
+        .join("/");
+    let listed = git(repo, &["ls-tree", "-r", "--name-only", "-z", "HEAD"])?;
+    let mut urls = 0;
+    let mut answered = 0;
+    for file in listed.split('\0').filter(|f| f.ends_with(".md")) {
+        let Some(inside) = (if docs_root.is_empty() {
+            Some(file)
+        } else {
+            file.strip_prefix(&format!("{docs_root}/"))
+        }) else {
+            continue;
+        };
+        if inside.starts_with(".gitbook/") || inside.eq_ignore_ascii_case("SUMMARY.md") {
+            continue;
+        }
+        let stem = inside.strip_suffix(".md").unwrap_or(inside);
+        let gitbook_url = match stem.rsplit_once('/') {
+            Some((folder, name)) if name.eq_ignore_ascii_case("readme") => folder.to_owned(),
+            None if stem.eq_ignore_ascii_case("readme") => String::new(),
+            _ => stem.to_owned(),
+        };
+        urls += 1;
+        if answers(&visitor, &base, &gitbook_url).await? {
+            answered += 1;
+        } else {
+            found
+                .entry("file not at its GitBook URL")
+                .or_default()
+                .push(inside.to_owned());
+        }
+    }
+    let mut redirects_held = 0;
+    for (old, _) in &config.redirects {
+        let res = visitor.get(format!("{base}/{}", old.trim_matches('/'))).send().await?;
+        let location = res
+            .headers()
+            .get("location")
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_owned);
+        match (res.status().as_u16(), location) {
+            (308, Some(to)) if visitor.get(format!("{}{to}", server.base_url)).send().await?.status() == 200 => {
+                redirects_held += 1
+            }
+            (status, _) => found
+                .entry("redirect not held")
+                .or_default()
+                .push(format!("{old} ({status})")),
+        }
+    }
+
+    println!(
+        "\nimport on {}: {seconds:.2} s; {} pages read in {read:.2} s\n",
+        server.backend,
+        paths.len()
+    );
+    println!("| check | pages or items |\n|---|---:|");
+    for (problem, _) in PROBLEMS {
+        println!("| {problem} | {} |", found.get(problem).map_or(0, Vec::len));
+    }
+    println!("| files at their GitBook URL | {answered} of {urls} |");
+    println!(
+        "| `.gitbook.yaml` redirects held | {redirects_held} of {} |",
+        config.redirects.len()
+    );
+    for (problem, items) in &found {
+        println!("\n{problem} ({}):", items.len());
+        for item in items.iter().take(20) {
+            println!("  {item}");
+        }
+    }
+    Ok(())
+}
+
+/// Whether `path` answers 200, directly or after one redirect.
+async fn answers(client: &reqwest::Client, base: &str, path: &str) -> anyhow::Result<bool> {
+    let res = client.get(format!("{base}/{path}")).send().await?;
+    Ok(match res.status().as_u16() {
+        200 => true,
+        301 | 302 | 307 | 308 => match res.headers().get("location").and_then(|v| v.to_str().ok()) {
+            Some(to) => {
+                let origin = base.rsplit_once("/docs").map_or(base, |(o, _)| o);
+                client.get(format!("{origin}{to}")).send().await?.status() == 200
+            }
+            None => false,
+        },
+        _ => false,
+    })
+}
+
+/// The site paths of every document page, depth first.
+fn collect_paths(pages: &[Value], out: &mut Vec<String>) {
+    for page in pages {
+        if page["type"] == "document"
+            && let Some(path) = page["path"].as_str()
+        {
+            out.push(path.to_owned());
+        }
+        collect_paths(page["pages"].as_array().map(Vec::as_slice).unwrap_or_default(), out);
+    }
+}
