@@ -118,6 +118,8 @@ async fn scenarios(server: &Server, repo: &Path, project_dir: Option<&str>) -> a
                 .push(format!("{path} ({status})"));
             continue;
         }
+        // Code shows markup as text on purpose (pages documenting it).
+        let html = without_code(&html);
         for (problem, needles) in PROBLEMS {
             if needles.iter().any(|n| html.contains(n)) {
                 found.entry(problem).or_default().push(path.clone());
@@ -211,6 +213,30 @@ async fn scenarios(server: &Server, repo: &Path, project_dir: Option<&str>) -> a
         }
     }
     Ok(())
+}
+
+/// `html` without what `<pre>` and `<code>` elements hold.
+fn without_code(html: &str) -> String {
+    let mut out = String::with_capacity(html.len());
+    let mut rest = html;
+    loop {
+        let next = ["<pre", "<code"]
+            .iter()
+            .filter_map(|tag| rest.find(tag).map(|at| (at, *tag)))
+            .min();
+        let Some((at, tag)) = next else { break };
+        out.push_str(&rest[..at]);
+        let close = if tag == "<pre" { "</pre>" } else { "</code>" };
+        match rest[at..].find(close) {
+            Some(end) => rest = &rest[at + end + close.len()..],
+            None => {
+                rest = "";
+                break;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 /// Whether `path` answers 200, directly or after one redirect.

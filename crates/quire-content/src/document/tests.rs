@@ -1071,3 +1071,15 @@ fn gitbook_containers_are_blocks() {
     assert!(schema_errors(&json).is_empty(), "{:?}", schema_errors(&json));
     assert!(json.to_string().contains("Beta only."));
 }
+
+#[test]
+fn a_file_without_a_caption_is_one_tag() {
+    use super::{Block, ContainerKind, Document};
+    let doc = Document::from_markdown("{% file src=\"../a.pdf\" %}\n\nAfter.\n");
+    assert!(
+        matches!(&doc.blocks[0], Block::Container(c) if c.kind == ContainerKind::File && c.blocks.is_empty() && c.attr("src") == Some("../a.pdf")),
+        "{:?}",
+        doc.blocks
+    );
+    assert_eq!(doc.blocks.len(), 2, "{:?}", doc.blocks);
+}

@@ -291,7 +291,17 @@ fn special_segment(lines: &[&str], i: usize, depth: usize) -> Option<(Segment, u
             }
             false
         }
+        // GitBook writes a file without a caption as one tag.
+        "file" if find_end(lines, i, "file").is_none() => {
+            let segment = Segment::Container {
+                kind: ContainerKind::File,
+                attrs: tag.attrs,
+                body: Vec::new(),
+            };
+            return Some((segment, i + 1));
+        }
         name if ContainerKind::parse(name).is_some() => depth < MAX_NESTING,
+
         "openapi-operation" => {
             if let (Some(spec), Some(path), Some(method)) = (tag.attr("spec"), tag.attr("path"), tag.attr("method")) {
                 // GitBook's editor closes the block, with a link to the spec
