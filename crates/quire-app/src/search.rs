@@ -14,7 +14,7 @@ use std::sync::Arc;
 
 use quire_core::Role;
 use quire_engine::Snapshot;
-use quire_search::{Clause, Query, analyze, fold, parse_query, snippet};
+use quire_search::{Clause, Query, analyze, fold, parse_query, snippet, typo_words, with_corrections};
 use quire_store::page::PageRequest;
 use quire_store::search;
 use quire_store::spaces::{self, SpaceFilter, SpaceRow};
@@ -100,7 +100,7 @@ pub async fn in_space(
     let mut conn = app.db.read().await?;
     let (space, _) = access::space_with_role(&mut conn, caller, space_id, Role::Read, "search it").await?;
     let spaces = [space];
-    let ranked = candidates(&mut conn, &spaces, &query, text).await?;
+    let (ranked, query) = forgiving(&mut conn, &spaces, query, text).await?;
     drop(conn);
     let window = Page::of_list(ranked, request);
     let mut snapshots = HashMap::new();
@@ -117,19 +117,25 @@ pub async fn in_space(
 
 /// The best `limit` pages of a space for a visitor of a published site
 /// (who was admitted by the site's audience, not by a role): the same
-/// ranking and sections as [`in_space`].
-pub async fn in_published_space(app: &App, space: &SpaceRow, text: &str, limit: u32) -> AppResult<Vec<PageResult>> {
+/// ranking and sections as [`in_space`], and the query that found them
+/// (with a typo forgiven, it matches more than the text says).
+pub async fn in_published_space(
+    app: &App,
+    space: &SpaceRow,
+    text: &str,
+    limit: u32,
+) -> AppResult<(Vec<PageResult>, Query)> {
     let query = checked_query(text)?;
     let mut conn = app.db.read().await?;
     let spaces = [space.clone()];
-    let ranked = candidates(&mut conn, &spaces, &query, text).await?;
+    let (ranked, query) = forgiving(&mut conn, &spaces, query, text).await?;
     drop(conn);
     let mut snapshots = HashMap::new();
     let mut items = Vec::new();
     for candidate in ranked.into_iter().take(limit as usize) {
         items.extend(details(app, &spaces, &mut snapshots, candidate, &query).await?);
     }
-    Ok(items)
+    Ok((items, query))
 }
 
 /// The spaces of an organization the caller can read that hold pages
@@ -159,7 +165,7 @@ pub async fn in_org(
         .into_iter()
         .filter(|s| roles.for_space(s).is_some_and(|r| r.at_least(Role::Read)))
         .collect();
-    let ranked = candidates(&mut conn, &readable, &query, text).await?;
+    let (ranked, query) = forgiving(&mut conn, &readable, query, text).await?;
     drop(conn);
     let mut by_space: Vec<(SpaceRow, f64, Vec<Candidate>)> = Vec::new();
     for candidate in ranked {
@@ -246,6 +252,37 @@ fn as_phrase(query: &Query) -> Option<Query> {
 
 fn matches(query: &Query, text: &str) -> bool {
     query.matches(&analyze(text))
+}
+
+/// Known words offered for each query word a typo may hide in.
+const CORRECTIONS_PER_WORD: usize = 3;
+
+/// The ranked matches of `query`; when there are none, those of the query
+/// with one typo forgiven in each longer word (`configuraton` finds
+/// `configuration`), and the query that found them (snippets mark what it
+/// matched).
+async fn forgiving(
+    conn: &mut Conn,
+    spaces: &[SpaceRow],
+    query: Query,
+    text: &str,
+) -> AppResult<(Vec<Candidate>, Query)> {
+    let found = candidates(conn, spaces, &query, text).await?;
+    if !found.is_empty() || spaces.is_empty() {
+        return Ok((found, query));
+    }
+    let mut corrections = Vec::new();
+    for word in typo_words(text) {
+        let near = search::words_near(conn, &word, CORRECTIONS_PER_WORD).await?;
+        if !near.is_empty() {
+            corrections.push((word, near));
+        }
+    }
+    if corrections.is_empty() {
+        return Ok((found, query));
+    }
+    let widened = with_corrections(&query, &corrections);
+    Ok((candidates(conn, spaces, &widened, text).await?, widened))
 }
 
 /// The matching pages of these spaces, ranked: by tier (exact title, title

@@ -12,7 +12,8 @@
 //!   inside a sentence is a term of its own;
 //! - [`parse_query`] reads words, `"quoted phrases"` and a prefix being
 //!   typed, through the same analysis;
-//! - [`snippet`] cuts the text around the best match for a result body.
+//! - [`snippet`] cuts the text around the best match for a result body;
+//! - [`with_corrections`] forgives one typo in longer words (`typo`).
 //!
 //! Every term holds only letters and digits, so a store that splits on
 //! anything else (FTS5's `unicode61`) gives back exactly these terms.
@@ -20,7 +21,9 @@
 mod analyze;
 mod query;
 mod snippet;
+mod typo;
 
-pub use analyze::{Analyzed, Term, analyze, fold};
+pub use analyze::{Analyzed, Term, TermKind, analyze, fold};
 pub use query::{Clause, Query, parse_query};
 pub use snippet::{matched_ranges, snippet};
+pub use typo::{MIN_TYPO_CHARS, is_typo_word, one_edit_apart, typo_words, with_corrections};

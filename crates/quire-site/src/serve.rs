@@ -1217,8 +1217,8 @@ async fn search_page(
 ) -> quire_app::AppResult<Response> {
     let order = reading_order(state, snapshot);
     let withheld = order.withheld(&visit.site);
-    let results: Vec<_> = quire_app::search::in_published_space(&state.app, &space.space, query, 20)
-        .await?
+    let (results, parsed) = quire_app::search::in_published_space(&state.app, &space.space, query, 20).await?;
+    let results: Vec<_> = results
         .into_iter()
         .filter(|hit| !withheld.page(snapshot, &hit.page_id))
         .collect();
@@ -1256,7 +1256,6 @@ async fn search_page(
         body.push_str("</p>");
     } else {
         body.push_str("<ul class=\"results\">");
-        let parsed = quire_search::parse_query(query);
         for hit in results {
             body.push_str(&format!(
                 "<li><a href=\"{}\">",

@@ -10,7 +10,7 @@
 //! holds positions up to 16,383 and must stay under 1 MB, and both backends
 //! index the same terms.
 
-use quire_search::{Analyzed, Clause, Query, analyze};
+use quire_search::{Analyzed, Clause, Query, TermKind, analyze, is_typo_word, one_edit_apart};
 use std::collections::{HashMap, HashSet};
 
 use sqlx::{AnyConnection, AssertSqlSafe, Connection, Row};
@@ -86,6 +86,7 @@ pub async fn put_pages(conn: &mut AnyConnection, space_id: &str, pages: &[(&str,
             )
         })
         .collect();
+    put_words(conn, &analyzed).await?;
     match backend(conn) {
         Backend::Sqlite => {
             // Row ids are given, not returned, so both tables take many
@@ -159,6 +160,60 @@ pub async fn put_pages(conn: &mut AnyConnection, space_id: &str, pages: &[(&str,
         }
     }
     Ok(())
+}
+
+/// Words a statement adds to the vocabulary at most.
+const WORDS_PER_STATEMENT: usize = 500;
+
+/// Adds the typo-tolerance words of these pages to `search_words`.
+async fn put_words(conn: &mut AnyConnection, analyzed: &[(Analyzed, Analyzed, Analyzed)]) -> StoreResult<()> {
+    let mut words: Vec<&str> = analyzed
+        .iter()
+        .flat_map(|(title, headings, body)| title.terms.iter().chain(&headings.terms).chain(&body.terms))
+        .filter(|t| t.kind == TermKind::Word && is_typo_word(&t.word))
+        .map(|t| t.word.as_str())
+        .collect::<HashSet<_>>()
+        .into_iter()
+        .collect();
+    words.sort_unstable();
+    for chunk in words.chunks(WORDS_PER_STATEMENT) {
+        let mut sql = Sql::new("INSERT INTO search_words (word) VALUES ");
+        for (i, word) in chunk.iter().enumerate() {
+            sql.push(if i == 0 { "(" } else { ", (" })
+                .bind((*word).to_owned())
+                .push(")");
+        }
+        sql.push(" ON CONFLICT DO NOTHING");
+        sql.execute(&mut *conn).await?;
+    }
+    Ok(())
+}
+
+/// Known words one edit away from `word` (same first letter, at most
+/// `limit` of them, nearest in length first).
+pub async fn words_near(conn: &mut AnyConnection, word: &str, limit: usize) -> StoreResult<Vec<String>> {
+    let Some(first) = word.chars().next() else {
+        return Ok(Vec::new());
+    };
+    let length = word.chars().count() as i64;
+    let mut sql = Sql::new("SELECT word FROM search_words WHERE word LIKE ");
+    // Words hold letters only: nothing in them is a LIKE wildcard.
+    sql.bind(format!("{first}%"))
+        .push(" AND LENGTH(word) BETWEEN ")
+        .bind(length - 1)
+        .push(" AND ")
+        .bind(length + 1);
+    let rows = sql.fetch_all(conn).await?;
+    let mut near: Vec<String> = rows
+        .iter()
+        .map(|row| row.try_get::<String, _>("word"))
+        .collect::<Result<Vec<_>, _>>()?
+        .into_iter()
+        .filter(|known| one_edit_apart(word, known))
+        .collect();
+    near.sort_by_key(|w| (w.chars().count().abs_diff(word.chars().count()), w.clone()));
+    near.truncate(limit);
+    Ok(near)
 }
 
 /// Removes these pages of the space from the index.

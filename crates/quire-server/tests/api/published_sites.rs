@@ -211,6 +211,12 @@ both_backends! {
         assert!(found.body.contains("<ul class=\"results\">"), "{}", found.body);
         assert!(found.body.contains(">Setup</a>") && found.body.contains(">Introduction</a>"), "{}", found.body);
         assert!(found.body.contains("<mark>Configuration</mark>"), "what matched is marked: {}", found.body);
+        // One typo in a longer word is forgiven, and what it stood for marked.
+        let typo = get(&app, "/docs/?q=configuraton").await;
+        assert!(typo.body.contains(">Setup</a>"), "{}", typo.body);
+        assert!(typo.body.contains("<mark>Configuration</mark>"), "{}", typo.body);
+        let two = get(&app, "/docs/?q=confguraton").await;
+        assert!(!two.body.contains("<ul class=\"results\">"), "two typos are not forgiven: {}", two.body);
 
         // Customization: stored, read back complete, applied to every page.
         let custom = app

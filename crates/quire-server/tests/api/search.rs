@@ -88,6 +88,11 @@ both_backends! {
         assert!(section["path"].as_str().unwrap().ends_with("#configuration-options"), "{section}");
         let body = &res.items()[3]["sections"][0]["body"];
         assert!(body.as_str().unwrap().contains("configuration of the proxy"), "{body}");
+        // A typo in a longer word is forgiven when the word finds nothing.
+        let forgiven = titles(&app, &ada, &space, "configuraton ").await;
+        assert!(forgiven.contains(&"Configuration".to_owned()) && forgiven.contains(&"Server notes".to_owned()), "{forgiven:?}");
+        assert!(titles(&app, &ada, &space, "proxi ").await.contains(&"Server notes".to_owned()), "a missing letter");
+        assert_eq!(titles(&app, &ada, &space, "cnofguration ").await, Vec::<String>::new(), "two edits are too many");
     }
 
     async fn words_inside_cjk_sentences_are_found(app: TestApp) {
