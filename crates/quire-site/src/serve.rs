@@ -495,6 +495,7 @@ async fn answer(state: &SiteState, headers: &HeaderMap, uri: &Uri) -> quire_app:
         .await?
         .unwrap_or_default();
     if wants_markdown {
+        let body = for_visitor(&body, &visit.site);
         return Ok(markdown_response(
             outputs::markdown(&meta.title, meta.description.as_deref(), &body),
             visit.site.indexable(),
@@ -502,6 +503,9 @@ async fn answer(state: &SiteState, headers: &HeaderMap, uri: &Uri) -> quire_app:
     }
     let mut document = Document::from_markdown(&body);
     document.remove_title_heading(&meta.title);
+    // Conditional blocks this visitor may not see go before anything reads
+    // the document (the outline lists its headings).
+    document.retain_conditions(&|condition| visit.site.shows(Some(condition)));
     let mut links = SpaceLinks::new(&snapshot, &space_base, &withheld);
     links.page = Some(&page_id);
     links.site = Some(&visit.site);
@@ -1199,10 +1203,23 @@ async fn llms_full(state: &SiteState, visit: &Visit) -> quire_app::AppResult<Res
                 .await?
                 .unwrap_or_default();
             out.push('\n');
+            let body = for_visitor(&body, &visit.site);
             out.push_str(&outputs::markdown(&meta.title, meta.description.as_deref(), &body));
         }
     }
     Ok(markdown_response(out, visit.site.indexable()))
+}
+
+/// A page's markdown as this visitor may read it: conditional blocks
+/// whose condition does not hold for them left out (the markdown is as
+/// stored when it has none).
+fn for_visitor<'b>(body: &'b str, site: &PublishedSite) -> std::borrow::Cow<'b, str> {
+    if !body.contains("{% if ") {
+        return std::borrow::Cow::Borrowed(body);
+    }
+    let mut document = Document::from_markdown(body);
+    document.retain_conditions(&|condition| site.shows(Some(condition)));
+    std::borrow::Cow::Owned(document.to_markdown())
 }
 
 /// Results of a search in the space being read, rendered on the server.

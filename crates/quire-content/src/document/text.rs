@@ -3,7 +3,7 @@
 //! their anchors, for consumers that index or lay out pages (search
 //! sections, HTML, PDF).
 
-use super::model::{Block, Document, Heading, Image, ImageSource, Inline};
+use super::model::{Block, ContainerKind, Document, Heading, Image, ImageSource, Inline};
 
 /// The text of inline content: its text and the text of its links, marks
 /// and link targets aside (images and formulas have no text).
@@ -118,6 +118,8 @@ impl Block {
             }
             Block::Quote(blocks) => push_blocks_text(out, blocks),
             Block::Hint(hint) => push_blocks_text(out, &hint.blocks),
+            // Conditional content is for some visitors only: not indexed.
+            Block::Container(container) if container.kind == ContainerKind::If => {}
             Block::Container(container) => push_blocks_text(out, &container.blocks),
             Block::Tabs(tabs) => {
                 for tab in tabs {
@@ -181,8 +183,32 @@ fn push_blocks_text(out: &mut String, blocks: &[Block]) {
 }
 
 impl Document {
+    /// Leaves out conditional blocks (`{% if %}`) whose condition does not
+    /// hold (`holds`), nested ones too.
+    pub fn retain_conditions(&mut self, holds: &dyn Fn(&str) -> bool) {
+        fn retain(blocks: &mut Vec<Block>, holds: &dyn Fn(&str) -> bool) {
+            blocks.retain(|block| match block {
+                Block::Container(c) if c.kind == ContainerKind::If => holds(c.attr("condition").unwrap_or_default()),
+                _ => true,
+            });
+            for block in blocks {
+                match block {
+                    Block::List(list) => list.items.iter_mut().for_each(|i| retain(&mut i.blocks, holds)),
+                    Block::Quote(blocks) => retain(blocks, holds),
+                    Block::Hint(hint) => retain(&mut hint.blocks, holds),
+                    Block::Tabs(tabs) => tabs.iter_mut().for_each(|t| retain(&mut t.blocks, holds)),
+                    Block::Expandable(e) => retain(&mut e.blocks, holds),
+                    Block::Container(c) => retain(&mut c.blocks, holds),
+                    _ => {}
+                }
+            }
+        }
+        retain(&mut self.blocks, holds);
+    }
+
     /// Every block, depth first in reading order: each block, then the
-    /// blocks inside it (list items, quotes, hints, tabs, expandables).
+    /// blocks inside it (list items, quotes, hints, tabs, expandables,
+    /// GitBook containers).
     pub fn walk(&self) -> Walk<'_> {
         Walk {
             stack: vec![self.blocks.iter()],
@@ -308,6 +334,7 @@ impl<'a> Iterator for Walk<'a> {
                 Block::Hint(hint) => self.stack.push(hint.blocks.iter()),
                 Block::Tabs(tabs) => self.stack.extend(tabs.iter().rev().map(|t| t.blocks.iter())),
                 Block::Expandable(expandable) => self.stack.push(expandable.blocks.iter()),
+                Block::Container(container) => self.stack.push(container.blocks.iter()),
                 _ => {}
             }
             return Some(block);

@@ -488,6 +488,24 @@ both_backends! {
         let page = app.get(&ada, &format!("/v1/spaces/{guide}/content/page/{setup_id}")).await;
         assert!(page.body.get("condition").is_none(), "{}", page.body);
         assert_eq!(get(&app, "/docs/setup").await.status, 200);
+
+        // Conditional blocks in a page follow the same claims, in every
+        // form of the page; their words are not searchable.
+        app.publish(
+            &ada,
+            &guide,
+            json!([{ "operation": "update_page", "page": setup_id, "document": { "markdown": "# Setup\n\nFor everyone.\n\n{% if visitor.claims.unsigned.staff == true %}\n## Staff notes\n\nThe vault combination.\n{% endif %}\n" } }]),
+        )
+        .await;
+        for path in ["/docs/setup", "/docs/setup.md", "/docs/llms-full.txt", "/docs/?q=combination"] {
+            let anonymous = get(&app, path).await;
+            assert!(!anonymous.body.contains("vault") && !anonymous.body.contains("Staff notes"), "{path}: {}", anonymous.body);
+        }
+        assert!(get(&app, "/docs/setup").await.body.contains("For everyone."));
+        for path in ["/docs/setup", "/docs/setup.md"] {
+            let staff = fetch(&app, path, &[("cookie", &staff_claims)]).await;
+            assert!(staff.body.contains("The vault combination.") && staff.body.contains("Staff notes"), "{path}: {}", staff.body);
+        }
     }
 }
 
