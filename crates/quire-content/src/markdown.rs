@@ -280,3 +280,64 @@ mod tests {
         );
     }
 }
+
+/// What a page says that Quire does not understand, a note each: block
+/// tags it does not know (shown as text) and links to other GitBook spaces
+/// (`app.gitbook.com/s/<id>`, which still point at GitBook). For the
+/// import's report, so nothing is dropped silently.
+pub fn not_understood(markdown: &str) -> Vec<String> {
+    use crate::document::{Block, Document, Inline};
+    let mut notes = Vec::new();
+    let document = Document::from_markdown(markdown);
+    for block in document.walk() {
+        if let Block::Paragraph(content) = block
+            && let [Inline::Text { text, .. }, ..] = content.as_slice()
+            && let Some(tag) = text.strip_prefix("{%")
+        {
+            let name = tag.split_whitespace().next().unwrap_or_default();
+            // An unknown tag's end says nothing more.
+            if name.starts_with("end") {
+                continue;
+            }
+            let note = format!("`{{% {name} %}}` is not a block Quire knows; it is shown as text");
+            if !notes.contains(&note) {
+                notes.push(note);
+            }
+        }
+    }
+    let mut rest = markdown;
+    while let Some(at) = rest.find("app.gitbook.com/s/") {
+        let start = rest[..at]
+            .rfind(|c: char| c.is_whitespace() || matches!(c, '(' | '"' | '<' | '['))
+            .map_or(0, |i| i + 1);
+        let end = rest[at..]
+            .find(|c: char| c.is_whitespace() || matches!(c, ')' | '"' | '>' | ']'))
+            .map_or(rest.len(), |i| at + i);
+        let note = format!(
+            "links to another GitBook space ({}); the link still points at GitBook",
+            &rest[start..end]
+        );
+        if !notes.contains(&note) {
+            notes.push(note);
+        }
+        rest = &rest[end..];
+    }
+    notes
+}
+
+#[cfg(test)]
+mod not_understood_tests {
+    #[test]
+    fn unknown_tags_and_other_spaces_are_noted() {
+        let notes = super::not_understood(
+            "# A\n\n{% openapi-schemas spec=\"x\" %}\nThe x.\n{% endopenapi-schemas %}\n\nSee [it](https://app.gitbook.com/s/abc123/guide) and <a href=\"https://app.gitbook.com/s/xyz/\">that</a>.\n\n{% hint %}\nFine\n{% endhint %}\n",
+        );
+        assert_eq!(notes.len(), 3, "{notes:?}");
+        assert!(notes[0].contains("openapi-schemas"), "{notes:?}");
+        assert!(
+            notes[1].contains("(https://app.gitbook.com/s/abc123/guide)"),
+            "{notes:?}"
+        );
+        assert!(notes[2].contains("(https://app.gitbook.com/s/xyz/)"), "{notes:?}");
+    }
+}

@@ -37,6 +37,9 @@ pub struct ImportReport {
     pub pages: usize,
     pub files: usize,
     pub skipped: Vec<SkippedItem>,
+    /// What pages say that Quire does not understand (block tags it does
+    /// not know, links to other GitBook spaces), a note each.
+    pub notes: Vec<PageNote>,
     /// Why nothing was imported, when nothing was.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ignored: Option<String>,
@@ -46,6 +49,12 @@ pub struct ImportReport {
 pub struct SkippedItem {
     pub path: String,
     pub reason: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct PageNote {
+    pub path: String,
+    pub note: String,
 }
 
 /// A ref of the repository, read: its commit, files and configuration.
@@ -183,6 +192,7 @@ fn ignored(why: &str) -> ImportReport {
         pages: 0,
         files: 0,
         skipped: Vec::new(),
+        notes: Vec::new(),
         ignored: Some(why.to_owned()),
     }
 }
@@ -254,8 +264,27 @@ async fn import(app: &App, job: &GitImport, row: &GitSyncRow) -> anyhow::Result<
         pages,
         files,
         skipped,
+        notes: notes(&repo),
         ignored: None,
     })
+}
+
+/// What each markdown file of the repository says that Quire does not
+/// understand, in path order.
+fn notes(repo: &RepoState) -> Vec<PageNote> {
+    let mut paths: Vec<&String> = repo.texts.keys().collect();
+    paths.sort();
+    paths
+        .into_iter()
+        .flat_map(|path| {
+            quire_content::markdown::not_understood(&repo.texts[path])
+                .into_iter()
+                .map(|note| PageNote {
+                    path: path.clone(),
+                    note,
+                })
+        })
+        .collect()
 }
 
 /// The space's content after importing `repo` over `base`.

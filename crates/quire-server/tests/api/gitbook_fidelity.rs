@@ -48,6 +48,10 @@ fn gitbook_written_repo() -> Repo {
     .write("blocks/steps-and-columns.md", STEPS)
     .write("blocks/vue.js-no-code-email-builder.md", "# Vue.js (no-code builder)\n\nDrag and drop.\n")
     .write("api-reference.md", API)
+    .write(
+        "drafts/later.md",
+        "# Later\n\n{% openapi-schemas spec=\"widgets\" schemas=\"Widget\" %}\nThe widget.\n{% endopenapi-schemas %}\n\nSee [the old space](https://app.gitbook.com/s/AbC123/intro).\n",
+    )
     .write(".gitbook/assets/cover (1).png", PNG)
     .write(".gitbook/assets/guide.pdf", "%PDF-1.4\n%%EOF\n")
     .write(".gitbook/assets/widgets.yaml", SPEC);
@@ -76,7 +80,17 @@ both_backends! {
         let space = app.space(&ada, &org, "Widgets", None).await;
         let repo = gitbook_written_repo();
         let url = repo.url();
-        import(&app, &ada, &space, json!({ "url": url, "ref": "refs/heads/main" })).await;
+        let result = import(&app, &ada, &space, json!({ "url": url, "ref": "refs/heads/main" })).await;
+        // What Quire does not understand is listed, not dropped silently.
+        let notes: Vec<String> = result["notes"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|n| format!("{}: {}", n["path"].as_str().unwrap(), n["note"].as_str().unwrap()))
+            .collect();
+        assert_eq!(notes.len(), 2, "{notes:?}");
+        assert!(notes[0].starts_with("drafts/later.md: `{% openapi-schemas %}` is not a block Quire knows"), "{notes:?}");
+        assert!(notes[1].contains("(https://app.gitbook.com/s/AbC123/intro)"), "{notes:?}");
         let site = app.post(&ada, &format!("/v1/orgs/{org}/sites"), json!({ "title": "Widgets", "spaces": [space] })).await;
         site.assert_status(201);
         app.post(&ada, &format!("/v1/orgs/{org}/sites/{}/publish", site.id()), json!(null)).await.assert_status(200);
