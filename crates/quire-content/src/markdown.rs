@@ -37,6 +37,19 @@ pub fn front_matter_value(front_matter: &str, key: &str) -> Option<String> {
     (!text.is_empty()).then_some(text)
 }
 
+/// A mapping of front matter (a page's `vars`) as JSON, when there is one.
+pub fn front_matter_mapping(front_matter: &str, key: &str) -> Option<serde_json::Value> {
+    let value = yaml_mapping(front_matter)?.get(key)?.clone();
+    serde_json::to_value(value).ok().filter(serde_json::Value::is_object)
+}
+
+/// Variables written as YAML (`.gitbook/vars.yaml`): a mapping, as JSON;
+/// `None` for anything else.
+pub fn variables(yaml: &str) -> Option<serde_json::Value> {
+    let mapping = yaml_mapping(yaml)?;
+    serde_json::to_value(mapping).ok().filter(serde_json::Value::is_object)
+}
+
 /// Front matter as a YAML mapping, when it is one (and not nested too deep
 /// to parse in reasonable time).
 fn yaml_mapping(front_matter: &str) -> Option<serde_norway::Mapping> {

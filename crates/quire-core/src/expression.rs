@@ -315,6 +315,12 @@ fn value(expr: &Expr, context: &Value) -> Value {
     }
 }
 
+/// The value of an expression shown in a page (`space.vars.version`): a
+/// path's value, a literal, or a comparison's truth.
+pub fn value_of(expr: &Expr, context: &Value) -> Value {
+    value(expr, context)
+}
+
 /// Evaluates the expression against `context` (an object such as
 /// `{"visitor": {"claims": {...}}}`).
 pub fn evaluate(expr: &Expr, context: &Value) -> bool {

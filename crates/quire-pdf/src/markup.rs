@@ -605,6 +605,12 @@ impl<'b> Writer<'b> {
                 }
                 // Tags (`<mark>`, `<kbd>`) and icons have no text.
                 Inline::Html(_) | Inline::Icon { .. } => {}
+                // Variables are not evaluated in PDFs yet: the expression.
+                Inline::Expression { expression } => {
+                    self.out.push_str("#raw(");
+                    self.string(expression);
+                    self.out.push(')');
+                }
             }
         }
     }

@@ -40,6 +40,11 @@ pub trait Links {
     fn openapi(&self, _operation: &OpenApiOperation) -> Option<&quire_openapi::Operation> {
         None
     }
+    /// The text of an expression shown in the page (`space.vars.version`);
+    /// `None` when it has no value.
+    fn expression(&self, _expression: &str) -> Option<String> {
+        None
+    }
     /// Whether the visitor sees content under this condition
     /// (`{% if visitor.claims.beta %}`); unknown visitors see none.
     fn shows(&self, _condition: &str) -> bool {
@@ -545,6 +550,13 @@ impl Renderer<'_> {
                 }
                 // Written as is; `inlines` sanitizes the run.
                 Inline::Html(tag) => self.out.push_str(tag),
+                Inline::Expression { expression } => {
+                    if let Some(value) = self.links.expression(expression) {
+                        self.out.push_str("<span class=\"expression\">");
+                        push_escaped(self.out, &value);
+                        self.out.push_str("</span>");
+                    }
+                }
                 // No icon font is shipped: the icon takes no room and is
                 // not read out.
                 Inline::Icon { .. } => self.out.push_str("<span class=\"icon\" aria-hidden=\"true\"></span>"),

@@ -54,7 +54,7 @@ fn builder(urls: HashMap<String, Option<String>>) -> ammonia::Builder<'static> {
         .add_allowed_classes("a", ["button", "primary", "secondary", "broken", "card-link"])
         .add_allowed_classes("div", ["cards", "large", "card", "card-body", "table"])
         .add_allowed_classes("img", ["card-cover"])
-        .add_allowed_classes("span", ["icon", "broken"])
+        .add_allowed_classes("span", ["icon", "broken", "expression"])
         .add_allowed_classes("code", ["math"])
         .attribute_filter(move |_element, attribute, value| {
             if !URL_ATTRIBUTES.contains(&attribute) {

@@ -509,6 +509,7 @@ async fn answer(state: &SiteState, headers: &HeaderMap, uri: &Uri) -> quire_app:
     let mut links = SpaceLinks::new(&snapshot, &space_base, &withheld);
     links.page = Some(&page_id);
     links.site = Some(&visit.site);
+    links.variables = variables(state, &snapshot, document.front_matter.as_deref()).await?;
     for block in document.walk() {
         if let Block::OpenApiOperation(pointer) = block
             && !links.operations.contains_key(pointer)
@@ -782,6 +783,8 @@ struct SpaceLinks<'a> {
     /// The site as this visitor sees it, for conditional blocks (none
     /// are shown without it).
     site: Option<&'a PublishedSite>,
+    /// What expressions read: `{"space": {"vars": …}, "page": {"vars": …}}`.
+    variables: serde_json::Value,
 }
 
 impl<'a> SpaceLinks<'a> {
@@ -794,6 +797,7 @@ impl<'a> SpaceLinks<'a> {
             includes: HashMap::new(),
             operations: HashMap::new(),
             site: None,
+            variables: serde_json::Value::Null,
         }
     }
 
@@ -856,6 +860,15 @@ impl Links for SpaceLinks<'_> {
 
     fn openapi(&self, operation: &OpenApiOperation) -> Option<&quire_openapi::Operation> {
         self.operations.get(operation)
+    }
+
+    fn expression(&self, expression: &str) -> Option<String> {
+        let parsed = quire_core::expression::parse(expression).ok()?;
+        match quire_core::expression::value_of(&parsed, &self.variables) {
+            serde_json::Value::Null => None,
+            serde_json::Value::String(text) => Some(text),
+            other => Some(other.to_string()),
+        }
     }
 
     fn shows(&self, condition: &str) -> bool {
@@ -1208,6 +1221,38 @@ async fn llms_full(state: &SiteState, visit: &Visit) -> quire_app::AppResult<Res
         }
     }
     Ok(markdown_response(out, visit.site.indexable()))
+}
+
+/// What a page's expressions read: the space's variables (GitBook's
+/// `.gitbook/vars.yaml`, synced as a file) and the page's (front matter
+/// `vars`).
+async fn variables(
+    state: &SiteState,
+    snapshot: &Snapshot,
+    front_matter: Option<&str>,
+) -> quire_app::AppResult<serde_json::Value> {
+    let page = front_matter
+        .and_then(|f| quire_content::markdown::front_matter_mapping(f, "vars"))
+        .unwrap_or_else(|| serde_json::json!({}));
+    let file = snapshot
+        .files
+        .iter()
+        .map(|(_, file)| file)
+        .filter(|f| {
+            f.git
+                .as_ref()
+                .is_some_and(|g| g.path == ".gitbook/vars.yaml" || g.path.ends_with("/.gitbook/vars.yaml"))
+        })
+        .min_by_key(|f| f.git.as_ref().map_or(0, |g| g.path.len()));
+    let space = match file {
+        Some(file) if file.size <= 64 * 1024 => {
+            let bytes = published::file_bytes(&state.app, file).await?;
+            quire_content::markdown::variables(&String::from_utf8_lossy(&bytes))
+        }
+        _ => None,
+    }
+    .unwrap_or_else(|| serde_json::json!({}));
+    Ok(serde_json::json!({ "space": { "vars": space }, "page": { "vars": page } }))
 }
 
 /// A page's markdown as this visitor may read it: conditional blocks

@@ -168,8 +168,8 @@ fn flatten_link_content(content: Vec<Inline>, out: &mut Vec<Inline>) {
         match inline {
             Inline::Link { content, .. } => flatten_link_content(content, out),
             Inline::Math { formula } => out.push(Inline::plain(format!("$${formula}$$"))),
-            // A link holds no icon.
-            Inline::Icon { .. } => {}
+            // A link holds no icon or expression.
+            Inline::Icon { .. } | Inline::Expression { .. } => {}
             other => out.push(other),
         }
     }

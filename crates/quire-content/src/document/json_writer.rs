@@ -291,6 +291,12 @@ fn inline_nodes(content: &[Inline]) -> Vec<Value> {
                 ("isVoid", true.into()),
                 ("data", object([("formula", formula.as_str().into())])),
             ])),
+            Inline::Expression { expression } => nodes.push(object([
+                ("object", "inline".into()),
+                ("type", "expression".into()),
+                ("isVoid", true.into()),
+                ("data", object([("expression", expression.as_str().into())])),
+            ])),
             Inline::Icon { icon } => nodes.push(object([
                 ("object", "inline".into()),
                 ("type", "icon".into()),

@@ -381,6 +381,11 @@ pub enum Inline {
     Icon {
         icon: String,
     },
+    /// A value computed where the page is shown, such as a variable
+    /// (GitBook writes `<code class="expression">space.vars.version</code>`).
+    Expression {
+        expression: String,
+    },
 }
 
 impl Inline {

@@ -1083,3 +1083,23 @@ fn a_file_without_a_caption_is_one_tag() {
     );
     assert_eq!(doc.blocks.len(), 2, "{:?}", doc.blocks);
 }
+
+#[test]
+fn expressions_are_inlines() {
+    use super::{Block, Document, Inline};
+    let markdown = "Version <code class=\"expression\">space.vars.version</code> is out.\n";
+    let doc = Document::from_markdown(markdown);
+    let Block::Paragraph(content) = &doc.blocks[0] else {
+        panic!("{:?}", doc.blocks)
+    };
+    assert_eq!(
+        content[1],
+        Inline::Expression {
+            expression: "space.vars.version".into()
+        }
+    );
+    assert_eq!(doc.to_markdown(), markdown);
+    let json = doc.to_json();
+    assert!(schema_errors(&json).is_empty(), "{:?}", schema_errors(&json));
+    assert_eq!(Document::from_json(&json).unwrap(), doc);
+}

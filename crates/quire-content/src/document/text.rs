@@ -18,7 +18,11 @@ fn push_inline_text(out: &mut String, content: &[Inline]) {
         match inline {
             Inline::Text { text, .. } => out.push_str(text),
             Inline::Link { content, .. } => push_inline_text(out, content),
-            Inline::Image(_) | Inline::Math { .. } | Inline::Html(_) | Inline::Icon { .. } => {}
+            Inline::Image(_)
+            | Inline::Math { .. }
+            | Inline::Html(_)
+            | Inline::Icon { .. }
+            | Inline::Expression { .. } => {}
         }
     }
 }

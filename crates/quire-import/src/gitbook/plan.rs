@@ -9,7 +9,8 @@
 //! the summary's link text, else front matter `title`, else its leading
 //! `# heading`, else its file name. Front matter gives `description`,
 //! `hidden` and the `if` condition. Assets are the files under
-//! `.gitbook/assets` and any file a page or include links to.
+//! `.gitbook/assets`, the space's variables (`.gitbook/vars.yaml`) and any
+//! file a page or include links to.
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 
@@ -451,9 +452,12 @@ pub fn plan(files: &[RepoFile], config: &Config, texts: &HashMap<String, String>
     }
     // Files: the assets folder, and whatever pages and includes point at.
     let assets_dir = format!("{root}.gitbook/assets/");
+    // The space's variables (`.gitbook/vars.yaml`) are kept as a file too:
+    // pages' expressions read them, and an export writes them back.
+    let variables = format!("{root}.gitbook/vars.yaml");
     let mut wanted: BTreeSet<String> = files
         .iter()
-        .filter(|f| f.path.starts_with(&assets_dir))
+        .filter(|f| f.path.starts_with(&assets_dir) || f.path == variables)
         .map(|f| f.path.clone())
         .collect();
     let sources = planner

@@ -37,7 +37,7 @@ fn gitbook_written_repo() -> Repo {
     .write("README.md", HOME)
     .write(
         "getting-started/create-an-application.md",
-        "# Create an application\n\n## First run\n\nOpen [the home page](../) and [the cards](../blocks/cards-and-tables.md).\n",
+        "---\nvars:\n  port: 8080\n---\n\n# Create an application\n\n## First run\n\nOpen [the home page](../) and [the cards](../blocks/cards-and-tables.md). Install version <code class=\"expression\">space.vars.version</code> and open port <code class=\"expression\">page.vars.port</code>.\n",
     )
     .write("getting-started/快速开始.md", "# 快速开始\n\n安装并运行。请参阅[区块](../blocks/cards-and-tables.md)。\n")
     .write(
@@ -54,7 +54,8 @@ fn gitbook_written_repo() -> Repo {
     )
     .write(".gitbook/assets/cover (1).png", PNG)
     .write(".gitbook/assets/guide.pdf", "%PDF-1.4\n%%EOF\n")
-    .write(".gitbook/assets/widgets.yaml", SPEC);
+    .write(".gitbook/assets/widgets.yaml", SPEC)
+    .write(".gitbook/vars.yaml", "version: 2.4.1\nproduct: Widgets\n");
     repo.commit("Docs written by GitBook");
     repo
 }
@@ -149,6 +150,11 @@ both_backends! {
         assert!(api.contains("List the widgets"), "{api}");
         assert!(create.contains("<a href=\"/widgets/home\">the home page</a>"), "`../` up to the root names its README: {create}");
         assert!(cjk.contains("安装并运行"), "{cjk}");
+        // Expressions read the space's variables and the page's.
+        assert!(
+            create.contains("Install version <span class=\"expression\">2.4.1</span> and open port <span class=\"expression\">8080</span>."),
+            "{create}"
+        );
         let outline: Vec<&str> = cards.match_indices("id=\"").map(|(i, _)| &cards[i + 4..i + 4 + cards[i + 4..].find('"').unwrap()]).collect();
         assert!(!outline.iter().any(|id| id.contains("href")), "{outline:?}");
 

@@ -170,6 +170,17 @@ fn read_inline(node: &Value, path: &Path, holder: Holder) -> Result<Inline> {
                 formula: formula.to_owned(),
             }
         }
+        "expression" => {
+            inline.only(&["object", "type", "key", "data", "isVoid"])?;
+            let data = inline.required_object("data", &data_path)?;
+            data.only(&["expression"])?;
+            let expression = data
+                .string("expression")?
+                .ok_or_else(|| invalid(path, "expression needs `data.expression`"))?;
+            Inline::Expression {
+                expression: expression.to_owned(),
+            }
+        }
         "icon" => {
             inline.only(&["object", "type", "key", "data", "isVoid"])?;
             let data = inline.required_object("data", &data_path)?;

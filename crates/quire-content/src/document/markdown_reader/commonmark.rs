@@ -62,6 +62,9 @@ struct Inlines {
     /// An icon tag open (`<i class="fa-github">`): its text (`:github:`)
     /// is its name, not text of the page.
     icon: Option<String>,
+    /// An expression tag open (`<code class="expression">`): its text is
+    /// the expression.
+    expression: Option<String>,
 }
 
 #[derive(Default)]
@@ -85,6 +88,7 @@ impl Inlines {
             strikethrough: 0,
             image: None,
             icon: None,
+            expression: None,
         }
     }
 
@@ -109,6 +113,10 @@ impl Inlines {
         if self.icon.is_some() {
             return;
         }
+        if let Some(expression) = &mut self.expression {
+            expression.push_str(text);
+            return;
+        }
         if let Some(image) = &mut self.image {
             image.alt.push_str(text);
             return;
@@ -124,6 +132,22 @@ impl Inlines {
     /// GitBook's icon tags: `<i class="fa-…">` opens an icon, whose
     /// `</i>` makes it one [`Inline::Icon`]; false for other HTML.
     fn icon(&mut self, html: &str) -> bool {
+        if let Some(expression) = &self.expression {
+            if html::end_tag(html).as_deref() == Some("code") {
+                let inline = Inline::Expression {
+                    expression: expression.trim().to_owned(),
+                };
+                self.expression = None;
+                self.top().content.push(inline);
+            }
+            return true;
+        }
+        if html::start_tag(html)
+            .is_some_and(|(name, attrs)| name == "code" && attrs.iter().any(|(k, v)| k == "class" && v == "expression"))
+        {
+            self.expression = Some(String::new());
+            return true;
+        }
         if let Some(icon) = &self.icon {
             if html::end_tag(html).as_deref() == Some("i") {
                 let icon = Inline::Icon { icon: icon.clone() };

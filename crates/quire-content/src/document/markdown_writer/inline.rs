@@ -151,6 +151,9 @@ impl InlineWriter {
                 }
                 Inline::Math { formula } => self.formula(formula),
                 Inline::Html(tag) => self.raw(tag),
+                Inline::Expression { expression } => {
+                    self.raw(&format!("<code class=\"expression\">{expression}</code>"))
+                }
                 Inline::Icon { icon } => self.raw(&format!("<i class=\"fa-{icon}\">:{icon}:</i>")),
             }
             i += 1;
