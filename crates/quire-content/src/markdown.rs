@@ -43,6 +43,48 @@ pub fn front_matter_mapping(front_matter: &str, key: &str) -> Option<serde_json:
     serde_json::to_value(value).ok().filter(serde_json::Value::is_object)
 }
 
+/// How a page asks to be laid out (front matter `layout`, as GitBook
+/// writes it): each part shown unless it says `visible: false`; the width
+/// `default` or `wide`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PageLayout {
+    pub wide: bool,
+    pub title: bool,
+    pub description: bool,
+    pub table_of_contents: bool,
+    pub outline: bool,
+    pub pagination: bool,
+}
+
+impl Default for PageLayout {
+    fn default() -> PageLayout {
+        PageLayout {
+            wide: false,
+            title: true,
+            description: true,
+            table_of_contents: true,
+            outline: true,
+            pagination: true,
+        }
+    }
+}
+
+/// The layout a page's front matter asks for (the default without one).
+pub fn page_layout(front_matter: Option<&str>) -> PageLayout {
+    let Some(layout) = front_matter.and_then(|f| front_matter_mapping(f, "layout")) else {
+        return PageLayout::default();
+    };
+    let visible = |part: &str| layout[part]["visible"].as_bool().unwrap_or(true);
+    PageLayout {
+        wide: layout["width"].as_str() == Some("wide"),
+        title: visible("title"),
+        description: visible("description"),
+        table_of_contents: visible("tableOfContents"),
+        outline: visible("outline"),
+        pagination: visible("pagination"),
+    }
+}
+
 /// Variables written as YAML (`.gitbook/vars.yaml`): a mapping, as JSON;
 /// `None` for anything else.
 pub fn variables(yaml: &str) -> Option<serde_json::Value> {

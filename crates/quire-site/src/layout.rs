@@ -119,6 +119,10 @@ pub struct Shell {
     pub next: Option<NavLink>,
     /// The query shown in the search box.
     pub query: String,
+    /// The page asks for the full width (front matter `layout.width: wide`).
+    pub wide: bool,
+    /// The page hides the table of contents (`layout.tableOfContents`).
+    pub tree_hidden: bool,
 }
 
 const STYLE: &str = include_str!("site.css");
@@ -292,8 +296,14 @@ pub fn page(shell: &Shell, body: &str) -> String {
         ));
     }
     out.push_str("</header>");
+    let class = match (shell.wide, shell.tree_hidden) {
+        (false, false) => "layout",
+        (true, false) => "layout wide",
+        (false, true) => "layout no-tree",
+        (true, true) => "layout wide no-tree",
+    };
     out.push_str(&format!(
-        "<div class=\"layout\"><nav class=\"tree\" id=\"tree\" aria-label=\"{}\">",
+        "<div class=\"{class}\"><nav class=\"tree\" id=\"tree\" aria-label=\"{}\">",
         escape(t.pages)
     ));
     if shell.variants.len() > 1 {
@@ -402,6 +412,8 @@ pub fn not_found(shell: Option<&Shell>) -> String {
     match shell {
         Some(shell) => {
             let shell = Shell {
+                wide: false,
+                tree_hidden: false,
                 page_title: t.page_not_found.into(),
                 indexable: false,
                 canonical: None,
@@ -425,6 +437,8 @@ mod tests {
 
     fn shell(language: Language) -> Shell {
         Shell {
+            wide: false,
+            tree_hidden: false,
             look: Look {
                 language,
                 toggle: true,

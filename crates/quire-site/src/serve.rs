@@ -204,6 +204,8 @@ fn not_found(visit: Option<&Visit>) -> Response {
     let shell = visit.map(|v| {
         let (site_title, look) = look(&v.site.site, None);
         Shell {
+            wide: false,
+            tree_hidden: false,
             look,
             site_title,
             home: format!("{}/", v.base),
@@ -527,17 +529,24 @@ async fn answer(state: &SiteState, headers: &HeaderMap, uri: &Uri) -> quire_app:
             links.includes.insert(path.clone(), Document::from_markdown(&text));
         }
     }
+    let page_layout = quire_content::markdown::page_layout(document.front_matter.as_deref());
     let mut article = String::new();
-    article.push_str("<h1>");
-    crate::html::push_escaped(&mut article, &meta.title);
-    article.push_str("</h1>");
-    if let Some(d) = meta.description.as_deref().filter(|d| !d.is_empty()) {
+    if page_layout.title {
+        article.push_str("<h1>");
+        crate::html::push_escaped(&mut article, &meta.title);
+        article.push_str("</h1>");
+    }
+    if let Some(d) = meta
+        .description
+        .as_deref()
+        .filter(|d| !d.is_empty() && page_layout.description)
+    {
         article.push_str("<p class=\"lead\">");
         crate::html::push_escaped(&mut article, d);
         article.push_str("</p>");
     }
     article.push_str(&render::document(&document, &links));
-    let shell = shell(
+    let mut shell = shell(
         &order,
         &withheld,
         &visit,
@@ -549,6 +558,18 @@ async fn answer(state: &SiteState, headers: &HeaderMap, uri: &Uri) -> quire_app:
         &document,
         "",
     );
+    shell.wide = page_layout.wide;
+    if !page_layout.table_of_contents {
+        shell.tree.clear();
+        shell.tree_hidden = true;
+    }
+    if !page_layout.outline {
+        shell.outline.clear();
+    }
+    if !page_layout.pagination {
+        shell.previous = None;
+        shell.next = None;
+    }
     Ok(html(
         StatusCode::OK,
         layout::page(&shell, &article),
@@ -1078,6 +1099,8 @@ fn shell(
     let meta = page_id.and_then(|p| snapshot.tree.pages.get(p)).map(|p| &p.meta);
     let (site_title, look) = look(&visit.site.site, Some(space));
     Shell {
+        wide: false,
+        tree_hidden: false,
         look,
         site_title,
         page_title: meta.map(|m| m.title.clone()).unwrap_or_default(),
@@ -1298,6 +1321,8 @@ async fn search_page(
     );
     let t = shell.look.language.strings();
     let shell = Shell {
+        wide: false,
+        tree_hidden: false,
         page_title: t.search.into(),
         indexable: false,
         canonical: None,
