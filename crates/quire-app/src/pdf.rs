@@ -33,7 +33,7 @@ use crate::error::{AppError, AppResult};
 use crate::{App, Caller};
 
 /// Changes whenever the same content would be typeset differently.
-const FORMAT: &str = "quire-pdf-3";
+const FORMAT: &str = "quire-pdf-4";
 /// How long a download link works.
 const LINK_LIFETIME_MS: i64 = 60 * 60 * 1000;
 /// Images larger than this show their alternative text.

@@ -457,6 +457,16 @@ impl<'b> Writer<'b> {
             // GitBook's HTML (tables with widths, cards…): its text, a
             // paragraph per line.
             Block::Html(html) => {
+                for (src, alt) in quire_content::document::html::images(html) {
+                    let image = Image {
+                        source: ImageSource::from_url(&src),
+                        alt,
+                        caption: String::new(),
+                    };
+                    if matches!(image.source, ImageSource::File(_)) {
+                        self.figure(&image);
+                    }
+                }
                 for line in quire_content::document::html::text(html).lines() {
                     self.text(line);
                     self.out.push_str("\n\n");

@@ -36,6 +36,26 @@ pub fn icon_tag(tag: &str) -> Option<String> {
     (!icon.is_empty() && icon.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')).then(|| icon.to_owned())
 }
 
+/// The images an HTML fragment shows: each `<img>`'s `src` and `alt`, in
+/// order.
+pub fn images(html: &str) -> Vec<(String, String)> {
+    let mut found = Vec::new();
+    let mut rest = html;
+    while let Some(start) = rest.find("<img") {
+        let end = rest[start..].find('>').map_or(rest.len(), |end| start + end + 1);
+        if let Some((name, attrs)) = start_tag(&rest[start..end])
+            && name == "img"
+        {
+            let get = |key: &str| attrs.iter().find(|(k, _)| k == key).map(|(_, v)| v.clone());
+            if let Some(src) = get("src").filter(|s| !s.is_empty()) {
+                found.push((src, get("alt").unwrap_or_default()));
+            }
+        }
+        rest = &rest[end..];
+    }
+    found
+}
+
 /// Elements whose end starts a new line of text.
 const LINE_ENDS: [&str; 17] = [
     "p",

@@ -27,6 +27,22 @@ fn push_inline_text(out: &mut String, content: &[Inline]) {
     }
 }
 
+/// Visits the HTML of every HTML block of `blocks`, nested ones included.
+fn html_in(blocks: &mut [Block], f: &mut dyn FnMut(&mut String)) {
+    for block in blocks {
+        match block {
+            Block::Html(html) => f(html),
+            Block::List(list) => list.items.iter_mut().for_each(|i| html_in(&mut i.blocks, f)),
+            Block::Quote(blocks) => html_in(blocks, f),
+            Block::Hint(hint) => html_in(&mut hint.blocks, f),
+            Block::Tabs(tabs) => tabs.iter_mut().for_each(|t| html_in(&mut t.blocks, f)),
+            Block::Expandable(expandable) => html_in(&mut expandable.blocks, f),
+            Block::Container(container) => html_in(&mut container.blocks, f),
+            _ => {}
+        }
+    }
+}
+
 /// Visits every image of `blocks`, nested ones included.
 fn images_in(blocks: &mut [Block], f: &mut dyn FnMut(&mut Image)) {
     fn inlines(content: &mut [Inline], f: &mut dyn FnMut(&mut Image)) {
@@ -71,6 +87,19 @@ impl Document {
     /// `file_at` knows the file at that path; how many it resolved.
     pub fn resolve_image_paths(&mut self, file_at: &dyn Fn(&str) -> Option<String>) -> usize {
         let mut resolved = 0;
+        // Images in GitBook's HTML (`<img src="../.gitbook/assets/x.png">`).
+        html_in(&mut self.blocks, &mut |html| {
+            for (src, _) in super::html::images(html) {
+                if !src.contains("://")
+                    && !src.starts_with("data:")
+                    && !src.starts_with("/files/")
+                    && let Some(id) = file_at(&src)
+                {
+                    *html = html.replace(&format!("src=\"{src}\""), &format!("src=\"/files/{id}\""));
+                    resolved += 1;
+                }
+            }
+        });
         images_in(&mut self.blocks, &mut |image| {
             if let ImageSource::Url(url) = &image.source
                 && !url.contains("://")
@@ -245,6 +274,15 @@ impl Document {
                 Block::Heading(heading) => inlines(&heading.content, &mut out),
                 Block::Expandable(expandable) => inlines(&expandable.title, &mut out),
                 Block::Table(table) => table.rows.iter().flatten().for_each(|cell| inlines(cell, &mut out)),
+                Block::Html(html) => {
+                    for (at, _) in html.match_indices("src=\"/files/") {
+                        let id = &html[at + "src=\"/files/".len()..];
+                        let id = &id[..id.find('"').unwrap_or(id.len())];
+                        if !id.is_empty() {
+                            out.push(id);
+                        }
+                    }
+                }
                 _ => {}
             }
         }

@@ -18,7 +18,7 @@ const SUMMARY: &str = "# Table of contents\n\n* [Home](README.md)\n* [Getting st
 
 const HOME: &str = "---\ndescription: >-\n  Everything about the\n  widget service.\nlayout:\n  title:\n    visible: true\n---\n\n# Home\n\nStart with [Getting started](getting-started/) or the [blocks](blocks/cards-and-tables.md).\n\n<table data-view=\"cards\"><thead><tr><th></th><th></th><th data-hidden data-card-target data-type=\"content-ref\"></th><th data-hidden data-card-cover data-type=\"image\">Cover image</th></tr></thead><tbody><tr><td><h4><i class=\"fa-rocket\">:rocket:</i></h4></td><td><strong>Create an application</strong></td><td><a href=\"getting-started/create-an-application.md\">create-an-application.md</a></td><td><a href=\".gitbook/assets/cover (1).png\">cover (1).png</a></td></tr><tr><td><h4><i class=\"fa-book\">:book:</i></h4></td><td><strong>Steps and columns</strong></td><td><a href=\"blocks/steps-and-columns.md\">steps-and-columns.md</a></td><td></td></tr></tbody></table>\n";
 
-const CARDS: &str = "# Cards and tables\n\n## Widths and alignment <a href=\"#sizes\" id=\"sizes\"></a>\n\n<table><thead><tr><th width=\"180\">Setting</th><th align=\"center\">Default</th></tr></thead><tbody><tr><td><code>port</code></td><td><mark style=\"color:green;\">8080</mark></td></tr><tr><td>See <a href=\"../getting-started/create-an-application.md#first-run\">first run</a></td><td><kbd>Ctrl</kbd></td></tr></tbody></table>\n\n<figure><img src=\"../.gitbook/assets/cover (1).png\" alt=\"The widget dashboard\"><figcaption><p>The dashboard</p></figcaption></figure>\n\nThis is <mark style=\"background-color:yellow;\">important</mark>, press <kbd>Ctrl</kbd> + <kbd>K</kbd> <i class=\"fa-keyboard\">:keyboard:</i>.\n\n<a href=\"steps-and-columns.md\" class=\"button primary\">Next: steps</a>\n\n<details>\n\n<summary>Why tables?</summary>\n\nBecause they line things up.\n\n</details>\n\n{% file src=\"../.gitbook/assets/guide.pdf\" %}\nThe printed guide.\n{% endfile %}\n";
+const CARDS: &str = "# Cards and tables\n\n## Widths and alignment <a href=\"#sizes\" id=\"sizes\"></a>\n\n<table><thead><tr><th width=\"180\">Setting</th><th align=\"center\">Default</th></tr></thead><tbody><tr><td><code>port</code></td><td><mark style=\"color:green;\">8080</mark></td></tr><tr><td>See <a href=\"../getting-started/create-an-application.md#first-run\">first run</a></td><td><kbd>Ctrl</kbd></td></tr><tr><td>Diagram</td><td><img src=\"../.gitbook/assets/diagram.png\" alt=\"The flow\"></td></tr></tbody></table>\n\n<figure><img src=\"../.gitbook/assets/cover (1).png\" alt=\"The widget dashboard\"><figcaption><p>The dashboard</p></figcaption></figure>\n\nThis is <mark style=\"background-color:yellow;\">important</mark>, press <kbd>Ctrl</kbd> + <kbd>K</kbd> <i class=\"fa-keyboard\">:keyboard:</i>.\n\n<a href=\"steps-and-columns.md\" class=\"button primary\">Next: steps</a>\n\n<details>\n\n<summary>Why tables?</summary>\n\nBecause they line things up.\n\n</details>\n\n{% file src=\"../.gitbook/assets/guide.pdf\" %}\nThe printed guide.\n{% endfile %}\n";
 
 const STEPS: &str = "---\ndescription: Steps, columns and updates.\n---\n\n# Steps and columns\n\n{% stepper %}\n{% step %}\n### Install <a href=\"#install\" id=\"install\"></a>\n\nRun the installer.\n{% endstep %}\n\n{% step %}\n### Configure\n\nSet the port.\n{% endstep %}\n{% endstepper %}\n\n{% columns %}\n{% column width=\"50%\" %}\n**Left side**\n\nText on the left.\n{% endcolumn %}\n\n{% column %}\n<figure><img src=\"../.gitbook/assets/cover (1).png\" alt=\"Right side\"><figcaption></figcaption></figure>\n{% endcolumn %}\n{% endcolumns %}\n\n{% updates format=\"full\" %}\n{% update date=\"2025-12-25\" tags=\"beta\" %}\n## A new release\n\nIt is faster.\n{% endupdate %}\n{% endupdates %}\n\n{% embed url=\"https://www.youtube.com/watch?v=dQw4w9WgXcQ\" %}\nA video\n{% endembed %}\n\n{% hint style=\"info\" %}\nBack to the [cards](cards-and-tables.md#sizes).\n{% endhint %}\n";
 
@@ -58,6 +58,7 @@ fn gitbook_written_repo() -> Repo {
     .write(".gitbook/assets/cover (1).png", PNG)
     .write(".gitbook/assets/guide.pdf", "%PDF-1.4\n%%EOF\n")
     .write(".gitbook/assets/widgets.yaml", SPEC)
+    .write(".gitbook/assets/diagram.png", crate::pdf::images::huge_png(50))
     .write(".gitbook/vars.yaml", "version: 2.4.1\nproduct: Widgets\n");
     repo.commit("Docs written by GitBook");
     repo
@@ -181,6 +182,15 @@ both_backends! {
         let (status, _, markdown) = get("blocks/cards-and-tables.md").await;
         assert_eq!(status, 200);
         assert!(markdown.contains("<mark style=\"color:green;\">8080</mark>"), "{markdown}");
+
+        // The PDF carries the images the pages show, those in HTML too.
+        let pdf_url = crate::pdf::pdf_url(&app, &ada, &format!("/v1/spaces/{space}/pdf")).await;
+        let (status, pdf, _) = crate::pdf::download(&pdf_url).await;
+        assert_eq!(status, 200);
+        let images = crate::pdf::images_of(&pdf);
+        assert!(images.contains(&(50, 50)) && images.contains(&(1, 1)), "{images:?}");
+        let text = crate::pdf::poppler("pdftotext", &[], &pdf);
+        assert!(!text.contains("&lt;") && !text.contains("<table") && !text.contains("{%"), "{text}");
 
         // Nothing edited: an export writes no commit.
         let before = repo.head();

@@ -10,7 +10,7 @@ use base64::Engine as _;
 use serde_json::{Value, json};
 
 #[path = "../../../quire-pdf/tests/support/images.rs"]
-mod images;
+pub(crate) mod images;
 
 use images::{huge_png, listed_images};
 
