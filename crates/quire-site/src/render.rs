@@ -380,7 +380,7 @@ impl Renderer<'_> {
                 match width {
                     Some(w) => self
                         .out
-                        .push_str(&format!("<div class=\"column\" style=\"flex-basis:{w}\">")),
+                        .push_str(&format!("<div class=\"column\" style=\"flex:0 1 {w}\">")),
                     None => self.out.push_str("<div class=\"column\">"),
                 }
                 self.blocks(&container.blocks);
@@ -654,7 +654,7 @@ Press <kbd>K</kbd> <i class=\"fa-gear\">:gear:</i> <a href=\"/pages/p1\" class=\
             "{html}"
         );
         assert!(
-            html.contains("<div class=\"column\" style=\"flex-basis:40%\"><p>Left</p>"),
+            html.contains("<div class=\"column\" style=\"flex:0 1 40%\"><p>Left</p>"),
             "{html}"
         );
         assert!(html.contains("<time datetime=\"2025-12-25\">2025-12-25</time> <span class=\"tag\">beta</span> <span class=\"tag\">api</span>"), "{html}");

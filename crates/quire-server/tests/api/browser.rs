@@ -6,6 +6,8 @@
 //! at desktop and mobile width under `target/browser-artifacts/`. A long
 //! French page checks reading: the tree and outline stay in view, code
 //! blocks copy, the phone menu opens the tree, every control has a name.
+//! A page of GitBook's blocks lays out: cards in a row that link as a
+//! whole, numbered steps, columns side by side, stacking on a phone.
 
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
@@ -395,6 +397,76 @@ both_backends! {
         // Tapping beside the drawer closes it.
         browser.run("document.elementFromPoint(370, 400).click(); return true").await;
         browser.until("return getComputedStyle(document.querySelector('nav.tree')).display === 'none'").await;
+        browser.close().await;
+    }
+}
+
+/// The top of the first element `css` selects, in CSS pixels.
+fn top(css: &str, index: usize) -> String {
+    format!("return Math.round(document.querySelectorAll('{css}')[{index}].getBoundingClientRect().top)")
+}
+
+both_backends! {
+    async fn gitbook_blocks_lay_out_on_desktop_and_phone(app: TestApp) {
+        let ada = app.user("Ada").await;
+        let org = app.org(&ada, "Acme").await;
+        let space = app.space(&ada, &org, "Blocks", None).await;
+        let markdown = "Cards, steps and columns as GitBook shows them.\n\n\
+<table data-view=\"cards\"><thead><tr><th></th><th></th><th data-hidden data-card-target data-type=\"content-ref\"></th></tr></thead><tbody>\
+<tr><td><strong>Install</strong></td><td>Get the binary.</td><td><a href=\"https://example.com/install\">install</a></td></tr>\
+<tr><td><strong>Configure</strong></td><td>Set the port.</td><td><a href=\"configure.md\">configure</a></td></tr>\
+<tr><td><strong>Publish</strong></td><td>Share the docs.</td><td><a href=\"https://example.com/publish\">publish</a></td></tr></tbody></table>\n\n\
+{% stepper %}\n{% step %}\n### Download\n\nFetch the archive.\n{% endstep %}\n\n{% step %}\n### Run\n\nStart the server.\n{% endstep %}\n{% endstepper %}\n\n\
+{% columns %}\n{% column width=\"50%\" %}\n**Left**\n\nText on the left side of the page.\n{% endcolumn %}\n\n{% column %}\n**Right**\n\nText on the right side.\n{% endcolumn %}\n{% endcolumns %}\n\n\
+<table><thead><tr><th width=\"160\">Key</th><th align=\"center\">Does</th></tr></thead><tbody><tr><td><kbd>Ctrl</kbd> + <kbd>K</kbd></td><td><mark style=\"background-color:yellow;\">Search</mark></td></tr></tbody></table>\n\n\
+{% updates %}\n{% update date=\"2026-11-25\" tags=\"release\" %}\n## Version 2\n\nFaster pages.\n{% endupdate %}\n{% endupdates %}\n";
+        app.publish(
+            &ada,
+            &space,
+            json!([
+                { "operation": "insert_page", "title": "Blocks", "document": { "markdown": markdown } },
+                { "operation": "insert_page", "title": "Configure", "document": { "markdown": "Set the port.\n" } }
+            ]),
+        )
+        .await;
+        let site = app
+            .post(&ada, &format!("/v1/orgs/{org}/sites"), json!({ "title": "Blocks", "visibility": "public", "spaces": [space] }))
+            .await;
+        site.assert_status(201);
+        app.post(&ada, &format!("/v1/orgs/{org}/sites/{}/publish", site.id()), json!(null)).await.assert_status(200);
+
+        let driver = Driver::start().await;
+        let browser = Browser::open(&driver).await;
+        let port = app.base_url.rsplit(':').next().unwrap_or("0").to_owned();
+        browser.resize(1280, 900).await;
+        browser.go(&format!("{}/blocks/", app.base_url)).await;
+        browser.until("return document.querySelector('.cards .card') !== null && innerWidth > 1000").await;
+        // Cards share a row and the whole card is its link.
+        assert_eq!(browser.run("return document.querySelectorAll('.cards .card').length").await, 3);
+        assert_eq!(browser.run(&top(".cards .card", 0)).await, browser.run(&top(".cards .card", 1)).await, "cards side by side");
+        browser.click(".cards .card:nth-child(2) .card-link").await;
+        browser.until("return location.pathname === '/blocks/configure'").await;
+        browser.go(&format!("{}/blocks/", app.base_url)).await;
+        browser.until("return document.querySelector('.stepper') !== null").await;
+        // Steps are numbered; columns stand side by side.
+        assert_eq!(browser.run("return getComputedStyle(document.querySelectorAll('.stepper > .step')[1], '::before').content").await, "counter(step)");
+        assert_eq!(browser.run(&top(".column", 0)).await, browser.run(&top(".column", 1)).await, "columns side by side");
+        assert_eq!(browser.run("return getComputedStyle(document.querySelector('mark')).backgroundColor").await, "rgb(255, 255, 0)");
+        for (label, html) in browser.labels("button:not([hidden]), input, a[href]").await {
+            assert!(!label.trim().is_empty(), "a control without an accessible name: {html}");
+        }
+        assert!(browser.screenshot(&format!("blocks-desktop-{port}.png")).await > 1000);
+
+        // On a phone: one card a row, columns stacked, nothing sideways.
+        browser.resize(390, 844).await;
+        browser.go(&format!("{}/blocks/", app.base_url)).await;
+        browser.until("return document.querySelector('.cards .card') !== null && innerWidth < 500").await;
+        let (first, second) = (browser.run(&top(".cards .card", 0)).await, browser.run(&top(".cards .card", 1)).await);
+        assert!(second.as_i64() > first.as_i64(), "cards stack: {first} {second}");
+        let (left, right) = (browser.run(&top(".column", 0)).await, browser.run(&top(".column", 1)).await);
+        assert!(right.as_i64() > left.as_i64(), "columns stack: {left} {right}");
+        assert_eq!(browser.run("return document.documentElement.scrollWidth <= innerWidth + 1").await, true, "no sideways scrolling");
+        assert!(browser.screenshot(&format!("blocks-phone-{port}.png")).await > 1000);
         browser.close().await;
     }
 }

@@ -151,7 +151,7 @@ both_backends! {
         assert!(cards.contains("download>guide.pdf</a>"), "{cards}");
         // Steps, columns, updates, embeds.
         assert!(steps.contains("<ol class=\"stepper\"><li class=\"step\"><h4 id=\"install\">Install"), "{steps}");
-        assert!(steps.contains("<div class=\"column\" style=\"flex-basis:50%\">"), "{steps}");
+        assert!(steps.contains("<div class=\"column\" style=\"flex:0 1 50%\">"), "{steps}");
         assert!(steps.contains("<time datetime=\"2025-12-25\">2025-12-25</time>"), "{steps}");
         assert!(steps.contains("<iframe src=\"https://www.youtube-nocookie.com/embed/dQw4w9WgXcQ\""), "{steps}");
         assert!(steps.contains("href=\"/widgets/blocks/cards-and-tables#sizes\""), "{steps}");
