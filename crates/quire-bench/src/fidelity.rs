@@ -34,7 +34,7 @@ const PROBLEMS: [(&str, &[&str]); 6] = [
             "&lt;p ",
         ],
     ),
-    ("raw block tag", &["{%"]),
+    ("raw block tag", &["{% "]),
     (
         "YAML marker",
         &["&gt;-", "<p class=\"lead\">&gt;", "<p class=\"lead\">|"],
@@ -144,6 +144,31 @@ async fn scenarios(server: &Server, repo: &Path, project_dir: Option<&str>) -> a
         .collect::<Vec<_>>()
         .join("/");
     let listed = git(repo, &["ls-tree", "-r", "--name-only", "-z", "HEAD"])?;
+    let in_repo: std::collections::HashSet<&str> = listed.split('\0').collect();
+    // Files the import left out (not in the summary) are no pages, on
+    // GitBook either.
+    let skipped: std::collections::HashSet<String> = {
+        let mut conn = server.state.app.db.read().await?;
+        let result = quire_store::jobs::latest(&mut conn, "git-import")
+            .await?
+            .and_then(|(_, result, _)| result)
+            .and_then(|r| serde_json::from_str::<Value>(&r).ok())
+            .unwrap_or_default();
+        for note in result["notes"].as_array().map(Vec::as_slice).unwrap_or_default() {
+            found
+                .entry("noted by the import")
+                .or_default()
+                .push(format!("{}: {}", note["path"].as_str().unwrap_or_default(), note["note"].as_str().unwrap_or_default()));
+        }
+        let skipped = result["skipped"].as_array().map(Vec::as_slice).unwrap_or_default();
+        for item in skipped.iter().filter(|s| !s["reason"].as_str().unwrap_or_default().contains("not listed")) {
+            found
+                .entry("skipped by the import")
+                .or_default()
+                .push(format!("{}: {}", item["path"].as_str().unwrap_or_default(), item["reason"].as_str().unwrap_or_default()));
+        }
+        skipped.iter().filter_map(|s| s["path"].as_str().map(str::to_owned)).collect()
+    };
     let mut urls = 0;
     let mut answered = 0;
     for file in listed.split('\0').filter(|f| f.ends_with(".md")) {
@@ -154,7 +179,11 @@ async fn scenarios(server: &Server, repo: &Path, project_dir: Option<&str>) -> a
         }) else {
             continue;
         };
-        if inside.starts_with(".gitbook/") || inside.eq_ignore_ascii_case("SUMMARY.md") {
+        if inside.starts_with(".gitbook/")
+            || inside.eq_ignore_ascii_case("SUMMARY.md")
+            || skipped.contains(inside)
+            || skipped.contains(file)
+        {
             continue;
         }
         let stem = inside.strip_suffix(".md").unwrap_or(inside);
@@ -167,14 +196,23 @@ async fn scenarios(server: &Server, repo: &Path, project_dir: Option<&str>) -> a
         if answers(&visitor, &base, &gitbook_url).await? {
             answered += 1;
         } else {
+            let status = visitor.get(format!("{base}/{gitbook_url}")).send().await?.status().as_u16();
             found
                 .entry("file not at its GitBook URL")
                 .or_default()
-                .push(inside.to_owned());
+                .push(format!("{inside} (/{gitbook_url}: {status})"));
         }
     }
     let mut redirects_held = 0;
-    for (old, _) in &config.redirects {
+    let mut dangling = 0;
+    for (old, target) in &config.redirects {
+        let target_path = match docs_root.as_str() {
+            "" => target.trim_start_matches("./").to_owned(),
+            root => format!("{root}/{}", target.trim_start_matches("./")),
+        };
+        if !in_repo.contains(target_path.as_str()) {
+            dangling += 1;
+        }
         let res = visitor.get(format!("{base}/{}", old.trim_matches('/'))).send().await?;
         let location = res
             .headers()
@@ -203,7 +241,7 @@ async fn scenarios(server: &Server, repo: &Path, project_dir: Option<&str>) -> a
     }
     println!("| files at their GitBook URL | {answered} of {urls} |");
     println!(
-        "| `.gitbook.yaml` redirects held | {redirects_held} of {} |",
+        "| `.gitbook.yaml` redirects held | {redirects_held} of {} ({dangling} name a file the repository does not have) |",
         config.redirects.len()
     );
     for (problem, items) in &found {

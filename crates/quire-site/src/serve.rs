@@ -485,7 +485,7 @@ async fn answer(state: &SiteState, headers: &HeaderMap, uri: &Uri) -> quire_app:
         {
             let links = SpaceLinks::new(&snapshot, &space_base, &withheld);
             let mut res = StatusCode::PERMANENT_REDIRECT.into_response();
-            if let Ok(v) = HeaderValue::from_str(&links.page_url(&target)) {
+            if let Ok(v) = HeaderValue::from_str(&crate::html::uri_escape(&links.page_url(&target))) {
                 res.headers_mut().insert(header::LOCATION, v);
             }
             return Ok(res);

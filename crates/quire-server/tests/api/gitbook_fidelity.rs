@@ -20,18 +20,18 @@ const HOME: &str = "---\ndescription: >-\n  Everything about the\n  widget servi
 
 const CARDS: &str = "# Cards and tables\n\n## Widths and alignment <a href=\"#sizes\" id=\"sizes\"></a>\n\n<table><thead><tr><th width=\"180\">Setting</th><th align=\"center\">Default</th></tr></thead><tbody><tr><td><code>port</code></td><td><mark style=\"color:green;\">8080</mark></td></tr><tr><td>See <a href=\"../getting-started/create-an-application.md#first-run\">first run</a></td><td><kbd>Ctrl</kbd></td></tr><tr><td>Diagram</td><td><img src=\"../.gitbook/assets/diagram.png\" alt=\"The flow\"></td></tr></tbody></table>\n\n<figure><img src=\"../.gitbook/assets/cover (1).png\" alt=\"The widget dashboard\"><figcaption><p>The dashboard</p></figcaption></figure>\n\nThis is <mark style=\"background-color:yellow;\">important</mark>, press <kbd>Ctrl</kbd> + <kbd>K</kbd> <i class=\"fa-keyboard\">:keyboard:</i>.\n\n<a href=\"steps-and-columns.md\" class=\"button primary\">Next: steps</a>\n\n<details>\n\n<summary>Why tables?</summary>\n\nBecause they line things up.\n\n</details>\n\n{% file src=\"../.gitbook/assets/guide.pdf\" %}\nThe printed guide.\n{% endfile %}\n";
 
-const STEPS: &str = "---\ndescription: Steps, columns and updates.\n---\n\n# Steps and columns\n\n{% stepper %}\n{% step %}\n### Install <a href=\"#install\" id=\"install\"></a>\n\nRun the installer.\n{% endstep %}\n\n{% step %}\n### Configure\n\nSet the port.\n{% endstep %}\n{% endstepper %}\n\n{% columns %}\n{% column width=\"50%\" %}\n**Left side**\n\nText on the left.\n{% endcolumn %}\n\n{% column %}\n<figure><img src=\"../.gitbook/assets/cover (1).png\" alt=\"Right side\"><figcaption></figcaption></figure>\n{% endcolumn %}\n{% endcolumns %}\n\n{% updates format=\"full\" %}\n{% update date=\"2025-12-25\" tags=\"beta\" %}\n## A new release\n\nIt is faster.\n{% endupdate %}\n{% endupdates %}\n\n{% embed url=\"https://www.youtube.com/watch?v=dQw4w9WgXcQ\" %}\nA video\n{% endembed %}\n\n{% hint style=\"info\" %}\nBack to the [cards](cards-and-tables.md#sizes).\n{% endhint %}\n";
+const STEPS: &str = "---\ndescription: Steps, columns and updates.\n---\n\n# Steps and columns\n\n{% stepper %}\n{% step %}\n### Install <a href=\"#install\" id=\"install\"></a>\n\nRun the installer.\n{% endstep %}\n\n{% step %}\n### Configure\n\nSet the port.\n{% endstep %}\n{% endstepper %}\n\n{% columns %}\n{% column width=\"50%\" %}\n**Left side**\n\nText on the left.\n{% endcolumn %}\n\n{% column %}\n<figure><img src=\"../.gitbook/assets/cover (1).png\" alt=\"Right side\"><figcaption></figcaption></figure>\n{% endcolumn %}\n{% endcolumns %}\n\n{% updates format=\"full\" %}\n{% update date=\"2025-12-25\" tags=\"beta\" %}\n## A new release\n\nIt is faster.\n{% endupdate %}\n{% endupdates %}\n\n{% embed url=\"https://www.youtube.com/watch?v=dQw4w9WgXcQ\" %}\nA video\n{% endembed %}\n\n{% hint style=\"info\" %}\nBack to the [cards](cards-and-tables.md#sizes).\n{% endhint %}\n\n{% openapi src=\"../.gitbook/assets/widgets.yaml\" path=\"/v1/{collection}/html\" method=\"post\" %}\n[widgets.yaml](../.gitbook/assets/widgets.yaml)\n{% endopenapi %}\n";
 
 const API: &str = "# API reference\n\n{% openapi src=\".gitbook/assets/widgets.yaml\" path=\"/widgets\" method=\"get\" %}\n[widgets.yaml](.gitbook/assets/widgets.yaml)\n{% endopenapi %}\n";
 
-const SPEC: &str = "openapi: 3.0.3\ninfo:\n  title: Widgets\n  version: '1.0'\npaths:\n  /widgets:\n    get:\n      summary: List the widgets\n      responses:\n        '200':\n          description: The widgets\n";
+const SPEC: &str = "openapi: 3.0.3\ninfo:\n  title: Widgets\n  version: '1.0'\npaths:\n  /widgets:\n    get:\n      summary: List the widgets\n      responses:\n        '200':\n          description: The widgets\n  /v1/{collection}/html:\n    post:\n      summary: Render a collection\n      responses:\n        '200':\n          description: The HTML\n";
 
 /// The repository, in GitBook's layout.
 fn gitbook_written_repo() -> Repo {
     let repo = Repo::new();
     repo.write(
         ".gitbook.yaml",
-        "root: ./\nstructure:\n  readme: README.md\n  summary: SUMMARY.md\nredirects:\n  quickstart: getting-started/create-an-application.md\n  guides/cards: blocks/cards-and-tables.md\n",
+        "root: ./\nstructure:\n  readme: README.md\n  summary: SUMMARY.md\nredirects:\n  quickstart: getting-started/create-an-application.md\n  guides/cards: blocks/cards-and-tables.md\n  kuaisu: getting-started/快速开始.md\n",
     )
     .write("SUMMARY.md", SUMMARY)
     .write("README.md", HOME)
@@ -157,6 +157,7 @@ both_backends! {
         assert!(steps.contains("href=\"/widgets/blocks/cards-and-tables#sizes\""), "{steps}");
         // The OpenAPI file of the repository is the operation's spec.
         assert!(api.contains("List the widgets"), "{api}");
+        assert!(steps.contains("Render a collection"), "an OpenAPI file named from a folder, a path with a parameter: {steps}");
         assert!(create.contains("<a href=\"/widgets/home\">the home page</a>"), "`../` up to the root names its README: {create}");
         assert!(cjk.contains("安装并运行"), "{cjk}");
         // Expressions read the space's variables and the page's.
@@ -174,6 +175,7 @@ both_backends! {
             ("quickstart", "/widgets/getting-started/create-an-application"),
             ("guides/cards", "/widgets/blocks/cards-and-tables"),
             ("api-reference", "/widgets/reference/api-reference"),
+            ("kuaisu", "/widgets/getting-started/%E5%BF%AB%E9%80%9F%E5%BC%80%E5%A7%8B"),
         ] {
             let (status, location, _) = get(old).await;
             assert_eq!((status, location.as_deref()), (308, Some(new)), "{old}");
