@@ -155,19 +155,27 @@ async fn scenarios(server: &Server, repo: &Path, project_dir: Option<&str>) -> a
             .and_then(|r| serde_json::from_str::<Value>(&r).ok())
             .unwrap_or_default();
         for note in result["notes"].as_array().map(Vec::as_slice).unwrap_or_default() {
-            found
-                .entry("noted by the import")
-                .or_default()
-                .push(format!("{}: {}", note["path"].as_str().unwrap_or_default(), note["note"].as_str().unwrap_or_default()));
+            found.entry("noted by the import").or_default().push(format!(
+                "{}: {}",
+                note["path"].as_str().unwrap_or_default(),
+                note["note"].as_str().unwrap_or_default()
+            ));
         }
         let skipped = result["skipped"].as_array().map(Vec::as_slice).unwrap_or_default();
-        for item in skipped.iter().filter(|s| !s["reason"].as_str().unwrap_or_default().contains("not listed")) {
-            found
-                .entry("skipped by the import")
-                .or_default()
-                .push(format!("{}: {}", item["path"].as_str().unwrap_or_default(), item["reason"].as_str().unwrap_or_default()));
+        for item in skipped
+            .iter()
+            .filter(|s| !s["reason"].as_str().unwrap_or_default().contains("not listed"))
+        {
+            found.entry("skipped by the import").or_default().push(format!(
+                "{}: {}",
+                item["path"].as_str().unwrap_or_default(),
+                item["reason"].as_str().unwrap_or_default()
+            ));
         }
-        skipped.iter().filter_map(|s| s["path"].as_str().map(str::to_owned)).collect()
+        skipped
+            .iter()
+            .filter_map(|s| s["path"].as_str().map(str::to_owned))
+            .collect()
     };
     let mut urls = 0;
     let mut answered = 0;
@@ -196,7 +204,12 @@ async fn scenarios(server: &Server, repo: &Path, project_dir: Option<&str>) -> a
         if answers(&visitor, &base, &gitbook_url).await? {
             answered += 1;
         } else {
-            let status = visitor.get(format!("{base}/{gitbook_url}")).send().await?.status().as_u16();
+            let status = visitor
+                .get(format!("{base}/{gitbook_url}"))
+                .send()
+                .await?
+                .status()
+                .as_u16();
             found
                 .entry("file not at its GitBook URL")
                 .or_default()

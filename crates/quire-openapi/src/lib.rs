@@ -189,6 +189,17 @@ impl Spec {
         out
     }
 
+    /// A schema of the spec's components by name (`Pet` is
+    /// `#/components/schemas/Pet`), unfolded for reading.
+    pub fn component_schema(&self, name: &str) -> Option<Schema> {
+        let raw = self.document.get("components")?.get("schemas")?.get(name)?;
+        let mut schema = self.schema(raw, 0, &mut Vec::new());
+        if schema.label.is_empty() || schema.label == "object" {
+            schema.label = name.to_owned();
+        }
+        Some(schema)
+    }
+
     /// The operation at `path` and `method` (any case).
     pub fn operation(&self, path: &str, method: &str) -> Option<Operation> {
         let method = method.to_ascii_lowercase();

@@ -446,6 +446,12 @@ impl<'b> Writer<'b> {
                 self.out.push_str("\n\n");
             }
             Block::OpenApiOperation(pointer) => self.operation(pointer),
+            // Schemas are named, not typeset, in PDFs yet.
+            Block::OpenApiSchemas(pointer) => {
+                self.out.push_str("#raw(");
+                self.string(&pointer.schemas.join(", "));
+                self.out.push_str(")\n\n");
+            }
             Block::Math { formula } => {
                 self.out.push_str("#align(center, raw(block: false, ");
                 self.string(formula);

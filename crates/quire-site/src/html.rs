@@ -70,7 +70,10 @@ mod tests {
 
     #[test]
     fn header_urls_are_ascii() {
-        assert_eq!(uri_escape("/docs/快速 开始?q=1"), "/docs/%E5%BF%AB%E9%80%9F%20%E5%BC%80%E5%A7%8B?q=1");
+        assert_eq!(
+            uri_escape("/docs/快速 开始?q=1"),
+            "/docs/%E5%BF%AB%E9%80%9F%20%E5%BC%80%E5%A7%8B?q=1"
+        );
     }
 
     #[test]

@@ -140,6 +140,20 @@ fn media_html(out: &mut String, media: &Media) {
     }
 }
 
+/// Named schemas of a spec (an `openapi-schemas` block): each with its
+/// name as a heading, then its properties.
+pub fn schemas(named: &[(String, Schema)]) -> String {
+    let mut out = String::from("<section class=\"openapi schemas\">");
+    for (name, schema) in named {
+        out.push_str("<h4>");
+        push_escaped(&mut out, &format!("The {name} object"));
+        out.push_str("</h4>");
+        schema_html(&mut out, schema);
+    }
+    out.push_str("</section>\n");
+    out
+}
+
 /// A schema as nested lists of its properties.
 fn schema_html(out: &mut String, schema: &Schema) {
     out.push_str("<div class=\"schema\"><code>");

@@ -5,7 +5,7 @@
 
 use quire_content::document::{
     Block, CodeBlock, ColumnAlign, Container, ContainerKind, Document, HeadingLevel, Image, ImageSource, Inline,
-    LinkTarget, ListKind, Marks, OpenApiOperation,
+    LinkTarget, ListKind, Marks, OpenApiOperation, OpenApiSchemas,
 };
 
 use crate::html::{escape, push_escaped, safe_url};
@@ -38,6 +38,11 @@ pub trait Links {
     }
     /// An operation of an OpenAPI spec of the organization.
     fn openapi(&self, _operation: &OpenApiOperation) -> Option<&quire_openapi::Operation> {
+        None
+    }
+    /// The schemas an `openapi-schemas` block names, with their names;
+    /// `None` when the spec or a schema is missing.
+    fn openapi_schemas(&self, _pointer: &OpenApiSchemas) -> Option<&[(String, quire_openapi::Schema)]> {
         None
     }
     /// The text of an expression shown in the page (`space.vars.version`);
@@ -325,6 +330,15 @@ impl Renderer<'_> {
                 self.out.push_str("</pre>\n");
             }
             Block::Container(container) => self.container(container),
+            Block::OpenApiSchemas(pointer) => match self.links.openapi_schemas(pointer) {
+                Some(named) => self.out.push_str(&crate::openapi::schemas(named)),
+                None => {
+                    self.out
+                        .push_str("<p class=\"broken\">OpenAPI schemas not found: <code>");
+                    push_escaped(self.out, &pointer.schemas.join(", "));
+                    self.out.push_str("</code></p>\n");
+                }
+            },
             Block::Html(html) => {
                 let links = self.links;
                 let clean = sanitize::clean(html, &|url| html_url(links, url));

@@ -20,7 +20,7 @@ use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
 use quire_app::App;
 use quire_app::sites::published::{self, Address, Admission, PublishedSection, PublishedSite, PublishedSpace, Visitor};
-use quire_content::document::{Block, Document, LinkTarget, OpenApiOperation, plain_text};
+use quire_content::document::{Block, Document, LinkTarget, OpenApiOperation, OpenApiSchemas, plain_text};
 use quire_content::markdown::percent_decode;
 use quire_content::tree::PageKind;
 use quire_engine::Snapshot;
@@ -521,6 +521,20 @@ async fn answer(state: &SiteState, headers: &HeaderMap, uri: &Uri) -> quire_app:
         {
             links.operations.insert(pointer.clone(), operation);
         }
+        if let Block::OpenApiSchemas(pointer) = block
+            && !links.schemas.contains_key(pointer)
+            && let Some(spec) =
+                spec_for_page(state, &space.space.organization_id, &snapshot, &page_id, &pointer.spec).await?
+        {
+            let named: Option<Vec<_>> = pointer
+                .schemas
+                .iter()
+                .map(|name| spec.component_schema(name).map(|s| (name.clone(), s)))
+                .collect();
+            if let Some(named) = named {
+                links.schemas.insert(pointer.clone(), named);
+            }
+        }
         if let Block::Include { path } = block
             && !links.includes.contains_key(path)
             && let Some(reusable) = snapshot.included_by(&page_id, path)
@@ -801,6 +815,8 @@ struct SpaceLinks<'a> {
     includes: HashMap<String, Document>,
     /// The OpenAPI operations it shows.
     operations: HashMap<OpenApiOperation, quire_openapi::Operation>,
+    /// The OpenAPI schemas it shows.
+    schemas: HashMap<OpenApiSchemas, Vec<(String, quire_openapi::Schema)>>,
     /// The site as this visitor sees it, for conditional blocks (none
     /// are shown without it).
     site: Option<&'a PublishedSite>,
@@ -817,6 +833,7 @@ impl<'a> SpaceLinks<'a> {
             page: None,
             includes: HashMap::new(),
             operations: HashMap::new(),
+            schemas: HashMap::new(),
             site: None,
             variables: serde_json::Value::Null,
         }
@@ -881,6 +898,10 @@ impl Links for SpaceLinks<'_> {
 
     fn openapi(&self, operation: &OpenApiOperation) -> Option<&quire_openapi::Operation> {
         self.operations.get(operation)
+    }
+
+    fn openapi_schemas(&self, pointer: &OpenApiSchemas) -> Option<&[(String, quire_openapi::Schema)]> {
+        self.schemas.get(pointer).map(Vec::as_slice)
     }
 
     fn expression(&self, expression: &str) -> Option<String> {

@@ -55,7 +55,7 @@ pub(crate) fn allows(place: Place, block: &Block) -> bool {
         Block::ContentRef { .. } => place == Tab,
         Block::Images(_) => matches!(place, Tab | Expandable),
         Block::Include { .. } => place == Expandable,
-        Block::Tabs(_) | Block::Expandable(_) | Block::OpenApiOperation(_) => false,
+        Block::Tabs(_) | Block::Expandable(_) | Block::OpenApiOperation(_) | Block::OpenApiSchemas(_) => false,
     }
 }
 
@@ -111,6 +111,7 @@ fn fit_children(block: &mut Block) {
         | Block::Divider
         | Block::Embed { .. }
         | Block::OpenApiOperation(_)
+        | Block::OpenApiSchemas(_)
         | Block::Html(_)
         | Block::Math { .. } => {}
     }
@@ -219,6 +220,13 @@ pub(crate) fn degrade(block: Block) -> Vec<Block> {
             };
             let text = format!("{} {}", op.method.to_ascii_uppercase(), op.path);
             vec![Block::Paragraph(vec![Inline::marked(text, code)])]
+        }
+        Block::OpenApiSchemas(pointer) => {
+            let code = Marks {
+                code: true,
+                ..Marks::NONE
+            };
+            vec![Block::Paragraph(vec![Inline::marked(pointer.schemas.join(", "), code)])]
         }
         Block::Table(table) => table_paragraphs(table),
         Block::Include { path } => vec![Block::Paragraph(vec![Inline::plain(format!(

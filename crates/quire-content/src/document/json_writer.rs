@@ -174,6 +174,20 @@ impl JsonWriter {
                     ("method", op.method.as_str().into()),
                 ]),
             ),
+            Block::OpenApiSchemas(pointer) => void_block(
+                "openapi-schemas",
+                object([
+                    (
+                        "ref",
+                        object([("kind", "openapi".into()), ("spec", pointer.spec.as_str().into())]),
+                    ),
+                    (
+                        "schemas",
+                        Value::Array(pointer.schemas.iter().map(|s| s.as_str().into()).collect()),
+                    ),
+                    ("grouped", pointer.grouped.into()),
+                ]),
+            ),
             Block::Math { formula } => void_block("math", object([("formula", formula.as_str().into())])),
             // The JSON document has no HTML: the markup is its text.
             Block::Html(html) => paragraph(&[Inline::plain(html.as_str())]),

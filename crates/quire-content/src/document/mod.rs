@@ -41,7 +41,7 @@ use serde_json::Value;
 pub use model::{
     Block, CodeBlock, Column, ColumnAlign, Container, ContainerKind, Document, Expandable, Heading, HeadingLevel, Hint,
     HintStyle, Image, ImageSource, Inline, LinkTarget, List, ListItem, ListKind, Mark, Marks, OpenApiOperation,
-    Overflow, Tab, Table, TableCell, anchor_id, normalize_inlines,
+    OpenApiSchemas, Overflow, Tab, Table, TableCell, anchor_id, normalize_inlines,
 };
 pub use text::{Section, Walk, plain_text};
 

@@ -51,6 +51,9 @@ pub enum Block {
     /// (`{% openapi-operation spec="slug" path="/pets" method="get" %}`;
     /// the legacy `{% openapi %}` and `{% swagger %}` blocks read as one).
     OpenApiOperation(OpenApiOperation),
+    /// Schemas of an OpenAPI spec of the organization, by name
+    /// (`{% openapi-schemas spec="petstore" schemas="Pet,Tag" %}`).
+    OpenApiSchemas(OpenApiSchemas),
     /// A display formula (`$$` lines), in LaTeX.
     Math {
         formula: String,
@@ -277,6 +280,15 @@ pub struct OpenApiOperation {
     pub spec: String,
     pub path: String,
     pub method: String,
+}
+
+/// Which schemas of which spec (as [`OpenApiOperation::spec`]): their
+/// names, and whether they are shown as one group (GitBook's default).
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct OpenApiSchemas {
+    pub spec: String,
+    pub schemas: Vec<String>,
+    pub grouped: bool,
 }
 
 /// A titled section shown closed unless `open` (GitBook's expandable

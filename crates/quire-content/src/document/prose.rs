@@ -51,7 +51,8 @@ fn visit_blocks(blocks: &mut [Block], f: &mut dyn FnMut(&mut String)) {
             | Block::Embed { .. }
             | Block::Math { .. }
             | Block::Html(_)
-            | Block::OpenApiOperation(_) => {}
+            | Block::OpenApiOperation(_)
+            | Block::OpenApiSchemas(_) => {}
         }
     }
 }

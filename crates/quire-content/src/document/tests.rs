@@ -1103,3 +1103,28 @@ fn expressions_are_inlines() {
     assert!(schema_errors(&json).is_empty(), "{:?}", schema_errors(&json));
     assert_eq!(Document::from_json(&json).unwrap(), doc);
 }
+
+#[test]
+fn openapi_schemas_are_blocks() {
+    use super::{Block, Document, OpenApiSchemas};
+    let markdown = "{% openapi-schemas spec=\"petstore\" schemas=\"Pet,Tag\" grouped=\"false\" %}\nThe Pet object\n{% endopenapi-schemas %}\n\nAfter.\n";
+    let doc = Document::from_markdown(markdown);
+    assert_eq!(
+        doc.blocks[0],
+        Block::OpenApiSchemas(OpenApiSchemas {
+            spec: "petstore".into(),
+            schemas: vec!["Pet".into(), "Tag".into()],
+            grouped: false
+        })
+    );
+    assert_eq!(
+        doc.blocks.len(),
+        2,
+        "the caption is GitBook's, not a paragraph: {:?}",
+        doc.blocks
+    );
+    assert_eq!(Document::from_markdown(&doc.to_markdown()), doc);
+    let json = doc.to_json();
+    assert!(schema_errors(&json).is_empty(), "{:?}", schema_errors(&json));
+    assert_eq!(Document::from_json(&json).unwrap(), doc);
+}

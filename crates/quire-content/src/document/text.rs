@@ -76,7 +76,8 @@ fn images_in(blocks: &mut [Block], f: &mut dyn FnMut(&mut Image)) {
             | Block::Embed { .. }
             | Block::Math { .. }
             | Block::Html(_)
-            | Block::OpenApiOperation(_) => {}
+            | Block::OpenApiOperation(_)
+            | Block::OpenApiSchemas(_) => {}
         }
     }
 }
@@ -192,7 +193,8 @@ impl Block {
             | Block::Include { .. }
             | Block::Divider
             | Block::Embed { .. }
-            | Block::OpenApiOperation(_) => {}
+            | Block::OpenApiOperation(_)
+            | Block::OpenApiSchemas(_) => {}
         }
     }
 }

@@ -22,9 +22,9 @@ const CARDS: &str = "# Cards and tables\n\n## Widths and alignment <a href=\"#si
 
 const STEPS: &str = "---\ndescription: Steps, columns and updates.\n---\n\n# Steps and columns\n\n{% stepper %}\n{% step %}\n### Install <a href=\"#install\" id=\"install\"></a>\n\nRun the installer.\n{% endstep %}\n\n{% step %}\n### Configure\n\nSet the port.\n{% endstep %}\n{% endstepper %}\n\n{% columns %}\n{% column width=\"50%\" %}\n**Left side**\n\nText on the left.\n{% endcolumn %}\n\n{% column %}\n<figure><img src=\"../.gitbook/assets/cover (1).png\" alt=\"Right side\"><figcaption></figcaption></figure>\n{% endcolumn %}\n{% endcolumns %}\n\n{% updates format=\"full\" %}\n{% update date=\"2025-12-25\" tags=\"beta\" %}\n## A new release\n\nIt is faster.\n{% endupdate %}\n{% endupdates %}\n\n{% embed url=\"https://www.youtube.com/watch?v=dQw4w9WgXcQ\" %}\nA video\n{% endembed %}\n\n{% hint style=\"info\" %}\nBack to the [cards](cards-and-tables.md#sizes).\n{% endhint %}\n\n{% openapi src=\"../.gitbook/assets/widgets.yaml\" path=\"/v1/{collection}/html\" method=\"post\" %}\n[widgets.yaml](../.gitbook/assets/widgets.yaml)\n{% endopenapi %}\n";
 
-const API: &str = "# API reference\n\n{% openapi src=\".gitbook/assets/widgets.yaml\" path=\"/widgets\" method=\"get\" %}\n[widgets.yaml](.gitbook/assets/widgets.yaml)\n{% endopenapi %}\n";
+const API: &str = "# API reference\n\n{% openapi src=\".gitbook/assets/widgets.yaml\" path=\"/widgets\" method=\"get\" %}\n[widgets.yaml](.gitbook/assets/widgets.yaml)\n{% endopenapi %}\n\n{% openapi-schemas spec=\"widgets\" schemas=\"Widget\" grouped=\"false\" %}\nThe Widget object\n{% endopenapi-schemas %}\n";
 
-const SPEC: &str = "openapi: 3.0.3\ninfo:\n  title: Widgets\n  version: '1.0'\npaths:\n  /widgets:\n    get:\n      summary: List the widgets\n      responses:\n        '200':\n          description: The widgets\n  /v1/{collection}/html:\n    post:\n      summary: Render a collection\n      responses:\n        '200':\n          description: The HTML\n";
+const SPEC: &str = "openapi: 3.0.3\ninfo:\n  title: Widgets\n  version: '1.0'\npaths:\n  /widgets:\n    get:\n      summary: List the widgets\n      responses:\n        '200':\n          description: The widgets\n  /v1/{collection}/html:\n    post:\n      summary: Render a collection\n      responses:\n        '200':\n          description: The HTML\ncomponents:\n  schemas:\n    Widget:\n      type: object\n      required: [name]\n      properties:\n        name:\n          type: string\n          description: What the widget is called\n";
 
 /// The repository, in GitBook's layout.
 fn gitbook_written_repo() -> Repo {
@@ -53,7 +53,7 @@ fn gitbook_written_repo() -> Repo {
     .write("api-reference.md", API)
     .write(
         "drafts/later.md",
-        "# Later\n\n{% openapi-schemas spec=\"widgets\" schemas=\"Widget\" %}\nThe widget.\n{% endopenapi-schemas %}\n\nSee [the old space](https://app.gitbook.com/s/AbC123/intro).\n",
+        "# Later\n\n{% @github-files/github-code-block %}\n\nSee [the old space](https://app.gitbook.com/s/AbC123/intro).\n",
     )
     .write(".gitbook/assets/cover (1).png", PNG)
     .write(".gitbook/assets/guide.pdf", "%PDF-1.4\n%%EOF\n")
@@ -94,8 +94,13 @@ both_backends! {
             .map(|n| format!("{}: {}", n["path"].as_str().unwrap(), n["note"].as_str().unwrap()))
             .collect();
         assert_eq!(notes.len(), 2, "{notes:?}");
-        assert!(notes[0].starts_with("drafts/later.md: `{% openapi-schemas %}` is not a block Quire knows"), "{notes:?}");
+        assert!(notes[0].starts_with("drafts/later.md: `{% @github-files/github-code-block %}` is not a block Quire knows"), "{notes:?}");
         assert!(notes[1].contains("(https://app.gitbook.com/s/AbC123/intro)"), "{notes:?}");
+        // The organization's spec that `{% openapi-schemas spec="widgets" %}` names.
+        app.post(&ada, &format!("/v1/orgs/{org}/openapi"), json!({ "slug": "widgets", "source": { "text": SPEC } }))
+            .await
+            .assert_status(201);
+        app.run_due_jobs().await;
         let site = app.post(&ada, &format!("/v1/orgs/{org}/sites"), json!({ "title": "Widgets", "spaces": [space] })).await;
         site.assert_status(201);
         app.post(&ada, &format!("/v1/orgs/{org}/sites/{}/publish", site.id()), json!(null)).await.assert_status(200);
@@ -157,6 +162,7 @@ both_backends! {
         assert!(steps.contains("href=\"/widgets/blocks/cards-and-tables#sizes\""), "{steps}");
         // The OpenAPI file of the repository is the operation's spec.
         assert!(api.contains("List the widgets"), "{api}");
+        assert!(api.contains("<h4>The Widget object</h4>") && api.contains("What the widget is called"), "{api}");
         assert!(steps.contains("Render a collection"), "an OpenAPI file named from a folder, a path with a parameter: {steps}");
         assert!(create.contains("<a href=\"/widgets/home\">the home page</a>"), "`../` up to the root names its README: {create}");
         assert!(cjk.contains("安装并运行"), "{cjk}");

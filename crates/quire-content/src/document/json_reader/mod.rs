@@ -292,6 +292,37 @@ fn read_block(node: &Value, path: &Path, place: Place) -> Result<Block> {
                 method: data.required_string("method")?.to_ascii_lowercase(),
             })
         }
+        "openapi-schemas" => {
+            block.only(&["object", "type", "key", "data", "isVoid", "meta"])?;
+            check_meta(&block, &["id"], Some("id"))?;
+            let data = block.required_object("data", &data_path)?;
+            data.only(&["ref", "schemas", "grouped", "title"])?;
+            data.string("title")?;
+            let ref_path = data_path.field("ref");
+            let reference = data.required_object("ref", &ref_path)?;
+            reference.only(&["kind", "spec"])?;
+            if reference.string("kind")? != Some("openapi") {
+                return Err(invalid(&ref_path, "the reference needs `kind` \"openapi\""));
+            }
+            let schemas = match data.get("schemas") {
+                Some(Value::Array(names)) => names
+                    .iter()
+                    .map(|n| n.as_str().map(str::to_owned))
+                    .collect::<Option<Vec<_>>>()
+                    .ok_or_else(|| invalid(&data_path.field("schemas"), "schema names are strings"))?,
+                _ => {
+                    return Err(invalid(
+                        &data_path.field("schemas"),
+                        "`schemas` must be an array of names",
+                    ));
+                }
+            };
+            Block::OpenApiSchemas(super::model::OpenApiSchemas {
+                spec: reference.required_string("spec")?.to_owned(),
+                schemas,
+                grouped: data.boolean("grouped")?.unwrap_or(true),
+            })
+        }
         other => return Err(invalid(path, format!("unsupported block type `{other}`"))),
     };
     if matches!(
@@ -302,6 +333,7 @@ fn read_block(node: &Value, path: &Path, place: Place) -> Result<Block> {
             | Block::Embed { .. }
             | Block::Math { .. }
             | Block::OpenApiOperation(_)
+            | Block::OpenApiSchemas(_)
     ) {
         block.fixed("isVoid", &Value::Bool(true))?;
         block.require("isVoid")?;

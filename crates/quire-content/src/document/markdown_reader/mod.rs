@@ -19,8 +19,8 @@ use std::collections::HashSet;
 
 use super::fit::{Place, fit_blocks};
 use super::model::{
-    Block, Container, Document, Expandable, Hint, HintStyle, Inline, LinkTarget, OpenApiOperation, Overflow, Tab,
-    anchor_id,
+    Block, Container, Document, Expandable, Hint, HintStyle, Inline, LinkTarget, OpenApiOperation, OpenApiSchemas,
+    Overflow, Tab, anchor_id,
 };
 use crate::markdown::split_front_matter;
 use tags::Segment;
@@ -114,6 +114,9 @@ fn segment_blocks(segments: Vec<Segment>, ids: &mut Ids) -> Vec<Block> {
                 blocks.push(Block::OpenApiOperation(OpenApiOperation { spec, path, method }))
             }
             Segment::Math(formula) => blocks.push(Block::Math { formula }),
+            Segment::OpenApiSchemas(spec, schemas, grouped) => {
+                blocks.push(Block::OpenApiSchemas(OpenApiSchemas { spec, schemas, grouped }))
+            }
             Segment::Container { kind, attrs, body } => blocks.push(Block::Container(Container {
                 kind,
                 attrs,

@@ -31,6 +31,8 @@ pub(super) enum Segment {
     Embed(String),
     /// An OpenAPI operation: spec, path, method.
     OpenApi(String, String, String),
+    /// OpenAPI schemas: spec, names, grouped.
+    OpenApiSchemas(String, Vec<String>, bool),
     Math(String),
     /// A GitBook container block (`{% stepper %}`, `{% step %}`…).
     Container {
@@ -311,6 +313,21 @@ fn special_segment(lines: &[&str], i: usize, depth: usize) -> Option<(Segment, u
                     Segment::OpenApi(spec.to_owned(), path.to_owned(), method.to_ascii_lowercase()),
                     next,
                 ));
+            }
+            false
+        }
+        "openapi-schemas" => {
+            if let (Some(spec), Some(schemas)) = (tag.attr("spec"), tag.attr("schemas")) {
+                // GitBook closes the block around a caption.
+                let next = find_end(lines, i, "openapi-schemas").map_or(i + 1, |end| end + 1);
+                let names = schemas
+                    .split(',')
+                    .map(str::trim)
+                    .filter(|s| !s.is_empty())
+                    .map(str::to_owned)
+                    .collect();
+                let grouped = tag.attr("grouped") != Some("false");
+                return Some((Segment::OpenApiSchemas(spec.to_owned(), names, grouped), next));
             }
             false
         }

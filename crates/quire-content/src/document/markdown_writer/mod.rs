@@ -235,6 +235,18 @@ fn block_md(block: &Block, context: Context, after: Option<char>) -> String {
             }
         }
         Block::Table(table) => table_md(table),
+        Block::OpenApiSchemas(pointer) => {
+            if context.tags {
+                let grouped = if pointer.grouped { "" } else { " grouped=\"false\"" };
+                format!(
+                    "{{% openapi-schemas spec={} schemas={}{grouped} %}}\n{{% endopenapi-schemas %}}",
+                    quote_attr(&pointer.spec),
+                    quote_attr(&pointer.schemas.join(","))
+                )
+            } else {
+                blocks_md_first(&degrade(block.clone()), context, after).0
+            }
+        }
         Block::OpenApiOperation(op) => {
             if context.tags {
                 format!(
@@ -403,7 +415,8 @@ fn writes_text(block: &Block, context: Context, first: bool) -> bool {
         | Block::ContentRef { .. }
         | Block::Include { .. }
         | Block::Embed { .. }
-        | Block::OpenApiOperation(_) => context.place == Place::ListItem || !context.tags,
+        | Block::OpenApiOperation(_)
+        | Block::OpenApiSchemas(_) => context.place == Place::ListItem || !context.tags,
         Block::Hint(hint) if !context.tags => edge_of(&hint.blocks),
         Block::Tabs(tabs) if !context.tags => edge_of(&degrade(Block::Tabs(tabs.clone()))),
         Block::Expandable(e) if !context.tags => edge_of(&degrade(Block::Expandable(e.clone()))),
