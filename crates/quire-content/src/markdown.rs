@@ -336,6 +336,30 @@ mod tests {
     }
 }
 
+/// The block tags Quire reads (where GitBook reads them).
+const KNOWN_TAGS: [&str; 20] = [
+    "hint",
+    "tabs",
+    "tab",
+    "code",
+    "content-ref",
+    "embed",
+    "include",
+    "openapi",
+    "openapi-operation",
+    "openapi-schemas",
+    "swagger",
+    "stepper",
+    "step",
+    "columns",
+    "column",
+    "updates",
+    "update",
+    "if",
+    "file",
+    "prompt",
+];
+
 /// What a page says that Quire does not understand, a note each: block
 /// tags it does not know (shown as text) and links to other GitBook spaces
 /// (`app.gitbook.com/s/<id>`, which still point at GitBook). For the
@@ -350,8 +374,9 @@ pub fn not_understood(markdown: &str) -> Vec<String> {
             && let Some(tag) = text.strip_prefix("{%")
         {
             let name = tag.split_whitespace().next().unwrap_or_default();
-            // An unknown tag's end says nothing more.
-            if name.starts_with("end") {
+            // An unknown tag's end says nothing more; a known tag shown as
+            // text sits where GitBook keeps it text too (in a list, a quote).
+            if name.starts_with("end") || KNOWN_TAGS.contains(&name) {
                 continue;
             }
             let note = format!("`{{% {name} %}}` is not a block Quire knows; it is shown as text");
@@ -385,10 +410,10 @@ mod not_understood_tests {
     #[test]
     fn unknown_tags_and_other_spaces_are_noted() {
         let notes = super::not_understood(
-            "# A\n\n{% openapi-schemas spec=\"x\" %}\nThe x.\n{% endopenapi-schemas %}\n\nSee [it](https://app.gitbook.com/s/abc123/guide) and <a href=\"https://app.gitbook.com/s/xyz/\">that</a>.\n\n{% hint %}\nFine\n{% endhint %}\n",
+            "# A\n\n{% @github-files/github-code-block %}\n\n- {% hint style=\"info\" %}\n\nSee [it](https://app.gitbook.com/s/abc123/guide) and <a href=\"https://app.gitbook.com/s/xyz/\">that</a>.\n\n{% hint %}\nFine\n{% endhint %}\n",
         );
         assert_eq!(notes.len(), 3, "{notes:?}");
-        assert!(notes[0].contains("openapi-schemas"), "{notes:?}");
+        assert!(notes[0].contains("@github-files/github-code-block"), "{notes:?}");
         assert!(
             notes[1].contains("(https://app.gitbook.com/s/abc123/guide)"),
             "{notes:?}"

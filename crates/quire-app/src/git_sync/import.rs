@@ -270,9 +270,14 @@ async fn import(app: &App, job: &GitImport, row: &GitSyncRow) -> anyhow::Result<
 }
 
 /// What each markdown file of the repository says that Quire does not
-/// understand, in path order.
+/// understand, in path order (files under `.gitbook/` but reusable content
+/// are no pages).
 fn notes(repo: &RepoState) -> Vec<PageNote> {
-    let mut paths: Vec<&String> = repo.texts.keys().collect();
+    let mut paths: Vec<&String> = repo
+        .texts
+        .keys()
+        .filter(|p| !p.contains(".gitbook/") || p.contains(".gitbook/includes/"))
+        .collect();
     paths.sort();
     paths
         .into_iter()
