@@ -53,15 +53,6 @@ pub struct ImportResult {
     pub total_resources: usize,
 }
 
-/// Pages a website import reads: `QUIRE_IMPORT_MAX_PAGES`, else 200.
-fn max_pages() -> usize {
-    std::env::var("QUIRE_IMPORT_MAX_PAGES")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .filter(|n| *n > 0)
-        .unwrap_or(DEFAULT_MAX_PAGES)
-}
-
 /// A page to add: where it sits among the other new pages, its text, and
 /// the key other pages' links use for it.
 struct NewPage {
@@ -330,7 +321,7 @@ fn sitemap_urls(xml: &str) -> Vec<String> {
 /// how many pages were found in all.
 async fn website(app: &App, start: Url) -> AppResult<(Vec<NewPage>, Vec<NewFile>, usize)> {
     let fetcher = &app.engine.fetcher;
-    let limit = max_pages();
+    let limit = app.settings.import_max_pages.max(1);
     let origin = start.origin();
     let robots_url = start.join("/robots.txt").map_err(|_| AppError::invalid("bad URL"))?;
     let rules = match fetcher.get(robots_url.as_str(), 512 * 1024).await {

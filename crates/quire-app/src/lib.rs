@@ -34,6 +34,9 @@ pub mod permissions;
 pub mod saml;
 pub mod search;
 pub mod sessions;
+pub mod settings;
+
+pub use settings::Settings;
 pub mod sites;
 pub mod spaces;
 pub mod teams;
@@ -58,6 +61,7 @@ pub struct App {
     pub db: Db,
     pub engine: Arc<Engine>,
     pub clock: Arc<dyn Clock>,
+    pub settings: Arc<Settings>,
     /// The machine translation provider the operator configured, if any.
     translation: Arc<std::sync::RwLock<Option<quire_engine::translate::Provider>>>,
 }
@@ -68,11 +72,23 @@ impl App {
     }
 
     pub fn with_clock(db: Db, blobs: BlobStore, fetcher: Fetcher, clock: Arc<dyn Clock>) -> App {
-        let engine = Arc::new(Engine::new(db.clone(), blobs, fetcher, clock.clone()));
+        App::with_settings(db, blobs, fetcher, clock, Settings::default())
+    }
+
+    /// The application with the operator's settings.
+    pub fn with_settings(db: Db, blobs: BlobStore, fetcher: Fetcher, clock: Arc<dyn Clock>, settings: Settings) -> App {
+        let engine = Arc::new(Engine::new(
+            db.clone(),
+            blobs,
+            fetcher,
+            clock.clone(),
+            settings.git_cache_dir.clone(),
+        ));
         App {
             db,
             engine,
             clock,
+            settings: Arc::new(settings),
             translation: Arc::default(),
         }
     }

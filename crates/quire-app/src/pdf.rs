@@ -46,26 +46,9 @@ const MAX_BOOK_IMAGE_BYTES: u64 = 256 * 1024 * 1024;
 static FONTS: OnceLock<Fonts> = OnceLock::new();
 static TYPESETTING: tokio::sync::Semaphore = tokio::sync::Semaphore::const_new(1);
 
-/// The directories fonts are read from.
-fn font_dirs() -> Vec<PathBuf> {
-    if let Ok(dirs) = std::env::var("QUIRE_PDF_FONT_DIRS") {
-        return std::env::split_paths(&dirs).collect();
-    }
-    let mut dirs = vec![
-        PathBuf::from("/usr/share/fonts"),
-        PathBuf::from("/usr/local/share/fonts"),
-        PathBuf::from("/Library/Fonts"),
-        PathBuf::from("/System/Library/Fonts"),
-    ];
-    if let Some(home) = std::env::var_os("HOME") {
-        dirs.push(PathBuf::from(&home).join(".local/share/fonts"));
-        dirs.push(PathBuf::from(home).join(".fonts"));
-    }
-    dirs
-}
-
-fn fonts() -> &'static Fonts {
-    FONTS.get_or_init(|| Fonts::load(&font_dirs()))
+/// The fonts of the directories the settings name, read once per process.
+fn fonts(dirs: &[PathBuf]) -> &'static Fonts {
+    FONTS.get_or_init(|| Fonts::load(dirs))
 }
 
 /// What the caller asked for.
@@ -170,7 +153,7 @@ pub async fn export(
         }
         let book = book(app, &space, &snapshot, &pages, documents, &specs, &title).await?;
         let started = std::time::Instant::now();
-        let bytes = typeset(book).await?;
+        let bytes = typeset(book, app.settings.pdf_font_dirs.clone()).await?;
         tracing::info!(
             space = %space.id,
             revision = %snapshot.revision.id,
@@ -356,9 +339,9 @@ async fn book(
     Ok(book)
 }
 
-/// Typesets on the blocking pool.
-async fn typeset(book: Book) -> AppResult<Vec<u8>> {
-    let done = tokio::task::spawn_blocking(move || quire_pdf::render(&book, fonts()))
+/// Typesets on the blocking pool, with the fonts of `font_dirs`.
+async fn typeset(book: Book, font_dirs: Vec<PathBuf>) -> AppResult<Vec<u8>> {
+    let done = tokio::task::spawn_blocking(move || quire_pdf::render(&book, fonts(&font_dirs)))
         .await
         .map_err(|e| AppError::from(anyhow::anyhow!("typesetting stopped: {e}")))?;
     done.map_err(|e| AppError::from(anyhow::anyhow!(e)))

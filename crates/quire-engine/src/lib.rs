@@ -113,15 +113,19 @@ pub struct Engine {
 }
 
 impl Engine {
-    pub fn new(db: Db, blobs: BlobStore, fetcher: Fetcher, clock: Arc<dyn Clock>) -> Engine {
+    /// The engine; Git keeps its clones in `git_cache_dir` (it only saves
+    /// transfers, so losing it costs nothing else).
+    pub fn new(
+        db: Db,
+        blobs: BlobStore,
+        fetcher: Fetcher,
+        clock: Arc<dyn Clock>,
+        git_cache_dir: std::path::PathBuf,
+    ) -> Engine {
         let revisions = Arc::new(Revisions::new(db.clone(), clock.clone()));
-        // Git follows the fetch policy; its cache is `QUIRE_GIT_CACHE` or a
-        // folder of the system's temporary directory (it only saves
-        // transfers, so losing it costs nothing else).
+        // Git follows the fetch policy.
         let git = Arc::new(Git::new(GitConfig {
-            cache_dir: std::env::var_os("QUIRE_GIT_CACHE")
-                .map(std::path::PathBuf::from)
-                .unwrap_or_else(|| std::env::temp_dir().join("quire-git")),
+            cache_dir: git_cache_dir,
             allow_private_networks: fetcher.config().allow_private_networks,
             timeout: std::time::Duration::from_secs(600),
         }));

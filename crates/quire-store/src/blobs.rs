@@ -64,14 +64,9 @@ fn valid_hash(hash: &str) -> bool {
 
 impl BlobStore {
     /// The store a `--blob-url` names: `s3://bucket[/prefix]` (credentials,
-    /// region and endpoint from the `AWS_*` environment variables, as the
-    /// AWS tools read them), `file:///dir` or a plain directory path.
-    pub fn from_url(url: &str) -> Result<BlobStore, BlobError> {
-        BlobStore::from_url_and_env(url, std::env::vars())
-    }
-
-    /// [`BlobStore::from_url`] with the `AWS_*` settings taken from `env`
-    /// instead of the process environment.
+    /// region and endpoint from the `AWS_*` settings in `env`, which the
+    /// binary takes from its environment as the AWS tools do), `file:///dir`
+    /// or a plain directory path.
     pub fn from_url_and_env(
         url: &str,
         env: impl IntoIterator<Item = (String, String)>,

@@ -94,6 +94,17 @@ struct StorageArgs {
     /// environment variables) or a directory; default <data dir>/blobs.
     #[arg(long, env = "QUIRE_BLOB_URL")]
     blob_url: Option<String>,
+    /// Where Git Sync keeps clones between syncs; default a `quire-git`
+    /// folder of the system's temporary directory.
+    #[arg(long, env = "QUIRE_GIT_CACHE")]
+    git_cache: Option<PathBuf>,
+    /// Pages a website import reads at most.
+    #[arg(long, env = "QUIRE_IMPORT_MAX_PAGES", default_value_t = quire_app::imports::DEFAULT_MAX_PAGES, value_parser = clap::value_parser!(usize))]
+    import_max_pages: usize,
+    /// Directories PDF fonts are read from (`:`-separated); default the
+    /// system's font directories and the user's.
+    #[arg(long, env = "QUIRE_PDF_FONT_DIRS")]
+    pdf_font_dirs: Option<String>,
 }
 
 #[derive(Args)]
@@ -168,7 +179,8 @@ impl StorageArgs {
     /// Where file bytes go: `--blob-url`, else `<data dir>/blobs`.
     fn blob_store(&self) -> anyhow::Result<quire_store::blobs::BlobStore> {
         match &self.blob_url {
-            Some(url) => quire_store::blobs::BlobStore::from_url(url).with_context(|| format!("blob storage {url}")),
+            Some(url) => quire_store::blobs::BlobStore::from_url_and_env(url, std::env::vars())
+                .with_context(|| format!("blob storage {url}")),
             None => Ok(quire_store::blobs::BlobStore::Local(self.data_dir.join("blobs"))),
         }
     }
@@ -183,7 +195,35 @@ impl StorageArgs {
         })
         .context("starting the HTTP client for server-side fetches")?;
         let db = self.open().await?;
-        Ok(App::new(db, blobs, fetcher))
+        Ok(App::with_settings(
+            db,
+            blobs,
+            fetcher,
+            std::sync::Arc::new(quire_core::SystemClock),
+            self.settings(),
+        ))
+    }
+
+    /// The application's settings, from these flags and the environment.
+    fn settings(&self) -> quire_app::Settings {
+        let mut settings = quire_app::Settings {
+            import_max_pages: self.import_max_pages.max(1),
+            ..quire_app::Settings::default()
+        };
+        if let Some(dir) = &self.git_cache {
+            settings.git_cache_dir = dir.clone();
+        }
+        match &self.pdf_font_dirs {
+            Some(dirs) => settings.pdf_font_dirs = std::env::split_paths(dirs).collect(),
+            None => {
+                if let Some(home) = std::env::var_os("HOME") {
+                    let home = PathBuf::from(home);
+                    settings.pdf_font_dirs.push(home.join(".local/share/fonts"));
+                    settings.pdf_font_dirs.push(home.join(".fonts"));
+                }
+            }
+        }
+        settings
     }
 
     /// Opens (creating and migrating when needed) the configured database.
