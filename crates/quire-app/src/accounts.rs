@@ -19,7 +19,6 @@ use std::sync::Arc;
 use quire_core::{Role, Timestamp};
 use quire_store::users::{self, UserRow};
 use quire_store::{Conn, invites, members};
-use sha2::{Digest, Sha256};
 
 use crate::access::OrgAccess;
 use crate::error::{AppError, AppResult, NotFoundExt};
@@ -34,8 +33,7 @@ fn new_token() -> String {
 
 /// The form a token is stored and looked up in.
 pub fn hash_token(token: &str) -> String {
-    let digest = Sha256::digest(token.as_bytes());
-    digest.iter().map(|b| format!("{b:02x}")).collect()
+    quire_core::digest::sha256_hex(token.as_bytes())
 }
 
 /// Finds the user with `email`, or creates it with `display_name`. A new user

@@ -14,7 +14,6 @@ use quire_store::Page;
 use quire_store::openapi::{self, SpecRow, VersionRow};
 use quire_store::page::PageRequest;
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 
 use crate::error::{AppError, AppResult};
 use crate::jobs::{self, Job, Registry};
@@ -363,10 +362,7 @@ pub async fn process(app: &App, spec_id: &str) -> anyhow::Result<()> {
     current.updated_at = now;
     match outcome {
         Ok(text) => {
-            let hash: String = Sha256::digest(text.as_bytes())
-                .iter()
-                .map(|b| format!("{b:02x}"))
-                .collect();
+            let hash = quire_core::digest::sha256_hex(text.as_bytes());
             let latest = match &current.last_version_id {
                 Some(id) => openapi::get_version(&mut tx, &current.id, id).await?,
                 None => None,

@@ -26,7 +26,6 @@ use quire_pdf::{Book, BookFile, BookPage, Fonts, PageBody};
 use quire_store::openapi::VersionRow;
 use quire_store::pdfs::{self, PdfRow};
 use quire_store::spaces::SpaceRow;
-use sha2::{Digest, Sha256};
 
 use crate::content::{self, Source};
 use crate::error::{AppError, AppResult};
@@ -225,23 +224,20 @@ pub async fn download(app: &App, token: &str) -> AppResult<(String, Vec<u8>)> {
 }
 
 fn cache_key(snapshot: &Snapshot, request: &PdfRequest, specs: &BTreeMap<String, Option<VersionRow>>) -> String {
-    let mut hasher = Sha256::new();
+    let mut hasher = quire_core::digest::Hasher::new();
     for part in [
         FORMAT,
         snapshot.revision.id.as_str(),
         request.page.as_deref().unwrap_or(""),
         if request.only { "only" } else { "tree" },
     ] {
-        hasher.update(part.as_bytes());
-        hasher.update([0u8]);
+        hasher.part(part.as_bytes());
     }
     for (spec, version) in specs {
-        hasher.update(spec.as_bytes());
-        hasher.update([0u8]);
-        hasher.update(version.as_ref().map(|v| v.id.as_str()).unwrap_or("-").as_bytes());
-        hasher.update([0u8]);
+        hasher.part(spec.as_bytes());
+        hasher.part(version.as_ref().map(|v| v.id.as_str()).unwrap_or("-").as_bytes());
     }
-    hasher.finalize().iter().map(|b| format!("{b:02x}")).collect()
+    hasher.hex()
 }
 
 /// Everything the PDF shows, gathered.

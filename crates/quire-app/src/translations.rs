@@ -27,7 +27,6 @@ use quire_store::page::PageRequest;
 use quire_store::translations::{self, GlossaryRow, TranslatedPageRow, TranslationRow};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
-use sha2::{Digest, Sha256};
 
 use crate::error::{AppError, AppResult};
 use crate::jobs::{self, Job, Registry};
@@ -260,17 +259,16 @@ pub async fn start_run(app: &App, caller: &Caller, org_id: &str, id: &str) -> Ap
 
 /// What identifies the text a page's translation was made from.
 fn source_key(meta: &PageMeta, markdown: &str, settings: &str) -> String {
-    let mut hasher = Sha256::new();
+    let mut hasher = quire_core::digest::Hasher::new();
     for part in [
         meta.title.as_str(),
         meta.description.as_deref().unwrap_or(""),
         markdown,
         settings,
     ] {
-        hasher.update(part.as_bytes());
-        hasher.update([0u8]);
+        hasher.part(part.as_bytes());
     }
-    hasher.finalize().iter().map(|b| format!("{b:02x}")).collect()
+    hasher.hex()
 }
 
 fn words(texts: &[String]) -> i64 {

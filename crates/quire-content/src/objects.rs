@@ -4,17 +4,14 @@
 //! change.
 
 use serde::{Deserialize, Serialize};
-use sha2::{Digest, Sha256};
 
 use crate::tree::PageMeta;
 
 /// The hash naming an object of `kind` with `body`.
 pub fn object_hash(kind: &str, body: &str) -> String {
-    let mut hasher = Sha256::new();
-    hasher.update(kind.as_bytes());
-    hasher.update([0u8]);
-    hasher.update(body.as_bytes());
-    hasher.finalize().iter().map(|b| format!("{b:02x}")).collect()
+    let mut hasher = quire_core::digest::Hasher::new();
+    hasher.part(kind.as_bytes()).update(body.as_bytes());
+    hasher.hex()
 }
 
 /// The root of a revision: its top-level pages, its files and its

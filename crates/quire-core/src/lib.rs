@@ -2,6 +2,7 @@
 //! small value types that parse their input instead of passing strings around.
 
 pub mod content;
+pub mod digest;
 pub mod expression;
 pub mod id;
 pub mod role;

@@ -29,7 +29,6 @@ use std::process::Stdio;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use sha2::{Digest, Sha256};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::process::Command;
 
@@ -199,9 +198,9 @@ impl Git {
     }
 
     fn cache_path(&self, url: &str) -> PathBuf {
-        let digest = Sha256::digest(redact(url).as_bytes());
-        let name: String = digest.iter().take(16).map(|b| format!("{b:02x}")).collect();
-        self.config.cache_dir.join(name)
+        // The first 128 bits name the folder.
+        let name = quire_core::digest::sha256_hex(redact(url).as_bytes());
+        self.config.cache_dir.join(&name[..32])
     }
 
     fn lock(&self, repo: &Path) -> Arc<tokio::sync::Mutex<()>> {
@@ -578,6 +577,7 @@ fn split_host_port(host_port: &str, default_port: u16) -> (String, u16) {
 
 /// The object id git gives these bytes as a blob (SHA-1 of `blob <len>\0`).
 pub fn blob_oid(bytes: &[u8]) -> String {
+    use sha1::Digest;
     let mut hasher = sha1::Sha1::new();
     hasher.update(format!("blob {}\0", bytes.len()).as_bytes());
     hasher.update(bytes);

@@ -15,7 +15,6 @@ use std::sync::Arc;
 use object_store::ObjectStoreExt as _;
 use object_store::aws::{AmazonS3Builder, AmazonS3ConfigKey};
 use object_store::path::Path as ObjectPath;
-use sha2::{Digest, Sha256};
 
 #[derive(Debug, Clone)]
 pub enum BlobStore {
@@ -53,7 +52,7 @@ pub enum BlobError {
 
 /// The name of some bytes.
 pub fn blob_hash(bytes: &[u8]) -> String {
-    Sha256::digest(bytes).iter().map(|b| format!("{b:02x}")).collect()
+    quire_core::digest::sha256_hex(bytes)
 }
 
 /// Whether `hash` can name a blob: 64 hex digits (anything else never
