@@ -137,15 +137,6 @@ pub async fn run(args: &Args) -> anyhow::Result<()> {
     result
 }
 
-fn url_encode(text: &str) -> String {
-    text.bytes()
-        .map(|b| match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'_' | b'.' => (b as char).to_string(),
-            _ => format!("%{b:02X}"),
-        })
-        .collect()
-}
-
 async fn get(client: &reqwest::Client, url: &str) -> anyhow::Result<Value> {
     let res = client.get(url).send().await?;
     let status = res.status();
@@ -232,7 +223,10 @@ async fn bench(args: &Args, server: &Server) -> anyhow::Result<()> {
         spaces::get_any(&mut conn, &space_id).await?
     };
     for (name, query) in &queries {
-        let url = format!("{base}/spaces/{space_id}/search?query={}", url_encode(query));
+        let url = format!(
+            "{base}/spaces/{space_id}/search?query={}",
+            quire_core::percent::encode_component(query)
+        );
         let first = get(&client, &url).await?;
         let results = first["count"].as_i64().unwrap_or(0);
         let mut micros = Vec::with_capacity(RUNS);
@@ -270,7 +264,10 @@ async fn bench(args: &Args, server: &Server) -> anyhow::Result<()> {
 
     let mut org_micros = Vec::new();
     for (_, query) in &queries {
-        let url = format!("{base}/orgs/{many}/search?query={}", url_encode(query));
+        let url = format!(
+            "{base}/orgs/{many}/search?query={}",
+            quire_core::percent::encode_component(query)
+        );
         get(&client, &url).await?;
         for _ in 0..RUNS / 2 {
             let sent = Instant::now();

@@ -151,30 +151,6 @@ pub fn title(markdown: &str) -> Option<String> {
         .or_else(|| leading_heading(body))
 }
 
-/// Percent-decodes a link target or URL path segment (`%20` → space);
-/// invalid escapes are kept as written, invalid UTF-8 replaced.
-pub fn percent_decode(text: &str) -> String {
-    let hex = |b: u8| (b as char).to_digit(16);
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%'
-            && let (Some(hi), Some(lo)) = (
-                bytes.get(i + 1).copied().and_then(hex),
-                bytes.get(i + 2).copied().and_then(hex),
-            )
-        {
-            out.push((hi * 16 + lo) as u8);
-            i += 3;
-            continue;
-        }
-        out.push(bytes[i]);
-        i += 1;
-    }
-    String::from_utf8_lossy(&out).into_owned()
-}
-
 /// A URL-safe slug: lower-case letters and digits, words joined by `-`.
 pub fn slugify(text: &str) -> String {
     let mut slug = String::with_capacity(text.len());
@@ -254,12 +230,6 @@ pub fn link_targets(markdown: &str) -> Vec<String> {
 #[cfg(test)]
 mod tests {
 
-    #[test]
-    fn percent_escapes_decode_without_panicking() {
-        assert_eq!(super::percent_decode("caf%C3%A9"), "café");
-        assert_eq!(super::percent_decode("%é%"), "%é%");
-        assert_eq!(super::percent_decode("%zz%4"), "%zz%4");
-    }
     use super::*;
 
     #[test]

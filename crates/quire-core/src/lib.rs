@@ -2,9 +2,11 @@
 //! small value types that parse their input instead of passing strings around.
 
 pub mod content;
+pub mod cookies;
 pub mod digest;
 pub mod expression;
 pub mod id;
+pub mod percent;
 pub mod role;
 pub mod secrets;
 pub mod serde_util;

@@ -172,7 +172,7 @@ pub fn resolve(snapshot: &Snapshot, page: &str, raw: &str, app_url: &str) -> Opt
 pub fn relative_git_path(from: &str, target: &str) -> Option<String> {
     let folder = from.rsplit_once('/').map_or("", |(f, _)| f);
     let mut parts: Vec<String> = folder.split('/').filter(|s| !s.is_empty()).map(str::to_owned).collect();
-    let decoded = quire_content::markdown::percent_decode(target);
+    let decoded = quire_core::percent::decode(target);
     for segment in decoded.split('/') {
         match segment {
             "" | "." => {}

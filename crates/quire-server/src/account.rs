@@ -110,15 +110,12 @@ fn session_cookie(state: &AppState, value: &str, max_age_secs: i64) -> HeaderVal
 
 /// The value of a cookie of the request.
 fn cookie(headers: &HeaderMap, cookie: &str) -> Option<String> {
-    headers
+    let values = headers
         .get_all(header::COOKIE)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .flat_map(|v| v.split(';'))
-        .filter_map(|pair| pair.trim().split_once('='))
-        .find(|(name, _)| *name == cookie)
-        .map(|(_, value)| value.to_owned())
-        .filter(|v| !v.is_empty() && v.len() <= 128)
+        .into_iter()
+        .filter_map(|v| v.to_str().ok());
+    // Session tokens are short; anything longer is not one of ours.
+    quire_core::cookies::value(values, cookie, 128).map(str::to_owned)
 }
 
 /// The session token the request's cookie holds.

@@ -33,32 +33,6 @@ impl AppState {
     /// (and `#fragment`) percent-encoded where URIs need it (page slugs may
     /// hold any letter).
     pub fn app_url(&self, path: &str) -> String {
-        format!("{}{}", self.public_url, encode_uri_path(path))
-    }
-}
-
-/// Percent-encodes what a URI path (and fragment) may not hold as is.
-fn encode_uri_path(path: &str) -> String {
-    let mut out = String::with_capacity(path.len());
-    for byte in path.bytes() {
-        let keep = byte.is_ascii_alphanumeric() || b"-._~!$&'()*+,;=:@/#?".contains(&byte);
-        if keep {
-            out.push(byte as char);
-        } else {
-            out.push_str(&format!("%{byte:02X}"));
-        }
-    }
-    out
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn paths_are_percent_encoded() {
-        assert_eq!(encode_uri_path("/s/x/旅行#heading"), "/s/x/%E6%97%85%E8%A1%8C#heading");
-        assert_eq!(encode_uri_path("/s/x/a b/c"), "/s/x/a%20b/c");
-        assert_eq!(encode_uri_path("/o/abc/"), "/o/abc/");
+        format!("{}{}", self.public_url, quire_core::percent::encode_uri(path))
     }
 }

@@ -50,31 +50,9 @@ pub fn safe_url(url: &str) -> String {
     if allowed { escape(url.trim()) } else { "#".to_owned() }
 }
 
-/// A URL as a header may carry it: bytes outside printable ASCII (a CJK
-/// slug), spaces and quotes percent-encoded; everything else as written.
-pub fn uri_escape(url: &str) -> String {
-    let mut out = String::with_capacity(url.len());
-    for byte in url.bytes() {
-        if byte.is_ascii_graphic() && !matches!(byte, b'"' | b'<' | b'>' | b'`' | b'{' | b'}' | b'|' | b'\\' | b'^') {
-            out.push(byte as char);
-        } else {
-            out.push_str(&format!("%{byte:02X}"));
-        }
-    }
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn header_urls_are_ascii() {
-        assert_eq!(
-            uri_escape("/docs/快速 开始?q=1"),
-            "/docs/%E5%BF%AB%E9%80%9F%20%E5%BC%80%E5%A7%8B?q=1"
-        );
-    }
 
     #[test]
     fn text_and_urls_are_escaped() {

@@ -102,7 +102,7 @@ fn is_percentage(width: &str) -> bool {
 /// The file name at the end of a path, percent-decoded.
 fn percent_decoded_name(src: &str) -> String {
     let name = src.rsplit('/').next().unwrap_or(src);
-    quire_content::markdown::percent_decode(name)
+    quire_core::percent::decode(name)
 }
 
 /// Renders the document's blocks.

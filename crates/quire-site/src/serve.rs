@@ -21,8 +21,8 @@ use axum::response::{IntoResponse, Response};
 use quire_app::App;
 use quire_app::sites::published::{self, Address, Admission, PublishedSection, PublishedSite, PublishedSpace, Visitor};
 use quire_content::document::{Block, Document, LinkTarget, OpenApiOperation, OpenApiSchemas, plain_text};
-use quire_content::markdown::percent_decode;
 use quire_content::tree::PageKind;
+use quire_core::percent::{decode as percent_decode, encode_component, encode_uri};
 use quire_engine::Snapshot;
 use quire_engine::links::Target;
 
@@ -357,7 +357,7 @@ async fn answer(state: &SiteState, headers: &HeaderMap, uri: &Uri) -> quire_app:
             }
         }
         if claims_changed {
-            let value = encode_cookie(&serde_json::Value::Object(unsigned).to_string());
+            let value = encode_component(&serde_json::Value::Object(unsigned).to_string());
             let cookie = format!("{CLAIMS_COOKIE}={value}; Path={path}; HttpOnly; SameSite=Lax{secure}");
             if let Ok(v) = HeaderValue::from_str(&cookie) {
                 h.append(header::SET_COOKIE, v);
@@ -485,7 +485,7 @@ async fn answer(state: &SiteState, headers: &HeaderMap, uri: &Uri) -> quire_app:
         {
             let links = SpaceLinks::new(&snapshot, &space_base, &withheld);
             let mut res = StatusCode::PERMANENT_REDIRECT.into_response();
-            if let Ok(v) = HeaderValue::from_str(&crate::html::uri_escape(&links.page_url(&target))) {
+            if let Ok(v) = HeaderValue::from_str(&encode_uri(&links.page_url(&target))) {
                 res.headers_mut().insert(header::LOCATION, v);
             }
             return Ok(res);
@@ -601,29 +601,15 @@ const TOKEN_COOKIE: &str = "quire_visitor";
 /// The cookie holding the claims a visitor set themselves.
 const CLAIMS_COOKIE: &str = "quire_claims";
 
-fn cookie(headers: &HeaderMap, name: &str) -> Option<String> {
-    headers
-        .get_all(header::COOKIE)
-        .iter()
-        .filter_map(|v| v.to_str().ok())
-        .flat_map(|v| v.split(';'))
-        .find_map(|pair| {
-            let (k, v) = pair.trim().split_once('=')?;
-            (k == name).then(|| v.to_owned())
-        })
-}
+/// Cookies a site reads at most (a browser keeps 4 KB a cookie).
+const MAX_COOKIE_BYTES: usize = 4096;
 
-/// Percent-encodes what a cookie value may not hold.
-fn encode_cookie(value: &str) -> String {
-    let mut out = String::with_capacity(value.len() * 2);
-    for b in value.bytes() {
-        if b.is_ascii_alphanumeric() || b"-_.!*()".contains(&b) {
-            out.push(b as char);
-        } else {
-            out.push_str(&format!("%{b:02X}"));
-        }
-    }
-    out
+fn cookie(headers: &HeaderMap, name: &str) -> Option<String> {
+    let values = headers
+        .get_all(header::COOKIE)
+        .into_iter()
+        .filter_map(|v| v.to_str().ok());
+    quire_core::cookies::value(values, name, MAX_COOKIE_BYTES).map(str::to_owned)
 }
 
 /// An unsigned claim's value: booleans and numbers as such, else text.
@@ -649,7 +635,7 @@ fn sign_in(fallback_url: Option<String>, origin: &str, uri: &Uri) -> Response {
     let path: String = uri.path().to_owned();
     let location = format!("{origin}{path}");
     let separator = if url.contains('?') { '&' } else { '?' };
-    let target = format!("{url}{separator}location={}", encode_cookie(&location));
+    let target = format!("{url}{separator}location={}", encode_component(&location));
     let mut res = StatusCode::FOUND.into_response();
     if let Ok(v) = HeaderValue::from_str(&target) {
         res.headers_mut().insert(header::LOCATION, v);

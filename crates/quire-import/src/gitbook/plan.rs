@@ -101,7 +101,7 @@ pub fn resolve_relative(folder: &str, target: &str) -> Option<String> {
     if target.is_empty() || target.contains("://") || target.starts_with("mailto:") || target.starts_with('/') {
         return None;
     }
-    let decoded = quire_content::markdown::percent_decode(target);
+    let decoded = quire_core::percent::decode(target);
     clean_path(&if folder.is_empty() {
         decoded
     } else {

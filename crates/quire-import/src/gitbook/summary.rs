@@ -148,7 +148,7 @@ fn target_of(url: String) -> Target {
         Target::Nothing
     } else {
         let path = url.split('#').next().unwrap_or_default();
-        Target::File(quire_content::markdown::percent_decode(path))
+        Target::File(quire_core::percent::decode(path))
     }
 }
 
