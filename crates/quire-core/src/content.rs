@@ -169,3 +169,39 @@ impl std::fmt::Display for ChangeRequestStatus {
         f.write_str(self.as_str())
     }
 }
+
+/// Who may read a published site (its audience).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum SiteVisibility {
+    /// Anyone; search engines may index it.
+    Public,
+    /// Anyone with the address; not indexed.
+    Unlisted,
+    /// Anyone with an active share link.
+    ShareLink,
+    /// Visitors signed in by the site's authentication (a signed token).
+    VisitorAuth,
+}
+
+impl SiteVisibility {
+    pub const ALL: [SiteVisibility; 4] = [
+        SiteVisibility::Public,
+        SiteVisibility::Unlisted,
+        SiteVisibility::ShareLink,
+        SiteVisibility::VisitorAuth,
+    ];
+
+    /// The official name (`"share-link"`…), also the stored one.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SiteVisibility::Public => "public",
+            SiteVisibility::Unlisted => "unlisted",
+            SiteVisibility::ShareLink => "share-link",
+            SiteVisibility::VisitorAuth => "visitor-auth",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<SiteVisibility> {
+        SiteVisibility::ALL.into_iter().find(|v| v.as_str() == text)
+    }
+}

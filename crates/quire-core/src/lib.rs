@@ -13,6 +13,6 @@ pub mod serde_util;
 pub mod time;
 pub mod yaml;
 
-pub use content::{ChangeRequestStatus, DefaultLevel, EditMode, Visibility};
+pub use content::{ChangeRequestStatus, DefaultLevel, EditMode, SiteVisibility, Visibility};
 pub use role::{Role, TeamRole};
 pub use time::{Clock, ManualClock, SystemClock, Timestamp};

@@ -7,12 +7,12 @@
 
 use std::collections::HashMap;
 
-use quire_core::{DefaultLevel, Timestamp};
+use quire_core::{DefaultLevel, SiteVisibility, Timestamp};
 use sqlx::any::AnyRow;
 use sqlx::{AnyConnection, AssertSqlSafe, Row};
 
 use crate::collections::default_level_column;
-use crate::error::{FoundExt, StoreResult};
+use crate::error::{FoundExt, StoreError, StoreResult};
 use crate::page::{Keyset, Page, PageRequest, SortKey};
 use crate::sql::{Sql, flag, flag_column};
 
@@ -27,7 +27,7 @@ pub struct SiteRow {
     pub hostname: Option<String>,
     pub proxy: Option<String>,
     /// `public`, `unlisted`, `share-link` or `visitor-auth`.
-    pub visibility: String,
+    pub visibility: SiteVisibility,
     pub published: bool,
     /// `included` or `excluded`.
     pub agents_context: String,
@@ -63,7 +63,10 @@ fn site_from_row(row: &AnyRow) -> StoreResult<SiteRow> {
         basename: row.try_get("basename")?,
         hostname: row.try_get("hostname")?,
         proxy: row.try_get("proxy")?,
-        visibility: row.try_get("visibility")?,
+        visibility: {
+            let text: String = row.try_get("visibility")?;
+            SiteVisibility::parse(&text).ok_or_else(|| StoreError::Corrupt(format!("site visibility {text:?}")))?
+        },
         published: flag_column(row, "published")?,
         agents_context: row.try_get("agents_context")?,
         default_level: default_level_column(row, "default_level")?,
@@ -106,7 +109,7 @@ pub async fn put_site(conn: &mut AnyConnection, s: &SiteRow) -> StoreResult<()> 
     .bind(&s.basename)
     .bind(&s.hostname)
     .bind(&s.proxy)
-    .bind(&s.visibility)
+    .bind(s.visibility.as_str())
     .bind(flag(s.published))
     .bind(&s.agents_context)
     .bind(s.default_level.to_column())

@@ -16,8 +16,8 @@ pub mod visitor;
 
 use std::collections::HashMap;
 
-use quire_core::DefaultLevel;
 use quire_core::serde_util::nullable;
+use quire_core::{DefaultLevel, SiteVisibility};
 use quire_store::page::PageRequest;
 use quire_store::sites::{self, SiteFilter, SiteRow};
 use quire_store::{Conn, Page};
@@ -37,7 +37,14 @@ pub const SITE_TYPES: [&str; 6] = [
     "legacy-premium",
 ];
 /// Audiences a site may have.
-pub const VISIBILITIES: [&str; 4] = ["public", "unlisted", "share-link", "visitor-auth"];
+/// A site's audience from its official name, or the error naming the
+/// accepted ones.
+fn site_visibility(value: &str) -> AppResult<SiteVisibility> {
+    SiteVisibility::parse(value).ok_or_else(|| {
+        let names: Vec<&str> = SiteVisibility::ALL.iter().map(|v| v.as_str()).collect();
+        AppError::invalid(format!("visibility must be one of {}", names.join(", ")))
+    })
+}
 
 /// A site with what its view needs.
 #[derive(Debug, Clone)]
@@ -215,11 +222,10 @@ async fn free_basename(conn: &mut Conn, title: &str) -> AppResult<String> {
 pub async fn create(app: &App, caller: &Caller, org_id: &str, new: NewSite) -> AppResult<SiteInfo> {
     let title = site_title(new.title.as_deref().unwrap_or("Untitled site"))?;
     let site_type = one_of("type", new.site_type.as_deref().unwrap_or("basic"), &SITE_TYPES)?;
-    let visibility = one_of(
-        "visibility",
-        new.visibility.as_deref().unwrap_or("public"),
-        &VISIBILITIES,
-    )?;
+    let visibility = match new.visibility.as_deref() {
+        Some(text) => site_visibility(text)?,
+        None => SiteVisibility::Public,
+    };
     let now = app.now();
     let mut tx = app.db.write().await?;
     let org = access::org(&mut tx, caller, org_id).await?;
@@ -315,7 +321,7 @@ pub async fn update(
         site.title = site_title(title)?;
     }
     if let Some(visibility) = &update.visibility {
-        site.visibility = one_of("visibility", visibility, &VISIBILITIES)?;
+        site.visibility = site_visibility(visibility)?;
     }
     if let Some(name) = &update.basename {
         site.basename = basename(name)?;

@@ -16,7 +16,7 @@
 
 use std::sync::Arc;
 
-use quire_core::expression;
+use quire_core::{SiteVisibility, expression};
 use quire_engine::Snapshot;
 use quire_store::sites::{self, SectionRow, SiteRow, SiteSpaceRow};
 use quire_store::spaces::{self, SpaceRow};
@@ -94,7 +94,7 @@ pub struct PublishedSite {
 impl PublishedSite {
     /// Only public sites may be indexed by search engines.
     pub fn indexable(&self) -> bool {
-        self.site.visibility == "public"
+        self.site.visibility == SiteVisibility::Public
     }
 
     /// Whether content with this condition (a page's) is shown to the
@@ -139,13 +139,13 @@ pub async fn open(app: &App, address: Address<'_>, visitor: &Visitor<'_>) -> App
         tracing::info!(site = %site.id, %reason, "visitor token refused");
     }
     let signed = verified.and_then(Result::ok);
-    let admitted = match site.visibility.as_str() {
-        "public" | "unlisted" => true,
-        "share-link" => match visitor.share_key {
+    let admitted = match site.visibility {
+        SiteVisibility::Public | SiteVisibility::Unlisted => true,
+        SiteVisibility::ShareLink => match visitor.share_key {
             Some(key) => sites::active_share_link(&mut conn, &site.id, key).await?.is_some(),
             None => false,
         },
-        "visitor-auth" => {
+        SiteVisibility::VisitorAuth => {
             if signed.is_none() {
                 return Ok(Admission::SignIn {
                     fallback_url: site.visitor_fallback_url.clone(),
@@ -153,7 +153,6 @@ pub async fn open(app: &App, address: Address<'_>, visitor: &Visitor<'_>) -> App
             }
             true
         }
-        _ => false,
     };
     if !admitted {
         return Ok(Admission::Absent);

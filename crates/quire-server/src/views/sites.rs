@@ -56,7 +56,7 @@ pub struct Site {
     pub hostname: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub proxy: Option<Proxy>,
-    pub visibility: String,
+    pub visibility: &'static str,
     pub default_level: DefaultLevel,
     pub permissions: SitePermissions,
     pub published: bool,
@@ -93,7 +93,7 @@ pub fn site(state: &AppState, info: SiteInfo) -> Site {
         title: row.title,
         basename: row.basename,
         hostname: row.hostname,
-        visibility: row.visibility,
+        visibility: row.visibility.as_str(),
         default_level: row.default_level,
         permissions,
         published: row.published,
