@@ -8,7 +8,7 @@
 //! there were. Members see specs; the create role makes and changes them.
 //! A `public` spec's latest version is readable without a token.
 
-use quire_core::Timestamp;
+use quire_core::{ProcessingState, SpecVisibility, Timestamp};
 use quire_engine::FetchError;
 use quire_store::Page;
 use quire_store::openapi::{self, SpecRow, VersionRow};
@@ -43,9 +43,10 @@ pub struct SpecSource {
     pub source: Source,
 }
 
+/// The body that changes a spec's visibility.
 #[derive(Debug, Clone, Deserialize)]
 #[serde(deny_unknown_fields)]
-pub struct SpecVisibility {
+pub struct VisibilityUpdate {
     pub visibility: String,
 }
 
@@ -159,8 +160,8 @@ fn new_spec(org_id: &str, slug: &str, url: Option<String>, text: Option<String>,
         slug: slug.to_owned(),
         source_url: url,
         source_text: text,
-        visibility: "private".into(),
-        processing_state: "pending".into(),
+        visibility: SpecVisibility::Private,
+        processing_state: ProcessingState::Pending,
         last_version_id: None,
         last_processed_at: None,
         last_error_code: None,
@@ -199,7 +200,7 @@ pub async fn put(app: &App, caller: &Caller, org_id: &str, slug: &str, source: S
             SpecRow {
                 source_url: url,
                 source_text: text,
-                processing_state: "pending".into(),
+                processing_state: ProcessingState::Pending,
                 updated_at: now,
                 ..existing
             },
@@ -219,13 +220,13 @@ pub async fn set_visibility(
     slug: &str,
     visibility: &str,
 ) -> AppResult<SpecInfo> {
-    if !matches!(visibility, "private" | "public") {
+    let Some(visibility) = SpecVisibility::parse(visibility) else {
         return Err(AppError::invalid("visibility must be private or public"));
-    }
+    };
     let mut tx = app.db.write().await?;
     org_access(&mut tx, caller, org_id, true).await?;
     let mut spec = spec_of(&mut tx, org_id, slug).await?;
-    spec.visibility = visibility.to_owned();
+    spec.visibility = visibility;
     spec.updated_at = app.now();
     openapi::put_spec(&mut tx, &spec).await?;
     tx.commit().await?;
@@ -287,7 +288,7 @@ pub async fn published(app: &App, org_id: &str, slug: &str) -> AppResult<(SpecRo
     let mut conn = app.db.read().await?;
     let spec = openapi::get_spec(&mut conn, org_id, slug)
         .await?
-        .filter(|s| s.visibility == "public")
+        .filter(|s| s.visibility == SpecVisibility::Public)
         .ok_or_else(|| AppError::not_found("OpenAPI spec", slug))?;
     let version = version_of(&mut conn, &spec, "latest").await?;
     Ok((spec, version))
@@ -329,7 +330,7 @@ pub async fn process(app: &App, spec_id: &str) -> anyhow::Result<()> {
         let Some(mut spec) = openapi::get_spec_by_id(&mut tx, spec_id).await? else {
             return Ok(());
         };
-        spec.processing_state = "progress".into();
+        spec.processing_state = ProcessingState::Progress;
         spec.updated_at = app.now();
         openapi::put_spec(&mut tx, &spec).await?;
         tx.commit().await?;
@@ -357,7 +358,7 @@ pub async fn process(app: &App, spec_id: &str) -> anyhow::Result<()> {
     let Some(mut current) = openapi::get_spec_by_id(&mut tx, spec_id).await? else {
         return Ok(());
     };
-    current.processing_state = "complete".into();
+    current.processing_state = ProcessingState::Complete;
     current.last_processed_at = Some(now);
     current.updated_at = now;
     match outcome {

@@ -205,3 +205,55 @@ impl SiteVisibility {
         SiteVisibility::ALL.into_iter().find(|v| v.as_str() == text)
     }
 }
+
+/// Who may read an OpenAPI spec's published reference.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum SpecVisibility {
+    Private,
+    /// Anyone with the public link.
+    Public,
+}
+
+impl SpecVisibility {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SpecVisibility::Private => "private",
+            SpecVisibility::Public => "public",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<SpecVisibility> {
+        [SpecVisibility::Private, SpecVisibility::Public]
+            .into_iter()
+            .find(|v| v.as_str() == text)
+    }
+}
+
+/// Where an OpenAPI spec's processing is: queued, running, or done (with
+/// or without errors).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum ProcessingState {
+    Pending,
+    Progress,
+    Complete,
+}
+
+impl ProcessingState {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ProcessingState::Pending => "pending",
+            ProcessingState::Progress => "progress",
+            ProcessingState::Complete => "complete",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<ProcessingState> {
+        [
+            ProcessingState::Pending,
+            ProcessingState::Progress,
+            ProcessingState::Complete,
+        ]
+        .into_iter()
+        .find(|v| v.as_str() == text)
+    }
+}

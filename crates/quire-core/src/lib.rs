@@ -13,6 +13,8 @@ pub mod serde_util;
 pub mod time;
 pub mod yaml;
 
-pub use content::{ChangeRequestStatus, DefaultLevel, EditMode, SiteVisibility, Visibility};
+pub use content::{
+    ChangeRequestStatus, DefaultLevel, EditMode, ProcessingState, SiteVisibility, SpecVisibility, Visibility,
+};
 pub use role::{Role, TeamRole};
 pub use time::{Clock, ManualClock, SystemClock, Timestamp};

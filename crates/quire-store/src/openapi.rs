@@ -1,10 +1,10 @@
 //! OpenAPI specifications of organizations and their versions.
 
-use quire_core::Timestamp;
+use quire_core::{ProcessingState, SpecVisibility, Timestamp};
 use sqlx::any::AnyRow;
 use sqlx::{AnyConnection, Row};
 
-use crate::error::StoreResult;
+use crate::error::{StoreError, StoreResult};
 use crate::page::{Keyset, Page, PageRequest, SortKey};
 use crate::sql::Sql;
 
@@ -17,9 +17,9 @@ pub struct SpecRow {
     /// A document given as text instead of a URL.
     pub source_text: Option<String>,
     /// `private` or `public`.
-    pub visibility: String,
+    pub visibility: SpecVisibility,
     /// `pending`, `progress` or `complete`.
-    pub processing_state: String,
+    pub processing_state: ProcessingState,
     pub last_version_id: Option<String>,
     pub last_processed_at: Option<Timestamp>,
     /// `FETCH_TIMEOUT`, `FETCH_ERROR` or `PARSE_ERROR`.
@@ -52,8 +52,14 @@ fn spec_from_row(row: &AnyRow) -> StoreResult<SpecRow> {
         slug: row.try_get("slug")?,
         source_url: row.try_get("source_url")?,
         source_text: row.try_get("source_text")?,
-        visibility: row.try_get("visibility")?,
-        processing_state: row.try_get("processing_state")?,
+        visibility: {
+            let text: String = row.try_get("visibility")?;
+            SpecVisibility::parse(&text).ok_or_else(|| StoreError::Corrupt(format!("spec visibility {text:?}")))?
+        },
+        processing_state: {
+            let text: String = row.try_get("processing_state")?;
+            ProcessingState::parse(&text).ok_or_else(|| StoreError::Corrupt(format!("processing state {text:?}")))?
+        },
         last_version_id: row.try_get("last_version_id")?,
         last_processed_at: row.try_get::<Option<i64>, _>("last_processed_at")?.map(Timestamp),
         last_error_code: row.try_get("last_error_code")?,
@@ -134,8 +140,8 @@ pub async fn put_spec(conn: &mut AnyConnection, spec: &SpecRow) -> StoreResult<(
     .bind(&spec.slug)
     .bind(&spec.source_url)
     .bind(&spec.source_text)
-    .bind(&spec.visibility)
-    .bind(&spec.processing_state)
+    .bind(spec.visibility.as_str())
+    .bind(spec.processing_state.as_str())
     .bind(&spec.last_version_id)
     .bind(spec.last_processed_at.map(|t| t.0))
     .bind(&spec.last_error_code)

@@ -4,7 +4,7 @@ use axum::extract::State;
 use axum::http::StatusCode;
 use axum::routing::get;
 use axum::{Json, Router};
-use quire_app::openapi::{self, NewSpec, SpecSource, SpecVisibility};
+use quire_app::openapi::{self, NewSpec, SpecSource, VisibilityUpdate};
 use serde_json::{Value, json};
 
 use crate::auth::Auth;
@@ -92,7 +92,7 @@ async fn update_spec(
     State(state): State<AppState>,
     Auth(caller): Auth,
     Path((org_id, slug)): Path<(String, String)>,
-    JsonBody(body): JsonBody<SpecVisibility>,
+    JsonBody(body): JsonBody<VisibilityUpdate>,
 ) -> ApiResult<Json<views::Spec>> {
     let spec = openapi::set_visibility(&state.app, &caller, &org_id, &slug, &body.visibility).await?;
     Ok(Json(views::spec(&state, spec)))

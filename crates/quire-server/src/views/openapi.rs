@@ -1,7 +1,7 @@
 //! OpenAPI specs and versions as the official API shapes them.
 
 use quire_app::openapi::SpecInfo;
-use quire_core::Timestamp;
+use quire_core::{SpecVisibility, Timestamp};
 use quire_store::openapi::{SpecRow, VersionRow};
 use serde::Serialize;
 use serde_json::{Value, json};
@@ -18,8 +18,8 @@ pub struct Spec {
     pub slug: String,
     #[serde(rename = "sourceURL", skip_serializing_if = "Option::is_none")]
     pub source_url: Option<String>,
-    pub processing_state: String,
-    pub visibility: String,
+    pub processing_state: &'static str,
+    pub visibility: &'static str,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub last_version: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -48,7 +48,7 @@ pub fn spec(state: &AppState, info: SpecInfo) -> Spec {
         "location": location(state, &spec),
         "app": state.app_url(&format!("/o/{}/openapi/{}", spec.organization_id, spec.slug)),
     });
-    if spec.visibility == "public" {
+    if spec.visibility == SpecVisibility::Public {
         urls["published"] = Value::String(published_url(state, &spec));
     }
     let errors: Vec<Value> = spec
@@ -67,8 +67,8 @@ pub fn spec(state: &AppState, info: SpecInfo) -> Spec {
         updated_at: spec.updated_at,
         slug: spec.slug,
         source_url: spec.source_url,
-        processing_state: spec.processing_state,
-        visibility: spec.visibility,
+        processing_state: spec.processing_state.as_str(),
+        visibility: spec.visibility.as_str(),
         last_version: spec.last_version_id,
         last_processed_at: spec.last_processed_at,
         last_process_error_code: spec.last_error_code,
@@ -115,7 +115,7 @@ pub fn content(state: &AppState, spec: &SpecRow, version: &VersionRow) -> Value 
         .source_url
         .clone()
         .unwrap_or_else(|| format!("{}/content", version_location(state, spec, version)));
-    let public = (spec.visibility == "public").then(|| format!("{}/raw", published_url(state, spec)));
+    let public = (spec.visibility == SpecVisibility::Public).then(|| format!("{}/raw", published_url(state, spec)));
     json!({
         "filesystem": { name: document },
         "url": source,
