@@ -257,3 +257,50 @@ impl ProcessingState {
         .find(|v| v.as_str() == text)
     }
 }
+
+/// How a Git Sync operation stands (the official `GitSyncOperationState`;
+/// Quire stops a run at its time limit as a failure).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum SyncState {
+    Running,
+    Success,
+    Failure,
+}
+
+impl SyncState {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SyncState::Running => "running",
+            SyncState::Success => "success",
+            SyncState::Failure => "failure",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<SyncState> {
+        [SyncState::Running, SyncState::Success, SyncState::Failure]
+            .into_iter()
+            .find(|v| v.as_str() == text)
+    }
+}
+
+/// Which way a Git Sync operation goes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum SyncDirection {
+    Import,
+    Export,
+}
+
+impl SyncDirection {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            SyncDirection::Import => "import",
+            SyncDirection::Export => "export",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<SyncDirection> {
+        [SyncDirection::Import, SyncDirection::Export]
+            .into_iter()
+            .find(|v| v.as_str() == text)
+    }
+}

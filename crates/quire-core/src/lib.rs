@@ -14,7 +14,8 @@ pub mod time;
 pub mod yaml;
 
 pub use content::{
-    ChangeRequestStatus, DefaultLevel, EditMode, ProcessingState, SiteVisibility, SpecVisibility, Visibility,
+    ChangeRequestStatus, DefaultLevel, EditMode, ProcessingState, SiteVisibility, SpecVisibility, SyncDirection,
+    SyncState, Visibility,
 };
 pub use role::{Role, TeamRole};
 pub use time::{Clock, ManualClock, SystemClock, Timestamp};

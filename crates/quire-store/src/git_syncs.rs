@@ -1,11 +1,11 @@
 //! A space's connection to a Git repository (one row per space): where the
 //! repository is, what was synced last, the latest operation.
 
-use quire_core::Timestamp;
+use quire_core::{SyncDirection, SyncState, Timestamp};
 use sqlx::any::AnyRow;
 use sqlx::{AnyConnection, Row};
 
-use crate::error::StoreResult;
+use crate::error::{StoreError, StoreResult};
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct GitSyncRow {
@@ -22,8 +22,8 @@ pub struct GitSyncRow {
     pub last_revision: Option<String>,
     pub summary_path: Option<String>,
     pub summary_text: Option<String>,
-    pub operation_state: Option<String>,
-    pub operation_direction: Option<String>,
+    pub operation_state: Option<SyncState>,
+    pub operation_direction: Option<SyncDirection>,
     pub operation_started_at: Option<Timestamp>,
     pub operation_ended_at: Option<Timestamp>,
     pub operation_error: Option<String>,
@@ -48,8 +48,18 @@ fn from_row(row: &AnyRow) -> StoreResult<GitSyncRow> {
         last_revision: row.try_get("last_revision")?,
         summary_path: row.try_get("summary_path")?,
         summary_text: row.try_get("summary_text")?,
-        operation_state: row.try_get("operation_state")?,
-        operation_direction: row.try_get("operation_direction")?,
+        operation_state: match row.try_get::<Option<String>, _>("operation_state")? {
+            Some(text) => {
+                Some(SyncState::parse(&text).ok_or_else(|| StoreError::Corrupt(format!("sync state {text:?}")))?)
+            }
+            None => None,
+        },
+        operation_direction: match row.try_get::<Option<String>, _>("operation_direction")? {
+            Some(text) => Some(
+                SyncDirection::parse(&text).ok_or_else(|| StoreError::Corrupt(format!("sync direction {text:?}")))?,
+            ),
+            None => None,
+        },
         operation_started_at: stamp("operation_started_at")?,
         operation_ended_at: stamp("operation_ended_at")?,
         operation_error: row.try_get("operation_error")?,
@@ -102,8 +112,8 @@ pub async fn put(conn: &mut AnyConnection, row: &GitSyncRow) -> StoreResult<()> 
     .bind(&row.last_revision)
     .bind(&row.summary_path)
     .bind(&row.summary_text)
-    .bind(&row.operation_state)
-    .bind(&row.operation_direction)
+    .bind(row.operation_state.map(SyncState::as_str))
+    .bind(row.operation_direction.map(SyncDirection::as_str))
     .bind(row.operation_started_at.map(|t| t.0))
     .bind(row.operation_ended_at.map(|t| t.0))
     .bind(&row.operation_error)

@@ -16,6 +16,7 @@
 //!   the repository record it (one revision), so the next import matches
 //!   them to the same ids.
 
+use quire_core::SyncState;
 use std::collections::{HashMap, HashSet};
 
 use anyhow::Context;
@@ -106,13 +107,13 @@ pub(super) async fn run(app: &App, job: &GitExport) -> anyhow::Result<ExportRepo
         Ok((report, synced)) => {
             finish(app, &job.space_id, |sync| {
                 if report.change_request.is_some() {
-                    sync.operation_state = Some("failure".into());
+                    sync.operation_state = Some(SyncState::Failure);
                     sync.operation_error = Some(
                         "the repository changed in a way that conflicts with the space: a change request holds its version"
                             .into(),
                     );
                 } else {
-                    sync.operation_state = Some("success".into());
+                    sync.operation_state = Some(SyncState::Success);
                     sync.operation_error = None;
                 }
                 applied_event(sync, job.event_at);
@@ -129,7 +130,7 @@ pub(super) async fn run(app: &App, job: &GitExport) -> anyhow::Result<ExportRepo
         Err(err) => {
             let message = format!("{err:#}");
             finish(app, &job.space_id, |sync| {
-                sync.operation_state = Some("failure".into());
+                sync.operation_state = Some(SyncState::Failure);
                 sync.operation_error = Some(message.clone());
             })
             .await?;

@@ -10,6 +10,7 @@
 //! cannot be imported (bad YAML, a summary entry without its file, a file
 //! too large) is skipped, logged and listed in the job's result.
 
+use quire_core::SyncState;
 use std::collections::HashMap;
 use std::path::Path;
 
@@ -159,7 +160,7 @@ pub(super) async fn run(app: &App, job: &GitImport) -> anyhow::Result<ImportRepo
             let applied = report.revision.clone();
             let summary = report.commit.clone();
             finish(app, &job.space_id, |sync| {
-                sync.operation_state = Some("success".into());
+                sync.operation_state = Some(SyncState::Success);
                 sync.operation_error = None;
                 applied_event(sync, job.event_at);
                 if !job.standalone && applied.is_some() {
@@ -176,7 +177,7 @@ pub(super) async fn run(app: &App, job: &GitImport) -> anyhow::Result<ImportRepo
         Err(err) => {
             let message = format!("{err:#}");
             finish(app, &job.space_id, |sync| {
-                sync.operation_state = Some("failure".into());
+                sync.operation_state = Some(SyncState::Failure);
                 sync.operation_error = Some(message.clone());
             })
             .await?;

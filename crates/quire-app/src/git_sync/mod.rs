@@ -12,6 +12,7 @@
 mod export;
 mod import;
 
+use quire_core::{SyncDirection, SyncState};
 use std::time::Duration;
 
 use quire_core::{Role, Timestamp};
@@ -227,7 +228,7 @@ async fn record(
     tx: &mut quire_store::Conn,
     space_id: &str,
     connection: &Connection,
-    direction: &str,
+    direction: SyncDirection,
     now: Timestamp,
 ) -> AppResult<Option<()>> {
     let existing = git_syncs::get(tx, space_id).await?;
@@ -254,8 +255,8 @@ async fn record(
         last_revision: previous.as_ref().and_then(|p| p.last_revision.clone()),
         summary_path: previous.as_ref().and_then(|p| p.summary_path.clone()),
         summary_text: previous.as_ref().and_then(|p| p.summary_text.clone()),
-        operation_state: Some("running".into()),
-        operation_direction: Some(direction.into()),
+        operation_state: Some(SyncState::Running),
+        operation_direction: Some(direction),
         operation_started_at: Some(now),
         operation_ended_at: None,
         operation_error: None,
@@ -277,7 +278,10 @@ pub async fn start_import(app: &App, caller: &Caller, space_id: &str, request: I
     };
     let (connection, mut tx, space) = begin(app, caller, space_id, fields, "import content from Git").await?;
     let now = app.now();
-    if record(&mut tx, &space.id, &connection, "import", now).await?.is_none() {
+    if record(&mut tx, &space.id, &connection, SyncDirection::Import, now)
+        .await?
+        .is_none()
+    {
         tracing::info!(space = %space.id, "git import ignored: an event newer than it was applied");
         return Ok(());
     }
@@ -313,7 +317,11 @@ pub async fn start_export(app: &App, caller: &Caller, space_id: &str, request: E
         git_ref: connection.git_ref.clone(),
         project_directory: connection.project_directory.clone(),
     });
-    if standalone.is_none() && record(&mut tx, &space.id, &connection, "export", now).await?.is_none() {
+    if standalone.is_none()
+        && record(&mut tx, &space.id, &connection, SyncDirection::Export, now)
+            .await?
+            .is_none()
+    {
         tracing::info!(space = %space.id, "git export ignored: an event newer than it was applied");
         return Ok(());
     }

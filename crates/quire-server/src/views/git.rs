@@ -22,8 +22,8 @@ pub struct GitSyncState {
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
 pub struct GitSyncOperation {
-    pub state: String,
-    pub direction: String,
+    pub state: &'static str,
+    pub direction: &'static str,
     pub started_at: Timestamp,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub ended_at: Option<Timestamp>,
@@ -45,8 +45,8 @@ pub fn git_sync(row: GitSyncRow) -> GitSyncState {
     let provider = if shown.contains("gitlab") { "gitlab" } else { "github" };
     let operation = match (row.operation_state, row.operation_direction, row.operation_started_at) {
         (Some(state), Some(direction), Some(started_at)) => Some(GitSyncOperation {
-            state,
-            direction,
+            state: state.as_str(),
+            direction: direction.as_str(),
             started_at,
             ended_at: row.operation_ended_at,
             error: row.operation_error,
