@@ -14,6 +14,7 @@
 //! translations can be created, read, changed and deleted; running one is
 //! a 400 that says how to configure one.
 
+use quire_core::TranslationStatus;
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
@@ -182,7 +183,7 @@ pub async fn create(app: &App, caller: &Caller, org_id: &str, new: NewTranslatio
         source_language,
         language: target,
         instructions,
-        status: "pending".into(),
+        status: TranslationStatus::Pending,
         result_space_id: None,
         result_revision_id: None,
         runs: 0,
@@ -286,7 +287,7 @@ pub async fn run(app: &App, job: &RunTranslation) -> anyhow::Result<Value> {
         let Some(mut t) = translations::get(&mut tx, &job.organization_id, &job.translation_id).await? else {
             return Ok(serde_json::json!({ "ignored": "the translation was deleted" }));
         };
-        t.status = "running".into();
+        t.status = TranslationStatus::Running;
         t.updated_at = app.now();
         translations::put(&mut tx, &t).await?;
         tx.commit().await?;
@@ -304,7 +305,7 @@ pub async fn run(app: &App, job: &RunTranslation) -> anyhow::Result<Value> {
     let seconds = started.elapsed().as_secs() as i64;
     match outcome {
         Ok(done) => {
-            translation.status = "completed".into();
+            translation.status = TranslationStatus::Completed;
             translation.result_space_id = Some(done.space_id.clone());
             translation.result_revision_id = Some(done.revision_id.clone());
             translation.runs += 1;
@@ -328,11 +329,10 @@ pub async fn run(app: &App, job: &RunTranslation) -> anyhow::Result<Value> {
         Err(err) => {
             // Nothing was written: the translation is as it was before.
             translation.status = if translation.result_revision_id.is_some() {
-                "completed"
+                TranslationStatus::Completed
             } else {
-                "pending"
-            }
-            .into();
+                TranslationStatus::Pending
+            };
             translation.last_error = Some(format!("{err:#}"));
             translations::put(&mut tx, &translation).await?;
             tx.commit().await?;

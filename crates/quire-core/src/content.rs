@@ -304,3 +304,32 @@ impl SyncDirection {
             .find(|v| v.as_str() == text)
     }
 }
+
+/// Where a space's translation is (the official `TranslationStatus`): never
+/// run or failed before any result, running, or with a result.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum TranslationStatus {
+    Pending,
+    Running,
+    Completed,
+}
+
+impl TranslationStatus {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TranslationStatus::Pending => "pending",
+            TranslationStatus::Running => "running",
+            TranslationStatus::Completed => "completed",
+        }
+    }
+
+    pub fn parse(text: &str) -> Option<TranslationStatus> {
+        [
+            TranslationStatus::Pending,
+            TranslationStatus::Running,
+            TranslationStatus::Completed,
+        ]
+        .into_iter()
+        .find(|v| v.as_str() == text)
+    }
+}

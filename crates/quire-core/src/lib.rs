@@ -15,7 +15,7 @@ pub mod yaml;
 
 pub use content::{
     ChangeRequestStatus, DefaultLevel, EditMode, ProcessingState, SiteVisibility, SpecVisibility, SyncDirection,
-    SyncState, Visibility,
+    SyncState, TranslationStatus, Visibility,
 };
 pub use role::{Role, TeamRole};
 pub use time::{Clock, ManualClock, SystemClock, Timestamp};

@@ -1,10 +1,10 @@
 //! Translations of spaces, what their runs translated, and the glossary.
 
-use quire_core::Timestamp;
+use quire_core::{Timestamp, TranslationStatus};
 use sqlx::any::AnyRow;
 use sqlx::{AnyConnection, Row};
 
-use crate::error::StoreResult;
+use crate::error::{StoreError, StoreResult};
 use crate::page::{Keyset, Page, PageRequest, SortKey};
 use crate::sql::Sql;
 
@@ -18,7 +18,7 @@ pub struct TranslationRow {
     /// The instructions document (JSON), if any.
     pub instructions: Option<String>,
     /// `pending`, `running` or `completed`.
-    pub status: String,
+    pub status: TranslationStatus,
     pub result_space_id: Option<String>,
     pub result_revision_id: Option<String>,
     pub runs: i64,
@@ -68,7 +68,11 @@ fn from_row(row: &AnyRow) -> StoreResult<TranslationRow> {
         source_language: row.try_get("source_language")?,
         language: row.try_get("language")?,
         instructions: row.try_get("instructions")?,
-        status: row.try_get("status")?,
+        status: {
+            let text: String = row.try_get("status")?;
+            TranslationStatus::parse(&text)
+                .ok_or_else(|| StoreError::Corrupt(format!("translation status {text:?}")))?
+        },
         result_space_id: row.try_get("result_space_id")?,
         result_revision_id: row.try_get("result_revision_id")?,
         runs: row.try_get("runs")?,
@@ -133,7 +137,7 @@ pub async fn put(conn: &mut AnyConnection, t: &TranslationRow) -> StoreResult<()
     .bind(&t.source_language)
     .bind(&t.language)
     .bind(&t.instructions)
-    .bind(&t.status)
+    .bind(t.status.as_str())
     .bind(&t.result_space_id)
     .bind(&t.result_revision_id)
     .bind(t.runs)

@@ -21,7 +21,7 @@ pub fn translation(state: &AppState, info: TranslationInfo) -> Value {
     let mut value = json!({
         "object": "translation",
         "id": t.id,
-        "status": t.status,
+        "status": t.status.as_str(),
         "source": { "space": t.source_space_id, "language": t.source_language },
         "language": t.language,
         "instructions": instructions,
