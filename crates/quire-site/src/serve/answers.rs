@@ -1,0 +1,204 @@
+//! The answers other than a page: files, the sitemap's and feeds' lists,
+//! llms-full.txt and the search results page.
+
+use super::*;
+
+/// A file of the space, with an ETag (its content hash) and a long cache
+/// life; `None` when the space has no such file.
+pub(super) async fn file(
+    state: &SiteState,
+    snapshot: &Snapshot,
+    id: &str,
+    headers: &HeaderMap,
+) -> quire_app::AppResult<Option<Response>> {
+    let Some(file) = snapshot.file(id) else {
+        return Ok(None);
+    };
+    let etag = format!("\"{}\"", file.blob);
+    let cache = HeaderValue::from_static("public, max-age=86400");
+    if headers
+        .get(header::IF_NONE_MATCH)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|v| v.split(',').any(|t| t.trim() == etag))
+    {
+        let mut res = StatusCode::NOT_MODIFIED.into_response();
+        res.headers_mut().insert(header::CACHE_CONTROL, cache);
+        if let Ok(v) = HeaderValue::from_str(&etag) {
+            res.headers_mut().insert(header::ETAG, v);
+        }
+        return Ok(Some(res));
+    }
+    let bytes = published::file_bytes(&state.app, file).await?;
+    let mut res = Response::new(Body::from(bytes));
+    let h = res.headers_mut();
+    h.insert(header::CACHE_CONTROL, cache);
+    if let Ok(v) = HeaderValue::from_str(&etag) {
+        h.insert(header::ETAG, v);
+    }
+    let content_type = HeaderValue::from_str(&file.content_type)
+        .unwrap_or_else(|_| HeaderValue::from_static("application/octet-stream"));
+    h.insert(header::CONTENT_TYPE, content_type);
+    h.insert("x-content-type-options", HeaderValue::from_static("nosniff"));
+    // An uploaded HTML or SVG file opened directly runs in a sandbox: no
+    // script of it acts on the site's origin.
+    h.insert(header::CONTENT_SECURITY_POLICY, HeaderValue::from_static("sandbox"));
+    Ok(Some(res))
+}
+
+/// Every document page of the site the visitor may read, in order, for the
+/// index files.
+pub(super) async fn listed(state: &SiteState, visit: &Visit) -> quire_app::AppResult<Vec<Listed>> {
+    let mut out = Vec::new();
+    for (section, space) in visit.site.spaces() {
+        let snapshot = published::snapshot(&state.app, &space.space).await?;
+        let order = reading_order(state, &snapshot);
+        let withheld = order.withheld(&visit.site);
+        let space_base = space_url(&visit.base, section, space);
+        let links = SpaceLinks::new(&snapshot, &space_base, &withheld);
+        let group = match section {
+            Some(s) if s.spaces.len() > 1 => format!("{} / {}", s.section.title, space.space.title),
+            Some(s) => s.section.title.clone(),
+            None => space.space.title.clone(),
+        };
+        for id in withheld.documents(&snapshot, &order) {
+            let meta = &snapshot.tree.pages[id].meta;
+            out.push(Listed {
+                group: group.clone(),
+                title: meta.title.clone(),
+                description: meta.description.clone(),
+                url: format!("{}{}", visit.origin, links.page_url(id)),
+            });
+        }
+    }
+    Ok(out)
+}
+
+/// The feed of the site's 20 most recent merges, each linking to its space.
+pub(super) async fn feed(state: &SiteState, visit: &Visit) -> quire_app::AppResult<Response> {
+    let merges = published::recent_changes(&state.app, &visit.site, 20).await?;
+    let changes: Vec<outputs::Change> = merges
+        .into_iter()
+        .filter_map(|m| {
+            let (section, space) = visit
+                .site
+                .spaces()
+                .into_iter()
+                .find(|(_, s)| s.space.id == m.space_id)?;
+            let title = match (&m.subject, m.number) {
+                (Some(subject), Some(number)) => format!("{} (#{number}) in {}", subject, space.space.title),
+                _ => format!("Update to {}", space.space.title),
+            };
+            Some(outputs::Change {
+                title,
+                url: format!("{}{}/", visit.origin, space_url(&visit.base, section, space)),
+                guid: m.revision_id,
+                date: m.created_at.to_rfc2822(),
+            })
+        })
+        .collect();
+    let site_url = format!("{}{}/", visit.origin, visit.base);
+    let mut res = text(
+        StatusCode::OK,
+        "application/rss+xml; charset=utf-8",
+        outputs::rss(&visit.site.site.title, &site_url, &changes),
+    );
+    if !visit.site.indexable() {
+        res.headers_mut()
+            .insert("x-robots-tag", HeaderValue::from_static("noindex, nofollow"));
+    }
+    Ok(res)
+}
+
+/// Every page of the site the visitor may read as markdown, one after the
+/// other.
+pub(super) async fn llms_full(state: &SiteState, visit: &Visit) -> quire_app::AppResult<Response> {
+    let mut out = format!("# {}\n", visit.site.site.title);
+    for (_, space) in visit.site.spaces() {
+        let snapshot = published::snapshot(&state.app, &space.space).await?;
+        let order = reading_order(state, &snapshot);
+        let withheld = order.withheld(&visit.site);
+        for id in withheld.documents(&snapshot, &order) {
+            let meta = &snapshot.tree.pages[id].meta;
+            let body = published::markdown(&state.app, &snapshot, id)
+                .await?
+                .unwrap_or_default();
+            out.push('\n');
+            let body = for_visitor(&body, &visit.site);
+            out.push_str(&outputs::markdown(&meta.title, meta.description.as_deref(), &body));
+        }
+    }
+    Ok(markdown_response(out, visit.site.indexable()))
+}
+
+/// Results of a search in the space being read, rendered on the server.
+pub(super) async fn search_page(
+    state: &SiteState,
+    visit: &Visit,
+    section: Option<&PublishedSection>,
+    space: &PublishedSpace,
+    snapshot: &Snapshot,
+    space_base: &str,
+    query: &str,
+) -> quire_app::AppResult<Response> {
+    let order = reading_order(state, snapshot);
+    let withheld = order.withheld(&visit.site);
+    let (results, parsed) = quire_app::search::in_published_space(&state.app, &space.space, query, 20).await?;
+    let results: Vec<_> = results
+        .into_iter()
+        .filter(|hit| !withheld.page(snapshot, &hit.page_id))
+        .collect();
+    let shell = shell(
+        &order,
+        &withheld,
+        visit,
+        section,
+        space,
+        snapshot,
+        space_base,
+        None,
+        &Document::default(),
+        query,
+    );
+    let t = shell.look.language.strings();
+    let shell = Shell {
+        wide: false,
+        tree_hidden: false,
+        page_title: t.search.into(),
+        indexable: false,
+        canonical: None,
+        ..shell
+    };
+    let links = SpaceLinks::new(snapshot, space_base, &withheld);
+    let mut body = String::from("<h1>");
+    crate::html::push_escaped(&mut body, t.search);
+    body.push_str("</h1>");
+    if results.is_empty() {
+        let (before, after) = t.no_results_for();
+        body.push_str("<p>");
+        crate::html::push_escaped(&mut body, before);
+        body.push_str("<strong>");
+        crate::html::push_escaped(&mut body, query);
+        body.push_str("</strong>");
+        crate::html::push_escaped(&mut body, after);
+        body.push_str("</p>");
+    } else {
+        body.push_str("<ul class=\"results\">");
+        for hit in results {
+            body.push_str(&format!(
+                "<li><a href=\"{}\">",
+                crate::html::safe_url(&links.page_url(&hit.page_id))
+            ));
+            crate::html::push_escaped(&mut body, &hit.title);
+            body.push_str("</a>");
+            if let Some(section) = hit.sections.iter().find(|s| s.matched).or(hit.sections.first()) {
+                body.push_str("<p>");
+                let matched = quire_search::matched_ranges(&section.body, &parsed);
+                crate::html::push_marked(&mut body, &section.body, &matched);
+                body.push_str("</p>");
+            }
+            body.push_str("</li>");
+        }
+        body.push_str("</ul>");
+    }
+    Ok(html(StatusCode::OK, layout::page(&shell, &body), false))
+}
