@@ -27,18 +27,29 @@ fn push_inline_text(out: &mut String, content: &[Inline]) {
     }
 }
 
+/// The lists of blocks a block holds (list items, quote, hint, tabs,
+/// expandable, GitBook container): the one place that knows which blocks
+/// nest, for the walks that change them.
+fn children_mut(block: &mut Block) -> Vec<&mut Vec<Block>> {
+    match block {
+        Block::List(list) => list.items.iter_mut().map(|i| &mut i.blocks).collect(),
+        Block::Quote(blocks) => vec![blocks],
+        Block::Hint(hint) => vec![&mut hint.blocks],
+        Block::Tabs(tabs) => tabs.iter_mut().map(|t| &mut t.blocks).collect(),
+        Block::Expandable(expandable) => vec![&mut expandable.blocks],
+        Block::Container(container) => vec![&mut container.blocks],
+        _ => Vec::new(),
+    }
+}
+
 /// Visits the HTML of every HTML block of `blocks`, nested ones included.
 fn html_in(blocks: &mut [Block], f: &mut dyn FnMut(&mut String)) {
     for block in blocks {
-        match block {
-            Block::Html(html) => f(html),
-            Block::List(list) => list.items.iter_mut().for_each(|i| html_in(&mut i.blocks, f)),
-            Block::Quote(blocks) => html_in(blocks, f),
-            Block::Hint(hint) => html_in(&mut hint.blocks, f),
-            Block::Tabs(tabs) => tabs.iter_mut().for_each(|t| html_in(&mut t.blocks, f)),
-            Block::Expandable(expandable) => html_in(&mut expandable.blocks, f),
-            Block::Container(container) => html_in(&mut container.blocks, f),
-            _ => {}
+        if let Block::Html(html) = block {
+            f(html);
+        }
+        for children in children_mut(block) {
+            html_in(children, f);
         }
     }
 }
@@ -227,14 +238,8 @@ impl Document {
                 _ => true,
             });
             for block in blocks {
-                match block {
-                    Block::List(list) => list.items.iter_mut().for_each(|i| retain(&mut i.blocks, holds)),
-                    Block::Quote(blocks) => retain(blocks, holds),
-                    Block::Hint(hint) => retain(&mut hint.blocks, holds),
-                    Block::Tabs(tabs) => tabs.iter_mut().for_each(|t| retain(&mut t.blocks, holds)),
-                    Block::Expandable(e) => retain(&mut e.blocks, holds),
-                    Block::Container(c) => retain(&mut c.blocks, holds),
-                    _ => {}
+                for children in children_mut(block) {
+                    retain(children, holds);
                 }
             }
         }
