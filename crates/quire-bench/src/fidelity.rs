@@ -14,7 +14,7 @@ use std::time::Instant;
 use anyhow::{Context, ensure};
 use serde_json::{Value, json};
 
-use crate::gitsync::{git, head_ref, sync};
+use crate::gitsync::{git, head_ref, import_into_new_space};
 use crate::{Args, Server, http_client, post_json};
 
 /// What a published page must never show, by what it is called.
@@ -63,18 +63,8 @@ async fn scenarios(server: &Server, repo: &Path, project_dir: Option<&str>) -> a
     let (_, token, org_id) = server.admin_and_org("Fidelity").await?;
     let client = http_client(&token)?;
     let url = format!("file://{}", repo.canonicalize()?.display());
-    let space: Value = post_json(
-        &client,
-        format!("{}/v1/orgs/{org_id}/spaces", server.base_url),
-        &json!({ "title": "Imported" }),
-    )
-    .await?;
-    let space_id = space["id"].as_str().context("space id")?.to_owned();
-    let mut body = json!({ "url": url, "ref": head_ref(&url)? });
-    if let Some(dir) = project_dir {
-        body["repoProjectDirectory"] = json!(dir);
-    }
-    let seconds = sync(server, &client, &format!("/spaces/{space_id}/git/import"), body).await?;
+    let (space_id, _, seconds) =
+        import_into_new_space(server, &client, &org_id, &url, &head_ref(&url)?, project_dir).await?;
     let site: Value = post_json(
         &client,
         format!("{}/v1/orgs/{org_id}/sites", server.base_url),

@@ -139,6 +139,31 @@ pub(crate) fn head_ref(url: &str) -> anyhow::Result<String> {
         .unwrap_or_else(|| "refs/heads/main".into()))
 }
 
+/// Creates a space and imports `url` at `refname` into it: the space, the
+/// import's body (to import again) and its seconds.
+pub(crate) async fn import_into_new_space(
+    server: &Server,
+    client: &reqwest::Client,
+    org_id: &str,
+    url: &str,
+    refname: &str,
+    project_dir: Option<&str>,
+) -> anyhow::Result<(String, Value, f64)> {
+    let space: Value = post_json(
+        client,
+        format!("{}/v1/orgs/{org_id}/spaces", server.base_url),
+        &json!({ "title": "Imported" }),
+    )
+    .await?;
+    let space_id = space["id"].as_str().context("space id")?.to_owned();
+    let mut body = json!({ "url": url, "ref": refname });
+    if let Some(dir) = project_dir {
+        body["repoProjectDirectory"] = json!(dir);
+    }
+    let seconds = sync(server, client, &format!("/spaces/{space_id}/git/import"), body.clone()).await?;
+    Ok((space_id, body, seconds))
+}
+
 /// Posts an import or export and runs the queued job; seconds until done.
 pub(crate) async fn sync(server: &Server, client: &reqwest::Client, path: &str, body: Value) -> anyhow::Result<f64> {
     let started = Instant::now();
@@ -193,18 +218,8 @@ async fn scenarios(server: &Server, args: &Args) -> anyhow::Result<()> {
         None => "refs/heads/main".into(),
     };
     let baseline = clone_and_read(&url)?;
-    let space: Value = post_json(
-        &client,
-        format!("{}/v1/orgs/{org_id}/spaces", server.base_url),
-        &json!({ "title": "Imported" }),
-    )
-    .await?;
-    let space_id = space["id"].as_str().context("space id")?.to_owned();
-    let mut body = json!({ "url": url, "ref": refname });
-    if let Some(dir) = &project_dir {
-        body["repoProjectDirectory"] = json!(dir);
-    }
-    let import = sync(server, &client, &format!("/spaces/{space_id}/git/import"), body.clone()).await?;
+    let (space_id, body, import) =
+        import_into_new_space(server, &client, &org_id, &url, &refname, project_dir.as_deref()).await?;
     let content: Value = client
         .get(format!("{}/v1/spaces/{space_id}/content", server.base_url))
         .send()

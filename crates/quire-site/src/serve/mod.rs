@@ -416,7 +416,11 @@ async fn answer(state: &SiteState, headers: &HeaderMap, uri: &Uri) -> quire_app:
     let mut links = SpaceLinks::new(&snapshot, &space_base, &withheld);
     links.page = Some(&page_id);
     links.site = Some(&visit.site);
-    links.variables = variables(state, &snapshot, document.front_matter.as_deref()).await?;
+    // Only a page that shows an expression reads the space's variables
+    // (a file of the space: blob I/O kept off every other page view).
+    if body.contains("class=\"expression\"") {
+        links.variables = variables(state, &snapshot, document.front_matter.as_deref()).await?;
+    }
     for block in document.walk() {
         if let Block::OpenApiOperation(pointer) = block
             && !links.operations.contains_key(pointer)
