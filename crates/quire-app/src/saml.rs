@@ -7,8 +7,8 @@
 //! `/start`. A login starts at `start` ([`start`]: an `AuthnRequest` whose
 //! id is kept for [`REQUEST_LIFETIME_MS`]) and ends at the ACS
 //! ([`consume`]): the response is verified by `quire-saml` (signature with
-//! libxmlsec1, issuer, audience, destination, recipient, times, the request
-//! it answers), its assertion id is recorded so it is never taken twice, and
+//! the `xmlsec1` command, issuer, audience, destination, recipient, times,
+//! the request it answers), its assertion id is recorded so it is never taken twice, and
 //! then, in the same transaction, the person is provisioned: the user by
 //! email, membership of the organization as an SSO member with the
 //! provider's default role, membership of its default team, and a session
@@ -36,17 +36,35 @@ pub struct ProviderInfo {
 }
 
 impl ProviderInfo {
-    /// Whether it can sign people in: fully configured (always, once
-    /// created) with a certificate valid at `now`. A provider whose
-    /// certificate expired is `pending` until an admin gives it a new one.
-    pub fn is_active(&self, now: Timestamp) -> bool {
+    /// Why it cannot sign people in, if it cannot: it is not fully
+    /// configured (it always is, once created), its certificate is not
+    /// valid at `now` (it stays `pending` until an admin gives it a new
+    /// one), or this server cannot verify signatures (no `xmlsec1`).
+    pub fn problem(&self, app: &App) -> Option<String> {
         let p = &self.provider;
-        p.entity_id.is_some()
-            && p.sso_url.is_some()
-            && p.certificate
-                .as_deref()
-                .and_then(|c| quire_saml::parse_certificate(c).ok())
-                .is_some_and(|c| c.check_valid_at(now.0).is_ok())
+        if p.entity_id.is_none() || p.sso_url.is_none() {
+            return Some("the provider is not fully configured".into());
+        }
+        let certificate = p.certificate.as_deref().map(quire_saml::parse_certificate);
+        match certificate {
+            None => return Some("the provider has no certificate".into()),
+            Some(Err(e)) => return Some(e.to_string()),
+            Some(Ok(c)) => {
+                if let Err(e) = c.check_valid_at(app.now().0) {
+                    return Some(e.to_string());
+                }
+            }
+        }
+        app.settings
+            .saml_verifier
+            .readiness()
+            .err()
+            .map(|e| format!("this server cannot verify SAML signatures: {e}"))
+    }
+
+    /// Whether it can sign people in (it has no [`ProviderInfo::problem`]).
+    pub fn is_active(&self, app: &App) -> bool {
+        self.problem(app).is_none()
     }
 }
 
@@ -242,7 +260,7 @@ pub async fn logins(app: &App, caller: &Caller, org_id: &str) -> AppResult<Vec<P
     let mut out = Vec::new();
     for provider in saml::providers_of(&mut conn, org_id).await? {
         let info = info(&mut conn, provider).await?;
-        if info.is_active(app.now()) {
+        if info.is_active(app) {
             out.push(info);
         }
     }
@@ -399,8 +417,17 @@ pub async fn consume(
     let response = saml_response.to_owned();
     let expected = claimed.clone();
     let allow_unsolicited = provider.allow_idp_initiated;
+    let verifier = app.settings.saml_verifier.clone();
     let login = tokio::task::spawn_blocking(move || {
-        quire_saml::verify(&service, &idp, &response, expected.as_deref(), allow_unsolicited, now.0)
+        quire_saml::verify(
+            &verifier,
+            &service,
+            &idp,
+            &response,
+            expected.as_deref(),
+            allow_unsolicited,
+            now.0,
+        )
     })
     .await
     .map_err(|e| AppError::from(anyhow::anyhow!("SAML verification stopped: {e}")))?

@@ -15,6 +15,8 @@ pub struct Settings {
     pub import_max_pages: usize,
     /// Directories PDF fonts are read from.
     pub pdf_font_dirs: Vec<PathBuf>,
+    /// The `xmlsec1` command SAML responses are verified with.
+    pub saml_verifier: quire_saml::SignatureVerifier,
 }
 
 impl Default for Settings {
@@ -23,6 +25,7 @@ impl Default for Settings {
             git_cache_dir: std::env::temp_dir().join("quire-git"),
             import_max_pages: crate::imports::DEFAULT_MAX_PAGES,
             pdf_font_dirs: Settings::system_font_dirs(),
+            saml_verifier: quire_saml::SignatureVerifier::default(),
         }
     }
 }

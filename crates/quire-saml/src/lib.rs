@@ -4,35 +4,43 @@
 //!   (IdPs) read to learn where to send people back.
 //! - [`login_request`]: an `AuthnRequest` sent by the HTTP-Redirect binding
 //!   (deflated, base64, in the IdP's URL); the caller stores its id.
-//! - [`verify`]: a `Response` received by the HTTP-POST binding. Its XML
-//!   signature (on the response or on the assertion) is checked by libxmlsec1
-//!   through samael against the IdP's certificate, and only the signed XML
-//!   is read afterwards: samael reduces the document to what the verified
-//!   signatures cover, so an unsigned assertion wrapped around or beside a
-//!   signed one (signature wrapping) is never the one used. Then: issuer,
-//!   destination, recipient and audience match, the times hold within
-//!   [`CLOCK_SKEW_MS`], and `InResponseTo` is the request the caller
-//!   expected (or absent, for IdP-initiated logins the caller allows).
-//!   Whether the assertion id was seen before is the caller's to check.
+//! - [`verify`]: a `Response` received by the HTTP-POST binding. It is read
+//!   strictly ([`xml`]), must hold exactly one assertion directly in the
+//!   response, and its XML signatures (on the response, the assertion or
+//!   both) are checked by the `xmlsec1` command against the IdP's
+//!   certificate ([`signature`]) before anything in it is taken. Then:
+//!   issuer, status, destination, recipient and audience match, the times
+//!   hold within [`CLOCK_SKEW_MS`], and `InResponseTo` is the request the
+//!   caller expected (or absent, for IdP-initiated logins the caller
+//!   allows). Whether the assertion id was seen before is the caller's to
+//!   check.
 //! - [`parse_certificate`]: an IdP certificate as administrators paste it.
 //!
-//! Every function is synchronous and CPU-bound (libxmlsec1 is C); callers
-//! on an async runtime run [`verify`] on a blocking thread.
+//! [`verify`] is synchronous and runs a program; callers on an async
+//! runtime run it on a blocking thread.
+
+mod certificate;
+mod signature;
+mod xml;
+
+use std::io::Write as _;
 
 use base64::Engine as _;
-use chrono::{DateTime, Utc};
-use samael::key_info::{KeyInfo, X509Data};
-use samael::metadata::{EntityDescriptor, IdpSsoDescriptor, KeyDescriptor};
-use samael::schema::{AuthnRequest, Issuer, NameIdPolicy};
+use chrono::{DateTime, SecondsFormat, Utc};
+
+pub use certificate::{Certificate, CertificateError, parse_certificate};
+pub use signature::SignatureVerifier;
+use xml::{ASSERTION_NS, Element, PROTOCOL_NS};
 
 /// How far the IdP's clock may be from ours, both ways: 3 minutes.
 pub const CLOCK_SKEW_MS: i64 = 3 * 60 * 1000;
 /// How long after the IdP issued a response it is still taken: 5 minutes.
 pub const MAX_RESPONSE_AGE_MS: i64 = 5 * 60 * 1000;
 
-const HTTP_REDIRECT: &str = "urn:oasis:names:tc:SAML:2.0:bindings:HTTP-Redirect";
 const HTTP_POST: &str = "urn:oasis:names:tc:SAML:2.0:bindings:HTTP-POST";
 const EMAIL_FORMAT: &str = "urn:oasis:names:tc:SAML:1.1:nameid-format:emailAddress";
+const SUCCESS: &str = "urn:oasis:names:tc:SAML:2.0:status:Success";
+const BEARER: &str = "urn:oasis:names:tc:SAML:2.0:cm:bearer";
 
 /// Quire as a service provider for one identity provider.
 #[derive(Debug, Clone)]
@@ -50,26 +58,6 @@ pub struct IdentityProvider {
     pub sso_url: String,
     /// Its signing certificate, DER.
     pub certificate: Vec<u8>,
-}
-
-/// A certificate that parsed.
-#[derive(Debug, Clone)]
-pub struct Certificate {
-    pub der: Vec<u8>,
-    /// Validity, in milliseconds since the epoch.
-    pub not_before: i64,
-    pub not_after: i64,
-    pub subject: String,
-}
-
-#[derive(Debug, thiserror::Error)]
-pub enum CertificateError {
-    #[error("the certificate is not a PEM X.509 certificate: {0}")]
-    Unreadable(String),
-    #[error("the certificate expired on {0}")]
-    Expired(String),
-    #[error("the certificate is not valid before {0}")]
-    NotYetValid(String),
 }
 
 /// Why a response was refused; the message says it for the log.
@@ -106,60 +94,8 @@ pub struct Login {
     pub not_on_or_after: i64,
 }
 
-/// Reads an X.509 certificate given as PEM (or as the base64 body of one).
-pub fn parse_certificate(text: &str) -> Result<Certificate, CertificateError> {
-    let text = text.trim();
-    let pem = if text.starts_with("-----BEGIN") {
-        text.to_owned()
-    } else {
-        let body: String = text.split_whitespace().collect();
-        format!("-----BEGIN CERTIFICATE-----\n{body}\n-----END CERTIFICATE-----\n")
-    };
-    let cert =
-        openssl::x509::X509::from_pem(pem.as_bytes()).map_err(|e| CertificateError::Unreadable(first_reason(&e)))?;
-    let epoch = openssl::asn1::Asn1Time::from_unix(0).map_err(|e| CertificateError::Unreadable(e.to_string()))?;
-    let millis = |t: &openssl::asn1::Asn1TimeRef| -> Result<i64, CertificateError> {
-        let diff = epoch.diff(t).map_err(|e| CertificateError::Unreadable(e.to_string()))?;
-        Ok((i64::from(diff.days) * 86_400 + i64::from(diff.secs)) * 1000)
-    };
-    let der = cert.to_der().map_err(|e| CertificateError::Unreadable(e.to_string()))?;
-    let subject = cert
-        .subject_name()
-        .entries()
-        .filter_map(|e| e.data().to_string().ok())
-        .collect::<Vec<_>>()
-        .join(", ");
-    Ok(Certificate {
-        der,
-        not_before: millis(cert.not_before())?,
-        not_after: millis(cert.not_after())?,
-        subject,
-    })
-}
-
-impl Certificate {
-    /// Whether the certificate is valid at `now_ms`.
-    pub fn check_valid_at(&self, now_ms: i64) -> Result<(), CertificateError> {
-        if now_ms >= self.not_after {
-            return Err(CertificateError::Expired(instant(self.not_after).to_rfc3339()));
-        }
-        if now_ms < self.not_before {
-            return Err(CertificateError::NotYetValid(instant(self.not_before).to_rfc3339()));
-        }
-        Ok(())
-    }
-}
-
-fn first_reason(error: &openssl::error::ErrorStack) -> String {
-    error
-        .errors()
-        .first()
-        .and_then(|e| e.reason().map(str::to_owned))
-        .unwrap_or_else(|| "no certificate found".to_owned())
-}
-
-/// Escapes text for an XML attribute value.
-fn attribute(value: &str) -> String {
+/// Escapes text for XML (attribute values and text).
+fn escape(value: &str) -> String {
     value
         .replace('&', "&amp;")
         .replace('<', "&lt;")
@@ -178,8 +114,8 @@ pub fn metadata(sp: &ServiceProvider) -> String {
          \x20   <md:AssertionConsumerService Binding=\"{HTTP_POST}\" Location=\"{acs}\" index=\"0\" isDefault=\"true\"/>\n\
          \x20 </md:SPSSODescriptor>\n\
          </md:EntityDescriptor>\n",
-        entity = attribute(&sp.entity_id),
-        acs = attribute(&sp.acs_url),
+        entity = escape(&sp.entity_id),
+        acs = escape(&sp.acs_url),
     )
 }
 
@@ -192,37 +128,43 @@ pub fn login_request(
     relay_state: &str,
     now_ms: i64,
 ) -> Result<String, String> {
-    let request = AuthnRequest {
-        id: request_id.to_owned(),
-        version: "2.0".into(),
-        issue_instant: instant(now_ms),
-        destination: Some(idp.sso_url.clone()),
-        issuer: Some(Issuer {
-            value: Some(sp.entity_id.clone()),
-            ..Issuer::default()
-        }),
-        name_id_policy: Some(NameIdPolicy {
-            format: Some(EMAIL_FORMAT.into()),
-            allow_create: Some(true),
-            ..NameIdPolicy::default()
-        }),
-        assertion_consumer_service_url: Some(sp.acs_url.clone()),
-        protocol_binding: Some(HTTP_POST.into()),
-        ..AuthnRequest::default()
-    };
-    let url = request
-        .redirect(relay_state)
-        .map_err(|e| e.to_string())?
-        .ok_or("the request has no destination")?;
+    let request = format!(
+        "<samlp:AuthnRequest xmlns:samlp=\"{PROTOCOL_NS}\" xmlns:saml=\"{ASSERTION_NS}\" \
+         ID=\"{id}\" Version=\"2.0\" IssueInstant=\"{instant}\" Destination=\"{destination}\" \
+         AssertionConsumerServiceURL=\"{acs}\" ProtocolBinding=\"{HTTP_POST}\">\
+         <saml:Issuer>{issuer}</saml:Issuer>\
+         <samlp:NameIDPolicy Format=\"{EMAIL_FORMAT}\" AllowCreate=\"true\"/>\
+         </samlp:AuthnRequest>",
+        id = escape(request_id),
+        instant = rfc3339(now_ms),
+        destination = escape(&idp.sso_url),
+        acs = escape(&sp.acs_url),
+        issuer = escape(&sp.entity_id),
+    );
+    let mut deflater = flate2::write::DeflateEncoder::new(Vec::new(), flate2::Compression::default());
+    deflater.write_all(request.as_bytes()).map_err(|e| e.to_string())?;
+    let deflated = deflater.finish().map_err(|e| e.to_string())?;
+    let mut url = url::Url::parse(&idp.sso_url).map_err(|e| format!("the IdP's sign-in URL is not a URL ({e})"))?;
+    url.query_pairs_mut()
+        .append_pair(
+            "SAMLRequest",
+            &base64::engine::general_purpose::STANDARD.encode(deflated),
+        )
+        .append_pair("RelayState", relay_state);
     Ok(url.to_string())
 }
 
-fn instant(ms: i64) -> DateTime<Utc> {
-    DateTime::from_timestamp_millis(ms).unwrap_or_default()
+fn rfc3339(ms: i64) -> String {
+    DateTime::from_timestamp_millis(ms)
+        .unwrap_or_default()
+        .to_rfc3339_opts(SecondsFormat::Millis, true)
 }
 
-fn millis(at: &DateTime<Utc>) -> i64 {
-    at.timestamp_millis()
+/// A time as SAML writes it, in milliseconds since the epoch.
+fn time(value: &str, what: &str) -> Result<i64, Refusal> {
+    DateTime::parse_from_rfc3339(value.trim())
+        .map(|t| t.with_timezone(&Utc).timestamp_millis())
+        .map_err(|_| Refusal::Invalid(format!("{what} {value:?} is not a time")))
 }
 
 /// The response's XML, decoded but not verified.
@@ -234,80 +176,11 @@ fn decode(saml_response: &str) -> Result<String, Refusal> {
     String::from_utf8(bytes).map_err(|_| Refusal::Malformed)
 }
 
-const ASSERTION_NS: &[u8] = b"urn:oasis:names:tc:SAML:2.0:assertion";
-const PROTOCOL_NS: &[u8] = b"urn:oasis:names:tc:SAML:2.0:protocol";
-
-/// The shape every response must have before its signature is even looked
-/// at: a `samlp:Response` root holding exactly one `saml:Assertion`, as its
-/// direct child, and no document type declaration. Signature wrapping needs
-/// a second assertion (beside the signed one, or around it); such a
-/// document is refused here, whatever its signatures say.
-fn check_shape(xml: &str) -> Result<(), Refusal> {
-    use quick_xml::events::Event;
-    use quick_xml::name::ResolveResult;
-    let malformed = |what: &str| Refusal::Invalid(format!("the response {what}"));
-    let mut reader = quick_xml::NsReader::from_str(xml);
-    let mut depth = 0usize;
-    let mut assertions = 0usize;
-    loop {
-        let (ns, event) = reader
-            .read_resolved_event()
-            .map_err(|e| malformed(&format!("is not well-formed XML ({e})")))?;
-        let (start, empty) = match &event {
-            Event::Start(e) => (Some(e.local_name().as_ref().to_vec()), false),
-            Event::Empty(e) => (Some(e.local_name().as_ref().to_vec()), true),
-            Event::End(_) => {
-                depth = depth.saturating_sub(1);
-                continue;
-            }
-            Event::DocType(_) => return Err(malformed("declares a document type")),
-            Event::Eof => break,
-            _ => continue,
-        };
-        let Some(local) = start else { continue };
-        let in_ns = |wanted: &[u8]| matches!(&ns, ResolveResult::Bound(n) if n.as_ref() == wanted);
-        if depth == 0 && !(in_ns(PROTOCOL_NS) && local == b"Response") {
-            return Err(malformed("is not a samlp:Response"));
-        }
-        if in_ns(ASSERTION_NS) && (local == b"Assertion" || local == b"EncryptedAssertion") {
-            assertions += 1;
-            if depth != 1 || local == b"EncryptedAssertion" {
-                return Err(malformed(
-                    "holds an assertion somewhere other than directly in the response",
-                ));
-            }
-        }
-        if !empty {
-            depth += 1;
-        }
-    }
-    match assertions {
-        1 => Ok(()),
-        0 => Err(malformed("holds no assertion")),
-        n => Err(malformed(&format!("holds {n} assertions; exactly one is taken"))),
-    }
-}
-
 /// The `InResponseTo` a response claims, before it is verified: only to
 /// find the request it answers (which [`verify`] then requires it to be).
 pub fn claimed_request(saml_response: &str) -> Option<String> {
-    let xml = decode(saml_response).ok()?;
-    let mut reader = quick_xml::Reader::from_str(&xml);
-    loop {
-        match reader.read_event().ok()? {
-            quick_xml::events::Event::Start(root) | quick_xml::events::Event::Empty(root) => {
-                let attribute = root.try_get_attribute("InResponseTo").ok()??;
-                return Some(
-                    attribute
-                        .normalized_value(quick_xml::XmlVersion::Implicit1_0)
-                        .ok()?
-                        .into_owned(),
-                );
-            }
-            quick_xml::events::Event::Eof => return None,
-            _ => {}
-        }
-    }
+    let root = xml::parse(&decode(saml_response).ok()?).ok()?;
+    root.attribute("InResponseTo").map(str::to_owned)
 }
 
 /// Verifies a posted response (see the module's documentation) and reads
@@ -315,6 +188,7 @@ pub fn claimed_request(saml_response: &str) -> Option<String> {
 /// answer; `None` accepts only an unsolicited response, and only when
 /// `allow_unsolicited`.
 pub fn verify(
+    verifier: &SignatureVerifier,
     sp: &ServiceProvider,
     idp: &IdentityProvider,
     saml_response: &str,
@@ -322,108 +196,173 @@ pub fn verify(
     allow_unsolicited: bool,
     now_ms: i64,
 ) -> Result<Login, Refusal> {
-    use samael::crypto::AllowedSignatureAlgorithm as Alg;
-    let xml = decode(saml_response)?;
-    check_shape(&xml)?;
-    let provider = samael::service_provider::ServiceProvider {
-        entity_id: Some(sp.entity_id.clone()),
-        acs_url: Some(sp.acs_url.clone()),
-        idp_metadata: idp_metadata(idp),
-        allow_idp_initiated: expected_request.is_none() && allow_unsolicited,
-        allowed_signature_algorithms: Some(vec![
-            Alg::RsaSha256,
-            Alg::RsaSha384,
-            Alg::RsaSha512,
-            Alg::EcdsaSha256,
-            Alg::EcdsaSha384,
-            Alg::EcdsaSha512,
-        ]),
-        // The times are checked below against the caller's clock.
-        max_issue_delay: chrono::Duration::days(36_500),
-        max_clock_skew: chrono::Duration::days(36_500),
-        ..samael::service_provider::ServiceProvider::default()
-    };
-    let expected: Vec<&str> = expected_request.into_iter().collect();
-    let assertion = provider
-        .parse_xml_response(&xml, Some(&expected))
-        .map_err(|e| Refusal::Invalid(e.to_string()))?;
+    let text = decode(saml_response)?;
+    let invalid = |what: String| Refusal::Invalid(format!("the response {what}"));
+    let response = xml::parse(&text).map_err(invalid)?;
+    xml::check_shape(&response).map_err(invalid)?;
+    verifier
+        .check(&text, &response, &idp.certificate)
+        .map_err(Refusal::Invalid)?;
+    let assertion = response
+        .child(ASSERTION_NS, "Assertion")
+        .ok_or_else(|| invalid("holds no assertion".into()))?;
+    let idp_initiated = expected_request.is_none() && allow_unsolicited;
+    check_response(&response, sp, idp, expected_request, idp_initiated)?;
+    check_subject_confirmation(assertion, sp, expected_request, idp_initiated)?;
+    if assertion.child(ASSERTION_NS, "Issuer").map(Element::trimmed_text) != Some(idp.entity_id.as_str()) {
+        return Err(Refusal::Invalid(
+            "the assertion is not issued by the configured provider".into(),
+        ));
+    }
+    let not_on_or_after = check_times(assertion, now_ms)?;
+    check_audience(assertion, sp)?;
+    read_login(assertion, not_on_or_after)
+}
 
-    // Times, on the caller's clock.
-    let issued = millis(&assertion.issue_instant);
+/// The response around the assertion: its destination, the request it
+/// answers, its issuer and its status.
+fn check_response(
+    response: &Element,
+    sp: &ServiceProvider,
+    idp: &IdentityProvider,
+    expected_request: Option<&str>,
+    idp_initiated: bool,
+) -> Result<(), Refusal> {
+    let signed = response.child(xml::DSIG_NS, "Signature").is_some();
+    let destination = response.attribute("Destination");
+    if (signed || destination.is_some()) && destination != Some(sp.acs_url.as_str()) {
+        return Err(Refusal::Invalid(format!(
+            "the response is addressed to {destination:?}, not {:?}",
+            sp.acs_url
+        )));
+    }
+    if !idp_initiated && (expected_request.is_none() || response.attribute("InResponseTo") != expected_request) {
+        return Err(Refusal::Invalid("the response answers another request".into()));
+    }
+    if let Some(issuer) = response.child(ASSERTION_NS, "Issuer")
+        && issuer.trimmed_text() != idp.entity_id
+    {
+        return Err(Refusal::Invalid(
+            "the response is not issued by the configured provider".into(),
+        ));
+    }
+    let status = response
+        .child(PROTOCOL_NS, "Status")
+        .and_then(|s| s.child(PROTOCOL_NS, "StatusCode"))
+        .and_then(|c| c.attribute("Value"));
+    if let Some(status) = status
+        && status != SUCCESS
+    {
+        return Err(Refusal::Invalid(format!("the provider answered {status}")));
+    }
+    Ok(())
+}
+
+/// A bearer confirmation for Quire's ACS, answering the expected request
+/// (unless IdP-initiated). Its times are checked with the others.
+fn check_subject_confirmation(
+    assertion: &Element,
+    sp: &ServiceProvider,
+    expected_request: Option<&str>,
+    idp_initiated: bool,
+) -> Result<(), Refusal> {
+    let subject = assertion.child(ASSERTION_NS, "Subject");
+    let bearers = subject
+        .into_iter()
+        .flat_map(|s| s.children_named(ASSERTION_NS, "SubjectConfirmation"))
+        .filter(|c| c.attribute("Method") == Some(BEARER));
+    let mut reason = "the assertion has no bearer subject confirmation";
+    for confirmation in bearers {
+        let Some(data) = confirmation.child(ASSERTION_NS, "SubjectConfirmationData") else {
+            reason = "a subject confirmation has no data";
+            continue;
+        };
+        if data.attribute("NotOnOrAfter").is_none() {
+            reason = "a subject confirmation has no NotOnOrAfter";
+        } else if data.attribute("Recipient") != Some(sp.acs_url.as_str()) {
+            reason = "the subject confirmation names another recipient";
+        } else if !idp_initiated && (expected_request.is_none() || data.attribute("InResponseTo") != expected_request) {
+            reason = "the subject confirmation answers another request";
+        } else {
+            return Ok(());
+        }
+    }
+    Err(Refusal::Invalid(reason.into()))
+}
+
+/// Times on the caller's clock; answers when the assertion stops being
+/// usable.
+fn check_times(assertion: &Element, now_ms: i64) -> Result<i64, Refusal> {
+    let issued_text = assertion.attribute("IssueInstant").unwrap_or_default();
+    let issued = time(issued_text, "IssueInstant")?;
     if issued > now_ms + CLOCK_SKEW_MS {
-        return Err(Refusal::NotYetValid(assertion.issue_instant.to_rfc3339()));
+        return Err(Refusal::NotYetValid(rfc3339(issued)));
     }
     if issued + MAX_RESPONSE_AGE_MS + CLOCK_SKEW_MS < now_ms {
-        return Err(Refusal::Stale(assertion.issue_instant.to_rfc3339()));
+        return Err(Refusal::Stale(rfc3339(issued)));
     }
-    let mut not_on_or_after: Option<i64> = None;
-    let mut limit = |at: &DateTime<Utc>| {
-        let at = millis(at);
-        not_on_or_after = Some(not_on_or_after.map_or(at, |n| n.min(at)));
-    };
-    if let Some(conditions) = &assertion.conditions {
-        if let Some(before) = &conditions.not_before
-            && millis(before) > now_ms + CLOCK_SKEW_MS
-        {
-            return Err(Refusal::NotYetValid(before.to_rfc3339()));
-        }
-        if let Some(after) = &conditions.not_on_or_after {
-            limit(after);
-        }
-    }
-    let subject = assertion.subject.as_ref();
-    for confirmation in subject
-        .and_then(|s| s.subject_confirmations.as_ref())
+    let conditions = assertion.child(ASSERTION_NS, "Conditions");
+    let confirmations = assertion
+        .child(ASSERTION_NS, "Subject")
         .into_iter()
-        .flatten()
-    {
-        if let Some(data) = &confirmation.subject_confirmation_data {
-            if let Some(before) = &data.not_before
-                && millis(before) > now_ms + CLOCK_SKEW_MS
-            {
-                return Err(Refusal::NotYetValid(before.to_rfc3339()));
+        .flat_map(|s| s.children_named(ASSERTION_NS, "SubjectConfirmation"))
+        .filter_map(|c| c.child(ASSERTION_NS, "SubjectConfirmationData"));
+    let mut not_on_or_after: Option<i64> = None;
+    for bounded in conditions.into_iter().chain(confirmations) {
+        if let Some(before) = bounded.attribute("NotBefore") {
+            let before = time(before, "NotBefore")?;
+            if before > now_ms + CLOCK_SKEW_MS {
+                return Err(Refusal::NotYetValid(rfc3339(before)));
             }
-            if let Some(after) = &data.not_on_or_after {
-                limit(after);
-            }
+        }
+        if let Some(after) = bounded.attribute("NotOnOrAfter") {
+            let after = time(after, "NotOnOrAfter")?;
+            not_on_or_after = Some(not_on_or_after.map_or(after, |n| n.min(after)));
         }
     }
     let not_on_or_after = not_on_or_after.unwrap_or(issued + MAX_RESPONSE_AGE_MS);
     if not_on_or_after + CLOCK_SKEW_MS <= now_ms {
-        return Err(Refusal::Expired(instant(not_on_or_after).to_rfc3339()));
+        return Err(Refusal::Expired(rfc3339(not_on_or_after)));
     }
+    Ok(not_on_or_after)
+}
 
-    // The audience must be named, not merely not contradicted.
-    let audience_named = assertion
-        .conditions
-        .as_ref()
-        .and_then(|c| c.audience_restrictions.as_ref())
-        .is_some_and(|restrictions| {
-            restrictions
-                .iter()
-                .any(|r| r.audience.iter().any(|a| a == &sp.entity_id))
-        });
-    if !audience_named {
-        return Err(Refusal::Audience(sp.entity_id.clone()));
+/// The audience must be named, not merely not contradicted.
+fn check_audience(assertion: &Element, sp: &ServiceProvider) -> Result<(), Refusal> {
+    let named = assertion
+        .child(ASSERTION_NS, "Conditions")
+        .into_iter()
+        .flat_map(|c| c.children_named(ASSERTION_NS, "AudienceRestriction"))
+        .flat_map(|r| r.children_named(ASSERTION_NS, "Audience"))
+        .any(|a| a.trimmed_text() == sp.entity_id);
+    if named {
+        Ok(())
+    } else {
+        Err(Refusal::Audience(sp.entity_id.clone()))
     }
+}
 
-    let name_id = subject
-        .and_then(|s| s.name_id.as_ref())
-        .map(|n| n.value.trim().to_owned())
+/// Who the assertion signs in.
+fn read_login(assertion: &Element, not_on_or_after: i64) -> Result<Login, Refusal> {
+    let name_id = assertion
+        .child(ASSERTION_NS, "Subject")
+        .and_then(|s| s.child(ASSERTION_NS, "NameID"))
+        .map(|n| n.trimmed_text().to_owned())
         .filter(|n| !n.is_empty())
         .ok_or(Refusal::NoNameId)?;
-    let attributes: Vec<(String, String)> = assertion
-        .attribute_statements
-        .iter()
-        .flatten()
-        .flat_map(|s| s.attributes.iter())
+    let attributes: Vec<(&str, &str)> = assertion
+        .children_named(ASSERTION_NS, "AttributeStatement")
+        .flat_map(|s| s.children_named(ASSERTION_NS, "Attribute"))
         .flat_map(|a| {
-            let names: Vec<String> = a.name.iter().chain(a.friendly_name.iter()).cloned().collect();
-            a.values
-                .iter()
-                .filter_map(|v| v.value.as_ref().map(|v| v.trim().to_owned()))
+            let names: Vec<&str> = a
+                .attribute("Name")
+                .into_iter()
+                .chain(a.attribute("FriendlyName"))
+                .collect();
+            a.children_named(ASSERTION_NS, "AttributeValue")
+                .map(Element::trimmed_text)
                 .filter(|v| !v.is_empty())
-                .flat_map(move |v| names.clone().into_iter().map(move |n| (n, v.clone())))
+                .flat_map(move |v| names.clone().into_iter().map(move |n| (n, v)))
         })
         .collect();
     let first = |keys: &[&str]| {
@@ -431,7 +370,7 @@ pub fn verify(
             attributes
                 .iter()
                 .find(|(name, _)| name.eq_ignore_ascii_case(key))
-                .map(|(_, v)| v.clone())
+                .map(|(_, v)| (*v).to_owned())
         })
     };
     let email = if name_id.contains('@') {
@@ -469,55 +408,12 @@ pub fn verify(
         }
     });
     Ok(Login {
-        assertion_id: assertion.id.clone(),
+        assertion_id: assertion.attribute("ID").unwrap_or_default().to_owned(),
         name_id,
         email,
         display_name,
         not_on_or_after,
     })
-}
-
-/// The IdP as samael wants it: metadata with its entity id, its single
-/// sign-on URL and its signing certificate.
-fn idp_metadata(idp: &IdentityProvider) -> EntityDescriptor {
-    EntityDescriptor {
-        entity_id: Some(idp.entity_id.clone()),
-        idp_sso_descriptors: Some(vec![IdpSsoDescriptor {
-            id: None,
-            valid_until: None,
-            cache_duration: None,
-            protocol_support_enumeration: Some("urn:oasis:names:tc:SAML:2.0:protocol".into()),
-            error_url: None,
-            signature: None,
-            key_descriptors: vec![KeyDescriptor {
-                key_use: Some("signing".into()),
-                key_info: KeyInfo {
-                    id: None,
-                    x509_data: Some(X509Data {
-                        certificates: vec![base64::engine::general_purpose::STANDARD.encode(&idp.certificate)],
-                    }),
-                },
-                encryption_methods: None,
-            }],
-            organization: None,
-            contact_people: Vec::new(),
-            artifact_resolution_service: Vec::new(),
-            single_logout_services: Vec::new(),
-            manage_name_id_services: Vec::new(),
-            name_id_formats: Vec::new(),
-            want_authn_requests_signed: Some(false),
-            single_sign_on_services: vec![samael::metadata::Endpoint {
-                binding: HTTP_REDIRECT.into(),
-                location: idp.sso_url.clone(),
-                response_location: None,
-            }],
-            name_id_mapping_services: Vec::new(),
-            assertion_id_request_services: Vec::new(),
-            attribute_profiles: Vec::new(),
-            attributes: Vec::new(),
-        }]),
-        ..EntityDescriptor::default()
-    }
 }
 
 #[cfg(test)]
@@ -528,6 +424,14 @@ mod tests {
         ServiceProvider {
             entity_id: "https://docs.example.com/saml/p1/metadata".into(),
             acs_url: "https://docs.example.com/saml/p1/acs".into(),
+        }
+    }
+
+    fn idp() -> IdentityProvider {
+        IdentityProvider {
+            entity_id: "https://idp.example.com".into(),
+            sso_url: "https://idp.example.com/sso?tenant=1".into(),
+            certificate: Vec::new(),
         }
     }
 
@@ -543,62 +447,55 @@ mod tests {
 
     #[test]
     fn a_login_request_is_deflated_into_the_idp_url() {
-        let idp = IdentityProvider {
-            entity_id: "https://idp.example.com".into(),
-            sso_url: "https://idp.example.com/sso?tenant=1".into(),
-            certificate: Vec::new(),
-        };
-        let url = login_request(&sp(), &idp, "_abc123", "/account", 1_700_000_000_000).expect("a URL");
+        let url = login_request(&sp(), &idp(), "_abc123", "/account", 1_700_000_000_000).expect("a URL");
         assert!(
             url.starts_with("https://idp.example.com/sso?tenant=1&SAMLRequest="),
             "{url}"
         );
         assert!(url.contains("RelayState=%2Faccount"), "{url}");
+        let parsed = url::Url::parse(&url).expect("a URL");
+        let request = parsed
+            .query_pairs()
+            .find(|(k, _)| k == "SAMLRequest")
+            .map(|(_, v)| v.into_owned())
+            .expect("a request");
+        let deflated = base64::engine::general_purpose::STANDARD
+            .decode(request)
+            .expect("base64");
+        let mut xml = String::new();
+        std::io::Read::read_to_string(&mut flate2::read::DeflateDecoder::new(&deflated[..]), &mut xml)
+            .expect("inflates");
+        let root = xml::parse(&xml).expect("XML");
+        assert!(root.is(PROTOCOL_NS, "AuthnRequest"));
+        assert_eq!(root.attribute("ID"), Some("_abc123"));
+        assert_eq!(root.attribute("IssueInstant"), Some("2023-11-14T22:13:20.000Z"));
+        assert_eq!(
+            root.attribute("AssertionConsumerServiceURL"),
+            Some(sp().acs_url.as_str())
+        );
+        assert_eq!(
+            root.child(ASSERTION_NS, "Issuer").map(Element::trimmed_text),
+            Some(sp().entity_id.as_str())
+        );
     }
 
     #[test]
     fn garbage_is_not_a_response() {
-        let idp = IdentityProvider {
-            entity_id: "https://idp.example.com".into(),
-            sso_url: "https://idp.example.com/sso".into(),
-            certificate: Vec::new(),
-        };
+        let verifier = SignatureVerifier::default();
         assert!(matches!(
-            verify(&sp(), &idp, "%%%", None, false, 0),
+            verify(&verifier, &sp(), &idp(), "%%%", None, false, 0),
             Err(Refusal::Malformed)
         ));
-        let unsigned = base64::engine::general_purpose::STANDARD.encode("<samlp:Response xmlns:samlp=\"urn:oasis:names:tc:SAML:2.0:protocol\" ID=\"x\" Version=\"2.0\" IssueInstant=\"2026-01-01T00:00:00Z\"/>");
-        assert!(matches!(
-            verify(&sp(), &idp, &unsigned, None, true, 0),
-            Err(Refusal::Invalid(_))
+        let unsigned = base64::engine::general_purpose::STANDARD.encode(format!(
+            "<samlp:Response xmlns:samlp=\"{PROTOCOL_NS}\" xmlns:saml=\"{ASSERTION_NS}\" ID=\"x\" Version=\"2.0\" \
+             IssueInstant=\"2026-01-01T00:00:00Z\"><saml:Assertion ID=\"a\"/></samlp:Response>"
         ));
-    }
-
-    #[test]
-    fn only_one_assertion_directly_in_a_response_is_taken() {
-        let response = |inner: &str| {
-            format!(
-                "<samlp:Response xmlns:samlp=\"urn:oasis:names:tc:SAML:2.0:protocol\" \
-                 xmlns:saml=\"urn:oasis:names:tc:SAML:2.0:assertion\" ID=\"r\">{inner}</samlp:Response>"
-            )
-        };
-        let one = "<saml:Assertion ID=\"a\"><saml:Subject/></saml:Assertion>";
-        assert!(check_shape(&response(one)).is_ok());
-        assert!(check_shape(&response(&format!("{one}{one}"))).is_err(), "siblings");
-        let nested = format!("<saml:Assertion ID=\"evil\"><saml:Advice>{one}</saml:Advice></saml:Assertion>");
-        assert!(check_shape(&response(&nested)).is_err(), "nested");
-        let hidden = format!("<samlp:Extensions>{one}</samlp:Extensions>");
-        assert!(check_shape(&response(&hidden)).is_err(), "in extensions");
-        assert!(check_shape(&response("")).is_err(), "none");
-        assert!(check_shape(one).is_err(), "a bare assertion");
-        assert!(check_shape(&format!("<!DOCTYPE x [<!ENTITY e \"e\">]>{}", response(one))).is_err());
-    }
-
-    #[test]
-    fn certificates_must_parse() {
-        assert!(matches!(
-            parse_certificate("not a certificate"),
-            Err(CertificateError::Unreadable(_))
-        ));
+        let refusal = verify(&verifier, &sp(), &idp(), &unsigned, None, true, 0).expect_err("unsigned");
+        assert!(
+            refusal
+                .to_string()
+                .contains("neither the response nor its assertion is signed"),
+            "{refusal}"
+        );
     }
 }

@@ -28,10 +28,7 @@ pub fn clean(html: &str, resolve: &dyn Fn(&str) -> Option<String>) -> String {
     let html = icons(&html);
     let mut urls: HashMap<String, Option<String>> = HashMap::new();
     for value in url_values(&html) {
-        if !urls.contains_key(&value) {
-            let resolved = resolve(&value);
-            urls.insert(value, resolved);
-        }
+        urls.entry(value).or_insert_with_key(|value| resolve(value));
     }
     builder(urls).clean(&html).to_string()
 }

@@ -105,6 +105,10 @@ struct StorageArgs {
     /// system's font directories and the user's.
     #[arg(long, env = "QUIRE_PDF_FONT_DIRS")]
     pdf_font_dirs: Option<String>,
+    /// The `xmlsec1` command SAML responses are verified with (Debian's
+    /// `xmlsec1` package); without it SAML sign-in is unavailable.
+    #[arg(long, env = "QUIRE_XMLSEC1", default_value = "xmlsec1")]
+    xmlsec1: PathBuf,
 }
 
 #[derive(Args)]
@@ -208,6 +212,7 @@ impl StorageArgs {
     fn settings(&self) -> quire_app::Settings {
         let mut settings = quire_app::Settings {
             import_max_pages: self.import_max_pages.max(1),
+            saml_verifier: quire_saml::SignatureVerifier::new(&self.xmlsec1),
             ..quire_app::Settings::default()
         };
         if let Some(dir) = &self.git_cache {
@@ -335,6 +340,10 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         allow_private_fetch = args.allow_private_fetch,
         "quire is listening"
     );
+    match app.settings.saml_verifier.readiness() {
+        Ok(version) => tracing::info!(%version, "SAML responses are verified with xmlsec1"),
+        Err(problem) => tracing::warn!(%problem, "SAML sign-in is unavailable until xmlsec1 can run"),
+    }
     let state = AppState::new(app.clone(), &public_url);
     let workers = quire_app::jobs::Workers {
         slots: usize::from(args.job_slots),

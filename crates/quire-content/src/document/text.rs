@@ -78,7 +78,7 @@ fn images_in(blocks: &mut [Block], f: &mut dyn FnMut(&mut Image)) {
                 inlines(&mut expandable.title, f);
                 images_in(&mut expandable.blocks, f);
             }
-            Block::Images(images) => images.iter_mut().for_each(|image| f(image)),
+            Block::Images(images) => images.iter_mut().for_each(&mut *f),
             Block::Table(table) => table.rows.iter_mut().flatten().for_each(|cell| inlines(cell, f)),
             Block::Code(_)
             | Block::ContentRef { .. }

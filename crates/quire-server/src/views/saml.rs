@@ -38,6 +38,9 @@ pub struct SamlProvider {
     pub default_role: Option<Role>,
     pub created_at: Timestamp,
     pub status: &'static str,
+    /// Quire's own field: why a `pending` provider cannot sign people in.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub problem: Option<String>,
     pub service: ServiceProvider,
     pub urls: Location,
     /// Quire's own option (not in the official shape): IdP-initiated login.
@@ -46,11 +49,8 @@ pub struct SamlProvider {
 }
 
 pub fn provider(state: &AppState, info: ProviderInfo) -> SamlProvider {
-    let status = if info.is_active(state.app.now()) {
-        "active"
-    } else {
-        "pending"
-    };
+    let problem = info.problem(&state.app);
+    let status = if problem.is_none() { "active" } else { "pending" };
     let service = saml::service_urls(&state.public_url, &info.provider.id);
     let ProviderInfo { provider, default_team } = info;
     SamlProvider {
@@ -76,6 +76,7 @@ pub fn provider(state: &AppState, info: ProviderInfo) -> SamlProvider {
         default_role: provider.default_role,
         created_at: provider.created_at,
         status,
+        problem,
         service: ServiceProvider {
             acs_url: service.acs_url,
             start_url: service.start_url,
