@@ -141,7 +141,7 @@ fn web_url(text: &str) -> AppResult<Url> {
     Ok(url)
 }
 
-fn fetch_error(url: &str, err: quire_engine::FetchError) -> AppError {
+fn fetch_error(url: &str, err: quire_adapters::FetchError) -> AppError {
     AppError::invalid(format!("{url} could not be fetched: {err}"))
 }
 

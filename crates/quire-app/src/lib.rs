@@ -45,8 +45,9 @@ mod tree;
 
 use std::sync::Arc;
 
+use quire_adapters::{Fetcher, Git, GitConfig};
 use quire_core::{Clock, SystemClock, Timestamp};
-use quire_engine::{Engine, Fetcher};
+use quire_engine::Engine;
 use quire_store::Db;
 use quire_store::blobs::BlobStore;
 use quire_store::users::UserRow;
@@ -60,10 +61,12 @@ pub use tree::{MoveInput, Pointer, Position};
 pub struct App {
     pub db: Db,
     pub engine: Arc<Engine>,
+    /// Git repositories, under the same network policy as fetches.
+    pub git: Arc<Git>,
     pub clock: Arc<dyn Clock>,
     pub settings: Arc<Settings>,
     /// The machine translation provider the operator configured, if any.
-    translation: Arc<std::sync::RwLock<Option<quire_engine::translate::Provider>>>,
+    translation: Arc<std::sync::RwLock<Option<quire_adapters::translate::Provider>>>,
 }
 
 impl App {
@@ -77,16 +80,16 @@ impl App {
 
     /// The application with the operator's settings.
     pub fn with_settings(db: Db, blobs: BlobStore, fetcher: Fetcher, clock: Arc<dyn Clock>, settings: Settings) -> App {
-        let engine = Arc::new(Engine::new(
-            db.clone(),
-            blobs,
-            fetcher,
-            clock.clone(),
-            settings.git_cache_dir.clone(),
-        ));
+        let git = Arc::new(Git::new(GitConfig {
+            cache_dir: settings.git_cache_dir.clone(),
+            allow_private_networks: fetcher.config().allow_private_networks,
+            timeout: std::time::Duration::from_secs(600),
+        }));
+        let engine = Arc::new(Engine::new(db.clone(), blobs, fetcher, clock.clone()));
         App {
             db,
             engine,
+            git,
             clock,
             settings: Arc::new(settings),
             translation: Arc::default(),
@@ -95,13 +98,13 @@ impl App {
 
     /// Sets the machine translation provider (`None`: translations can be
     /// managed but not run).
-    pub fn set_translation_provider(&self, provider: Option<quire_engine::translate::Provider>) {
+    pub fn set_translation_provider(&self, provider: Option<quire_adapters::translate::Provider>) {
         if let Ok(mut slot) = self.translation.write() {
             *slot = provider;
         }
     }
 
-    pub fn translation_provider(&self) -> Option<quire_engine::translate::Provider> {
+    pub fn translation_provider(&self) -> Option<quire_adapters::translate::Provider> {
         self.translation.read().ok().and_then(|p| p.clone())
     }
 

@@ -8,8 +8,8 @@
 //! there were. Members see specs; the create role makes and changes them.
 //! A `public` spec's latest version is readable without a token.
 
+use quire_adapters::FetchError;
 use quire_core::{ProcessingState, SpecVisibility, Timestamp};
-use quire_engine::FetchError;
 use quire_store::Page;
 use quire_store::openapi::{self, SpecRow, VersionRow};
 use quire_store::page::PageRequest;

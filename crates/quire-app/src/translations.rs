@@ -5,7 +5,7 @@
 //! `run` operation, a durable [`RunTranslation`] job) creates or reuses
 //! the result space and writes one new revision of it: the source's page
 //! tree, slugs and files mirrored, each page's prose translated by the
-//! operator's provider (`quire_engine::translate`) — code, inline code,
+//! operator's provider (`quire_adapters::translate`) — code, inline code,
 //! URLs, block tags, front matter and file references stay byte for byte
 //! (`Document::prose`). A re-run translates only pages whose title,
 //! description or document changed since (`translation_pages`). A page the
@@ -18,11 +18,11 @@ use quire_core::TranslationStatus;
 use std::collections::HashMap;
 use std::time::{Duration, Instant};
 
+use quire_adapters::translate::{Provider, Request};
 use quire_content::document::Document;
 use quire_content::tree::PageMeta;
 use quire_core::Timestamp;
 use quire_engine::imports::{ImportedFile, ImportedPage, ImportedReusable, ImportedState, Target};
-use quire_engine::translate::{Provider, Request};
 use quire_store::Page;
 use quire_store::page::PageRequest;
 use quire_store::translations::{self, GlossaryRow, TranslatedPageRow, TranslationRow};

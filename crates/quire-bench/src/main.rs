@@ -50,8 +50,8 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, ensure};
 use clap::{Parser, ValueEnum};
+use quire_adapters::{FetchConfig, Fetcher};
 use quire_app::{App, accounts};
-use quire_engine::{FetchConfig, Fetcher};
 use quire_server::AppState;
 use quire_store::Db;
 use quire_store::blobs::BlobStore;

@@ -16,7 +16,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, ensure};
 use axum::Json;
 use axum::extract::State;
-use quire_engine::translate::{Provider, ProviderKind};
+use quire_adapters::translate::{Provider, ProviderKind};
 use serde_json::{Value, json};
 
 use crate::content::seed_pages;

@@ -8,7 +8,9 @@ use quire_store::blobs::BlobStore;
 
 use crate::changes::{FileInput, MAX_FILE_BYTES};
 use crate::edits::invalid;
-use crate::{EngineResult, Fetcher};
+use quire_adapters::Fetcher;
+
+use crate::EngineResult;
 
 pub struct Files {
     blobs: BlobStore,

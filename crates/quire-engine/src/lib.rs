@@ -18,8 +18,6 @@
 //! - [`Links`]: the links of a revision and whether their targets exist;
 //! - [`Imports`]: whole content states (from Git, websites, files)
 //!   committed as one revision;
-//! - [`git::Git`]: Git repositories through the `git` command, under the
-//!   same network policy as fetches;
 //! - [`search`]: the search index follows every move of a space's head in
 //!   the same transaction.
 
@@ -27,9 +25,7 @@ mod cache;
 pub mod change_requests;
 pub mod changes;
 pub mod edits;
-pub mod fetch;
 pub mod files;
-pub mod git;
 pub mod imports;
 pub mod links;
 pub mod merges;
@@ -37,10 +33,10 @@ pub mod revisions;
 pub mod search;
 mod snapshot;
 pub mod templates;
-pub mod translate;
 
 use std::sync::Arc;
 
+use quire_adapters::Fetcher;
 use quire_core::Clock;
 use quire_store::Db;
 use quire_store::blobs::BlobStore;
@@ -50,9 +46,7 @@ pub use changes::{
     AppliedChange, Change, DocumentInput, FileInput, MAX_FILE_BYTES, MAX_PAGE_MARKDOWN_BYTES, PageFields,
 };
 pub use edits::Edits;
-pub use fetch::{FetchConfig, FetchError, Fetcher};
 pub use files::Files;
-pub use git::{Git, GitConfig, GitError};
 pub use imports::Imports;
 pub use links::Links;
 pub use merges::{MergeResult, Merges};
@@ -107,33 +101,18 @@ pub struct Engine {
     pub change_requests: ChangeRequests,
     pub links: Links,
     pub imports: Imports,
-    pub git: Arc<Git>,
-    /// The guarded client for server-side fetches (imports use it).
+    /// The guarded client for server-side fetches (files by URL, imports).
     pub fetcher: Fetcher,
 }
 
 impl Engine {
-    /// The engine; Git keeps its clones in `git_cache_dir` (it only saves
-    /// transfers, so losing it costs nothing else).
-    pub fn new(
-        db: Db,
-        blobs: BlobStore,
-        fetcher: Fetcher,
-        clock: Arc<dyn Clock>,
-        git_cache_dir: std::path::PathBuf,
-    ) -> Engine {
+    /// The engine; files named by URL are fetched with `fetcher`.
+    pub fn new(db: Db, blobs: BlobStore, fetcher: Fetcher, clock: Arc<dyn Clock>) -> Engine {
         let revisions = Arc::new(Revisions::new(db.clone(), clock.clone()));
-        // Git follows the fetch policy.
-        let git = Arc::new(Git::new(GitConfig {
-            cache_dir: git_cache_dir,
-            allow_private_networks: fetcher.config().allow_private_networks,
-            timeout: std::time::Duration::from_secs(600),
-        }));
         let files = Arc::new(Files::new(blobs, fetcher.clone()));
         Engine {
             fetcher,
             imports: Imports::new(revisions.clone(), files.clone(), clock.clone()),
-            git,
             edits: Edits::new(revisions.clone(), files.clone(), clock.clone()),
             merges: Merges::new(revisions.clone(), clock.clone()),
             change_requests: ChangeRequests::new(db, clock),

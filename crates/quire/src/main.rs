@@ -8,8 +8,8 @@ use std::io::IsTerminal;
 
 use anyhow::Context;
 use clap::{Args, Parser, Subcommand};
+use quire_adapters::{FetchConfig, Fetcher};
 use quire_app::{App, accounts};
-use quire_engine::{FetchConfig, Fetcher};
 use quire_server::AppState;
 use quire_store::Db;
 use tracing_subscriber::EnvFilter;
@@ -155,8 +155,8 @@ impl ServeArgs {
     /// The translation provider configured, if any. Its key is read from
     /// `QUIRE_TRANSLATION_API_KEY` only (never a flag: flags show in
     /// process lists).
-    fn translation(&self) -> anyhow::Result<Option<quire_engine::translate::Provider>> {
-        use quire_engine::translate::{Provider, ProviderKind};
+    fn translation(&self) -> anyhow::Result<Option<quire_adapters::translate::Provider>> {
+        use quire_adapters::translate::{Provider, ProviderKind};
         let Some(url) = &self.translation_url else {
             return Ok(None);
         };

@@ -20,9 +20,9 @@ use quire_core::SyncState;
 use std::collections::{HashMap, HashSet};
 
 use anyhow::Context;
+use quire_adapters::git::{FileChange, GitError, blob_oid};
 use quire_content::objects::GitBlob;
 use quire_content::tree::PageKind;
-use quire_engine::git::{FileChange, GitError, blob_oid};
 use quire_engine::imports::{ImportedFile, ImportedPage, ImportedReusable, ImportedState, Target};
 use quire_engine::{EngineError, Snapshot};
 use quire_import::gitbook::Config;
@@ -147,7 +147,7 @@ struct Synced {
 }
 
 async fn export(app: &App, job: &GitExport, row: &GitSyncRow) -> anyhow::Result<(ExportReport, Option<Synced>)> {
-    let git = &app.engine.git;
+    let git = &app.git;
     let mut report = ExportReport::default();
     // The remote commit whose changes are already in the space.
     let mut known_remote = row.last_commit.clone();

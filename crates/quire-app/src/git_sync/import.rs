@@ -15,10 +15,10 @@ use std::collections::HashMap;
 use std::path::Path;
 
 use anyhow::Context;
+use quire_adapters::git::{Fetched, TreeEntry};
 use quire_content::objects::GitBlob;
 use quire_content::tree::{PageKind, PageMeta};
 use quire_engine::Snapshot;
-use quire_engine::git::{Fetched, TreeEntry};
 use quire_engine::imports::{ImportedFile, ImportedPage, ImportedReusable, ImportedState, Target};
 use quire_import::gitbook::{self, Config, ImportPlan, PlannedKind, RepoFile};
 use quire_store::git_syncs::{self, GitSyncRow};
@@ -71,7 +71,7 @@ pub(super) struct RepoState {
 
 /// Reads `commit` of the fetched repository under the project directory.
 pub(super) async fn read_repo(app: &App, fetched: Fetched, project_directory: &str) -> anyhow::Result<RepoState> {
-    let git = &app.engine.git;
+    let git = &app.git;
     let entries = git.tree(&fetched.repo, &fetched.commit, project_directory).await?;
     let mut skipped = Vec::new();
     let config_entry = entries.iter().find(|e| e.path == ".gitbook.yaml");
@@ -200,7 +200,7 @@ fn ignored(why: &str) -> ImportReport {
 
 async fn import(app: &App, job: &GitImport, row: &GitSyncRow) -> anyhow::Result<ImportReport> {
     let started = std::time::Instant::now();
-    let fetched = app.engine.git.fetch(&row.url, &row.git_ref).await?;
+    let fetched = app.git.fetch(&row.url, &row.git_ref).await?;
     let fetched_in = started.elapsed();
     if row.last_commit.as_deref() == Some(fetched.commit.as_str()) && !job.force && !job.standalone {
         return Ok(ImportReport {
@@ -464,7 +464,7 @@ async fn read_blobs(app: &App, repo: &Path, oids: &[String]) -> anyhow::Result<H
     let mut out = HashMap::new();
     // Bounded batches keep memory near the size of one batch of files.
     for chunk in oids.chunks(200) {
-        out.extend(app.engine.git.blobs(repo, chunk).await?);
+        out.extend(app.git.blobs(repo, chunk).await?);
     }
     Ok(out)
 }

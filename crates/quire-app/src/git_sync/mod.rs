@@ -15,8 +15,8 @@ mod import;
 use quire_core::{SyncDirection, SyncState};
 use std::time::Duration;
 
+use quire_adapters::GitError;
 use quire_core::{Role, Timestamp};
-use quire_engine::GitError;
 use quire_store::git_syncs::{self, GitSyncRow};
 use serde::{Deserialize, Serialize};
 
@@ -188,7 +188,7 @@ async fn connection(app: &App, fields: EventFields<'_>) -> AppResult<Connection>
         ),
         None => None,
     };
-    app.engine.git.check_url(url).await.map_err(git_error)?;
+    app.git.check_url(url).await.map_err(git_error)?;
     Ok(Connection {
         url: url.to_owned(),
         git_ref: git_ref.to_owned(),

@@ -7,7 +7,7 @@ use std::time::Duration;
 use axum::Json;
 use axum::extract::State;
 use axum::routing::post;
-use quire_engine::translate::{Provider, ProviderKind};
+use quire_adapters::translate::{Provider, ProviderKind};
 use serde_json::{Value, json};
 
 use crate::git_sync::{outline, page_titled};

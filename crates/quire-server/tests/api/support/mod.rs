@@ -8,9 +8,9 @@ pub mod git;
 
 use std::sync::Arc;
 
+use quire_adapters::{FetchConfig, Fetcher};
 use quire_app::{App, accounts};
 use quire_core::ManualClock;
-use quire_engine::{FetchConfig, Fetcher};
 use quire_server::AppState;
 use quire_store::Db;
 use reqwest::Method;
