@@ -18,8 +18,7 @@ use crate::api;
 use crate::error::{ApiError, error_body};
 use crate::state::AppState;
 
-/// Largest request body accepted (file uploads in content batches included).
-pub const MAX_BODY_BYTES: usize = 32 * 1024 * 1024;
+pub use quire_http::extract::MAX_BODY_BYTES;
 
 const REQUEST_ID: HeaderName = HeaderName::from_static("x-request-id");
 

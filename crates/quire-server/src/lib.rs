@@ -11,15 +11,10 @@
 
 pub mod account;
 mod api;
-pub mod auth;
 mod connection;
 mod drain;
-pub mod error;
-pub mod extract;
 pub mod http;
-pub mod pagination;
-pub mod state;
 pub mod views;
 
 pub use http::{router, serve};
-pub use state::AppState;
+pub use quire_http::{AppState, auth, error, extract, pagination, state};

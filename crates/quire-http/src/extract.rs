@@ -17,6 +17,9 @@ use serde::de::DeserializeOwned;
 
 use crate::error::ApiError;
 
+/// Largest request body accepted (file uploads in content batches included).
+pub const MAX_BODY_BYTES: usize = 32 * 1024 * 1024;
+
 const NUL_REFUSED: &str = "text must not contain NUL characters (\\u0000)";
 
 /// True when a JSON text holds a NUL character in a string (`\u0000`), or
@@ -74,7 +77,7 @@ where
             if rejection.status() == StatusCode::PAYLOAD_TOO_LARGE {
                 ApiError::PayloadTooLarge(format!(
                     "the request body is larger than {} MiB",
-                    crate::http::MAX_BODY_BYTES / (1024 * 1024)
+                    MAX_BODY_BYTES / (1024 * 1024)
                 ))
             } else {
                 ApiError::bad_request(format!("could not read the request body: {rejection}"))

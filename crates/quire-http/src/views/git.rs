@@ -1,8 +1,8 @@
 //! Git Sync as the official `GitSyncState` (`gitSync` of a space and
 //! `GET .../git/info`). The repository URL is shown without credentials.
 
-use quire_adapters::git::redact;
 use quire_core::Timestamp;
+use quire_core::secrets::redact_url as redact;
 use quire_store::git_syncs::GitSyncRow;
 use serde::Serialize;
 

@@ -1,0 +1,23 @@
+//! What every HTTP area of Quire is written with, platform and features
+//! alike:
+//!
+//! - [`state`]: the [`AppState`] every handler reaches (the application and
+//!   the public URL);
+//! - [`auth`], [`extract`], [`pagination`]: what handlers extract from a
+//!   request (the caller, bodies and paths with the official errors, pages
+//!   of lists);
+//! - [`error`]: the one error type and its mapping to statuses;
+//! - [`views`]: the JSON shapes every area shows (users, organizations,
+//!   members, teams, spaces, collections).
+//!
+//! An area's router, handlers and own views live with the area: the
+//! platform's in `quire-server`, each feature's in its crate.
+
+pub mod auth;
+pub mod error;
+pub mod extract;
+pub mod pagination;
+pub mod state;
+pub mod views;
+
+pub use state::AppState;
