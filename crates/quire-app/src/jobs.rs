@@ -100,14 +100,14 @@ pub struct Registry {
 }
 
 impl Registry {
-    /// Every job type of every area.
-    pub fn standard() -> Registry {
+    /// The platform's job types; each feature crate adds its own (the
+    /// server composes them all: `quire_server::features::job_registry`).
+    pub fn platform() -> Registry {
         let mut registry = Registry::default();
         crate::spaces::register_jobs(&mut registry);
         crate::search::register_jobs(&mut registry);
         crate::git_sync::register_jobs(&mut registry);
         crate::openapi::register_jobs(&mut registry);
-        crate::translations::register_jobs(&mut registry);
         registry
     }
 

@@ -40,7 +40,6 @@ pub use settings::Settings;
 pub mod sites;
 pub mod spaces;
 pub mod teams;
-pub mod translations;
 mod tree;
 
 use std::sync::Arc;

@@ -188,7 +188,7 @@ pub async fn create(app: &App, caller: &Caller, org_id: &str, new: NewSpace) -> 
 
 /// [`create`] inside the caller's transaction (sites create spaces for
 /// their sections this way).
-pub(crate) async fn create_in(
+pub async fn create_in(
     tx: &mut Conn,
     caller: &Caller,
     org_id: &str,

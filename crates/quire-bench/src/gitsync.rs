@@ -168,7 +168,7 @@ pub(crate) async fn import_into_new_space(
 pub(crate) async fn sync(server: &Server, client: &reqwest::Client, path: &str, body: Value) -> anyhow::Result<f64> {
     let started = Instant::now();
     post_json(client, format!("{}/v1{path}", server.base_url), &body).await?;
-    let registry = quire_app::jobs::Registry::standard();
+    let registry = quire_server::features::job_registry();
     let ran = quire_app::jobs::run_due(&server.state.app, &registry, "bench").await?;
     let seconds = started.elapsed().as_secs_f64();
     ensure!(ran >= 1, "no job ran");

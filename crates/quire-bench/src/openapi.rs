@@ -87,7 +87,7 @@ pub async fn run(args: &Args) -> anyhow::Result<()> {
 
 async fn process(server: &Server) -> anyhow::Result<f64> {
     let started = Instant::now();
-    let registry = quire_app::jobs::Registry::standard();
+    let registry = quire_server::features::job_registry();
     let ran = quire_app::jobs::run_due(&server.state.app, &registry, "bench").await?;
     ensure!(ran >= 1, "no job ran");
     Ok(started.elapsed().as_secs_f64())

@@ -62,7 +62,7 @@ pub async fn run(args: &Args) -> anyhow::Result<()> {
 
 /// Runs the translation's job; its wall time in seconds.
 async fn run_job(server: &Server) -> anyhow::Result<f64> {
-    let registry = quire_app::jobs::Registry::standard();
+    let registry = quire_server::features::job_registry();
     let started = Instant::now();
     let ran = quire_app::jobs::run_due(&server.state.app, &registry, "bench").await?;
     ensure!(ran >= 1, "no job ran");

@@ -13,6 +13,7 @@ pub mod account;
 mod api;
 mod connection;
 mod drain;
+pub mod features;
 pub mod http;
 pub mod views;
 

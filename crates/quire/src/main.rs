@@ -353,7 +353,7 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     let (stop, stopped) = tokio::sync::watch::channel(false);
     let worker = tokio::spawn(quire_app::jobs::work(
         app.clone(),
-        std::sync::Arc::new(quire_app::jobs::Registry::standard()),
+        std::sync::Arc::new(quire_server::features::job_registry()),
         workers,
         wait_for(stopped.clone()),
     ));

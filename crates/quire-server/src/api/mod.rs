@@ -25,7 +25,6 @@ mod search;
 mod sites;
 mod spaces;
 mod teams;
-mod translations;
 mod users;
 
 pub fn v1() -> Router<AppState> {
@@ -46,7 +45,7 @@ pub fn v1() -> Router<AppState> {
         .merge(git::router())
         .merge(imports::router())
         .merge(openapi::router())
-        .merge(translations::router())
         .merge(pdf::router())
         .merge(saml::router())
+        .merge(crate::features::routes())
 }

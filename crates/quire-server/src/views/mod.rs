@@ -7,6 +7,5 @@ pub mod openapi;
 pub mod saml;
 pub mod search;
 pub mod sites;
-pub mod translations;
 
 pub use quire_http::views::*;

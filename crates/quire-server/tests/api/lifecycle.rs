@@ -64,7 +64,7 @@ both_backends! {
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
         let worker = tokio::spawn(quire_app::jobs::work(
             app.state.app.clone(),
-            std::sync::Arc::new(quire_app::jobs::Registry::standard()),
+            std::sync::Arc::new(quire_server::features::job_registry()),
             quire_app::jobs::Workers::default(),
             async {
                 let _ = stopped.await;

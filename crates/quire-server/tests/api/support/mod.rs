@@ -209,7 +209,7 @@ impl TestApp {
     /// Runs the background jobs that are due now (the server under test runs
     /// no worker of its own, so tests decide when jobs run).
     pub async fn run_due_jobs(&self) -> usize {
-        let registry = quire_app::jobs::Registry::standard();
+        let registry = quire_server::features::job_registry();
         quire_app::jobs::run_due(&self.state.app, &registry, "test-worker")
             .await
             .expect("jobs run")

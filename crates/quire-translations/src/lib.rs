@@ -29,9 +29,14 @@ use quire_store::translations::{self, GlossaryRow, TranslatedPageRow, Translatio
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::error::{AppError, AppResult};
-use crate::jobs::{self, Job, Registry};
-use crate::{App, Caller, access};
+use quire_app::error::{AppError, AppResult};
+use quire_app::jobs::{self, Job, Registry};
+use quire_app::{App, Caller, access};
+
+mod routes;
+mod views;
+
+pub use routes::router;
 
 /// The languages of the official API.
 pub const LANGUAGES: [&str; 39] = [
@@ -570,19 +575,19 @@ async fn result_space(
     {
         return Ok((space, false));
     }
-    let caller = crate::Caller {
+    let caller = quire_app::Caller {
         user: quire_store::users::get(&mut tx, user_id).await?,
     };
     let title: String = format!("{} ({})", source.title, translation.language)
         .chars()
         .take(50)
         .collect();
-    let new = crate::spaces::NewSpace {
+    let new = quire_app::spaces::NewSpace {
         title: Some(title),
         parent: source.parent_id.clone(),
-        ..crate::spaces::NewSpace::default()
+        ..quire_app::spaces::NewSpace::default()
     };
-    let space = crate::spaces::create_in(&mut tx, &caller, &translation.organization_id, new, app.now()).await?;
+    let space = quire_app::spaces::create_in(&mut tx, &caller, &translation.organization_id, new, app.now()).await?;
     tx.commit().await?;
     Ok((space, true))
 }

@@ -1,10 +1,10 @@
 //! Translations and glossary entries as the official API shapes them.
 
-use quire_app::translations::TranslationInfo;
+use crate::TranslationInfo;
 use quire_store::translations::GlossaryRow;
 use serde_json::{Value, json};
 
-use crate::state::AppState;
+use quire_http::state::AppState;
 
 /// The empty instructions document.
 fn empty_document() -> Value {

@@ -1,19 +1,19 @@
 //! Translations of spaces, their runs, and the organization's glossary.
 
+use crate::{GlossaryUpdate, InstructionsUpdate, NewTranslation};
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::routing::{get, post};
 use axum::{Json, Router};
-use quire_app::translations::{self, GlossaryUpdate, InstructionsUpdate, NewTranslation};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use crate::auth::Auth;
-use crate::error::ApiResult;
-use crate::extract::{JsonBody, Path, Query};
-use crate::pagination::{List, ListOrder, PageParams};
-use crate::state::AppState;
-use crate::views::translations as views;
+use crate::views;
+use quire_http::auth::Auth;
+use quire_http::error::ApiResult;
+use quire_http::extract::{JsonBody, Path, Query};
+use quire_http::pagination::{List, ListOrder, PageParams};
+use quire_http::state::AppState;
 
 const ORDER: ListOrder = ListOrder::ascending_by("createdAt");
 
@@ -42,7 +42,7 @@ async fn list(
     page: PageParams,
 ) -> ApiResult<Json<List<Value>>> {
     let request = page.request(ORDER)?;
-    let rows = translations::list(&state.app, &caller, &org_id, &request).await?;
+    let rows = crate::list(&state.app, &caller, &org_id, &request).await?;
     Ok(Json(List::from_page(rows, ORDER, |t| views::translation(&state, t))))
 }
 
@@ -52,7 +52,7 @@ async fn create(
     Path(org_id): Path<String>,
     JsonBody(body): JsonBody<NewTranslation>,
 ) -> ApiResult<(StatusCode, Json<Value>)> {
-    let created = translations::create(&state.app, &caller, &org_id, body).await?;
+    let created = crate::create(&state.app, &caller, &org_id, body).await?;
     Ok((StatusCode::CREATED, Json(views::translation(&state, created))))
 }
 
@@ -61,7 +61,7 @@ async fn read(
     Auth(caller): Auth,
     Path((org_id, id)): Path<(String, String)>,
 ) -> ApiResult<Json<Value>> {
-    let found = translations::get(&state.app, &caller, &org_id, &id).await?;
+    let found = crate::get(&state.app, &caller, &org_id, &id).await?;
     Ok(Json(views::translation(&state, found)))
 }
 
@@ -71,7 +71,7 @@ async fn update(
     Path((org_id, id)): Path<(String, String)>,
     JsonBody(body): JsonBody<InstructionsUpdate>,
 ) -> ApiResult<Json<Value>> {
-    let updated = translations::update(&state.app, &caller, &org_id, &id, body).await?;
+    let updated = crate::update(&state.app, &caller, &org_id, &id, body).await?;
     Ok(Json(views::translation(&state, updated)))
 }
 
@@ -80,7 +80,7 @@ async fn remove(
     Auth(caller): Auth,
     Path((org_id, id)): Path<(String, String)>,
 ) -> ApiResult<StatusCode> {
-    translations::delete(&state.app, &caller, &org_id, &id).await?;
+    crate::delete(&state.app, &caller, &org_id, &id).await?;
     Ok(StatusCode::NO_CONTENT)
 }
 
@@ -89,7 +89,7 @@ async fn run(
     Auth(caller): Auth,
     Path((org_id, id)): Path<(String, String)>,
 ) -> ApiResult<StatusCode> {
-    translations::start_run(&state.app, &caller, &org_id, &id).await?;
+    crate::start_run(&state.app, &caller, &org_id, &id).await?;
     Ok(StatusCode::NO_CONTENT)
 }
 
@@ -109,7 +109,7 @@ async fn list_glossary(
     Path(org_id): Path<String>,
     Query(query): Query<GlossaryQuery>,
 ) -> ApiResult<Json<Value>> {
-    let entries = translations::glossary(&state.app, &caller, &org_id, query.order_by.as_deref()).await?;
+    let entries = crate::glossary(&state.app, &caller, &org_id, query.order_by.as_deref()).await?;
     let items: Vec<Value> = entries.into_iter().map(|e| views::glossary_entry(&state, e)).collect();
     Ok(Json(json!({ "count": items.len(), "items": items })))
 }
@@ -120,7 +120,7 @@ async fn update_glossary(
     Path(org_id): Path<String>,
     JsonBody(body): JsonBody<GlossaryUpdate>,
 ) -> ApiResult<StatusCode> {
-    translations::update_glossary(&state.app, &caller, &org_id, body).await?;
+    crate::update_glossary(&state.app, &caller, &org_id, body).await?;
     Ok(StatusCode::NO_CONTENT)
 }
 
@@ -129,6 +129,6 @@ async fn read_glossary_entry(
     Auth(caller): Auth,
     Path((org_id, id)): Path<(String, String)>,
 ) -> ApiResult<Json<Value>> {
-    let entry = translations::glossary_entry(&state.app, &caller, &org_id, &id).await?;
+    let entry = crate::glossary_entry(&state.app, &caller, &org_id, &id).await?;
     Ok(Json(views::glossary_entry(&state, entry)))
 }

@@ -1,0 +1,19 @@
+//! The product features, composed: each feature crate owns its rules, jobs
+//! and routes, and is named here once. A new feature adds its router and
+//! its job registrations below and nowhere else.
+
+use axum::Router;
+use quire_app::jobs::Registry;
+use quire_http::AppState;
+
+/// Every feature's `/v1` routes.
+pub fn routes() -> Router<AppState> {
+    Router::new().merge(quire_translations::router())
+}
+
+/// Every job type this server runs: the platform's and every feature's.
+pub fn job_registry() -> Registry {
+    let mut registry = Registry::platform();
+    quire_translations::register_jobs(&mut registry);
+    registry
+}
