@@ -107,7 +107,6 @@ impl Registry {
         crate::spaces::register_jobs(&mut registry);
         crate::search::register_jobs(&mut registry);
         crate::git_sync::register_jobs(&mut registry);
-        crate::openapi::register_jobs(&mut registry);
         registry
     }
 

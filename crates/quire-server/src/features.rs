@@ -8,12 +8,16 @@ use quire_http::AppState;
 
 /// Every feature's `/v1` routes.
 pub fn routes() -> Router<AppState> {
-    Router::new().merge(quire_translations::router())
+    Router::new()
+        .merge(quire_specs::router())
+        .merge(quire_pdf_export::router())
+        .merge(quire_translations::router())
 }
 
 /// Every job type this server runs: the platform's and every feature's.
 pub fn job_registry() -> Registry {
     let mut registry = Registry::platform();
+    quire_specs::register_jobs(&mut registry);
     quire_translations::register_jobs(&mut registry);
     registry
 }

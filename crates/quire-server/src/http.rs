@@ -40,7 +40,7 @@ pub fn router(state: AppState) -> Router {
     let sites = quire_site::router(state.app.clone(), &state.public_url);
     Router::new()
         .route("/health", get(health))
-        .merge(api::pdf::downloads())
+        .merge(quire_pdf_export::downloads())
         .merge(crate::account::router())
         .nest("/v1", api)
         // `/v1/` is not matched by the nested router; it is an API address

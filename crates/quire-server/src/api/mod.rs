@@ -16,10 +16,8 @@ mod git;
 mod imports;
 mod invites;
 mod members;
-mod openapi;
 mod orgs;
-pub mod pdf;
-mod permissions;
+pub mod permissions;
 mod saml;
 mod search;
 mod sites;
@@ -44,8 +42,6 @@ pub fn v1() -> Router<AppState> {
         .merge(sites::router())
         .merge(git::router())
         .merge(imports::router())
-        .merge(openapi::router())
-        .merge(pdf::router())
         .merge(saml::router())
         .merge(crate::features::routes())
 }

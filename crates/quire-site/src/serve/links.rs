@@ -125,7 +125,7 @@ pub(super) async fn public_spec(
     rest: &[String],
     state: &SiteState,
 ) -> quire_app::AppResult<Response> {
-    let (spec, version) = match quire_app::openapi::published(&state.app, org, slug).await {
+    let (spec, version) = match quire_specs::published(&state.app, org, slug).await {
         Ok(found) => found,
         Err(err) if err.is_not_found() => return Ok(not_found(None)),
         Err(err) => return Err(err),
@@ -179,7 +179,7 @@ pub(super) async fn spec_for_page(
         };
         return Ok(Some(keep_spec(state, key, spec)));
     }
-    let Some(version) = quire_app::openapi::latest_for_pages(&state.app, org_id, spec_ref).await? else {
+    let Some(version) = quire_specs::latest_for_pages(&state.app, org_id, spec_ref).await? else {
         return Ok(None);
     };
     if let Some(found) = cached_spec(state, &version.id) {

@@ -18,6 +18,9 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::PathBuf;
 use std::sync::OnceLock;
 
+mod routes;
+pub use routes::{downloads, router};
+
 use quire_content::document::{Block, Document};
 use quire_content::tree::PageKind;
 use quire_core::Timestamp;
@@ -27,9 +30,9 @@ use quire_store::openapi::VersionRow;
 use quire_store::pdfs::{self, PdfRow};
 use quire_store::spaces::SpaceRow;
 
-use crate::content::{self, Source};
-use crate::error::{AppError, AppResult};
-use crate::{App, Caller};
+use quire_app::content::{self, Source};
+use quire_app::error::{AppError, AppResult};
+use quire_app::{App, Caller};
 
 /// Changes whenever the same content would be typeset differently.
 const FORMAT: &str = "quire-pdf-4";
@@ -129,7 +132,7 @@ pub async fn export(
             if let Block::OpenApiOperation(pointer) = block
                 && !specs.contains_key(&pointer.spec)
             {
-                let version = crate::openapi::latest_for_pages(app, &space.organization_id, &pointer.spec).await?;
+                let version = quire_specs::latest_for_pages(app, &space.organization_id, &pointer.spec).await?;
                 specs.insert(pointer.spec.clone(), version);
             }
         }
@@ -198,7 +201,7 @@ async fn link(app: &App, key: &str, title: &str) -> AppResult<PdfLink> {
     let mut tx = app.db.write().await?;
     pdfs::add_link(
         &mut tx,
-        &crate::accounts::hash_token(&token),
+        &quire_app::accounts::hash_token(&token),
         key,
         &format!("{slug}.pdf"),
         expires_at,
@@ -214,7 +217,7 @@ async fn link(app: &App, key: &str, title: &str) -> AppResult<PdfLink> {
 pub async fn download(app: &App, token: &str) -> AppResult<(String, Vec<u8>)> {
     let found = {
         let mut conn = app.db.read().await?;
-        pdfs::by_link(&mut conn, &crate::accounts::hash_token(token), app.now()).await?
+        pdfs::by_link(&mut conn, &quire_app::accounts::hash_token(token), app.now()).await?
     };
     let Some((blob, file_name)) = found else {
         return Err(AppError::not_found("PDF link", "(expired or unknown)"));

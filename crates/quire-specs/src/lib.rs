@@ -15,9 +15,13 @@ use quire_store::openapi::{self, SpecRow, VersionRow};
 use quire_store::page::PageRequest;
 use serde::{Deserialize, Serialize};
 
-use crate::error::{AppError, AppResult};
-use crate::jobs::{self, Job, Registry};
-use crate::{App, Caller, access};
+mod routes;
+mod views;
+pub use routes::router;
+
+use quire_app::error::{AppError, AppResult};
+use quire_app::jobs::{self, Job, Registry};
+use quire_app::{App, Caller, access};
 
 /// Largest document fetched or given (16 MiB).
 pub const MAX_SPEC_BYTES: usize = 16 * 1024 * 1024;
@@ -94,7 +98,7 @@ fn check_slug(slug: &str) -> AppResult<()> {
 /// The source, checked: a URL (http or https) or a non-empty document.
 fn check_source(source: &Source) -> AppResult<(Option<String>, Option<String>)> {
     match (&source.url, &source.text) {
-        (Some(url), None) => Ok((Some(crate::input::http_url("source.url", url)?), None)),
+        (Some(url), None) => Ok((Some(quire_app::input::http_url("source.url", url)?), None)),
         (None, Some(text)) if !text.trim().is_empty() => {
             if text.len() > MAX_SPEC_BYTES {
                 return Err(AppError::TooLarge(format!(

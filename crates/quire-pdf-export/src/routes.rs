@@ -3,6 +3,7 @@
 //! works for an hour without a token, served by [`downloads`] at
 //! `/~pdf/{token}`.
 
+use crate::PdfRequest;
 use axum::body::Body;
 use axum::extract::State;
 use axum::http::{StatusCode, header};
@@ -10,14 +11,13 @@ use axum::response::Response;
 use axum::routing::get;
 use axum::{Json, Router};
 use quire_app::content::Source;
-use quire_app::pdf::{self, PdfRequest};
 use serde::Deserialize;
 use serde_json::{Value, json};
 
-use crate::auth::Auth;
-use crate::error::{ApiError, ApiResult};
-use crate::extract::{Path, Query};
-use crate::state::AppState;
+use quire_http::auth::Auth;
+use quire_http::error::{ApiError, ApiResult};
+use quire_http::extract::{Path, Query};
+use quire_http::state::AppState;
 
 pub fn router() -> Router<AppState> {
     Router::new().route("/spaces/{spaceId}/pdf", get(space_pdf)).route(
@@ -47,7 +47,7 @@ impl PdfQuery {
     }
 }
 
-fn answer(state: &AppState, link: pdf::PdfLink) -> Json<Value> {
+fn answer(state: &AppState, link: crate::PdfLink) -> Json<Value> {
     Json(json!({ "url": state.app_url(&format!("/~pdf/{}", link.token)) }))
 }
 
@@ -57,7 +57,7 @@ async fn space_pdf(
     Path(space_id): Path<String>,
     Query(query): Query<PdfQuery>,
 ) -> ApiResult<Json<Value>> {
-    let link = pdf::export(&state.app, &caller, &space_id, &Source::Main, &query.request()).await?;
+    let link = crate::export(&state.app, &caller, &space_id, &Source::Main, &query.request()).await?;
     Ok(answer(&state, link))
 }
 
@@ -68,7 +68,7 @@ async fn change_request_pdf(
     Query(query): Query<PdfQuery>,
 ) -> ApiResult<Json<Value>> {
     let source = Source::ChangeRequest(change_request_id);
-    let link = pdf::export(&state.app, &caller, &space_id, &source, &query.request()).await?;
+    let link = crate::export(&state.app, &caller, &space_id, &source, &query.request()).await?;
     Ok(answer(&state, link))
 }
 
@@ -93,7 +93,7 @@ fn disposition(file_name: &str) -> String {
 
 /// The PDF behind a link (404 once it expired).
 async fn download(State(state): State<AppState>, Path(token): Path<String>) -> ApiResult<Response> {
-    let (file_name, bytes) = pdf::download(&state.app, &token).await?;
+    let (file_name, bytes) = crate::download(&state.app, &token).await?;
     Response::builder()
         .status(StatusCode::OK)
         .header(header::CONTENT_TYPE, "application/pdf")

@@ -1,18 +1,18 @@
 //! OpenAPI specs of an organization and their versions.
 
+use crate::{NewSpec, SpecSource, VisibilityUpdate};
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::routing::get;
 use axum::{Json, Router};
-use quire_app::openapi::{self, NewSpec, SpecSource, VisibilityUpdate};
 use serde_json::{Value, json};
 
-use crate::auth::Auth;
-use crate::error::ApiResult;
-use crate::extract::{JsonBody, Path};
-use crate::pagination::{List, ListOrder, PageParams};
-use crate::state::AppState;
-use crate::views::openapi as views;
+use crate::views;
+use quire_http::auth::Auth;
+use quire_http::error::ApiResult;
+use quire_http::extract::{JsonBody, Path};
+use quire_http::pagination::{List, ListOrder, PageParams};
+use quire_http::state::AppState;
 
 const SPEC_ORDER: ListOrder = ListOrder::by_text("slug", false);
 const VERSION_ORDER: ListOrder = ListOrder::by_int("createdAt", true);
@@ -54,7 +54,7 @@ async fn list_specs(
     page: PageParams,
 ) -> ApiResult<Json<List<views::Spec>>> {
     let request = page.request(SPEC_ORDER)?;
-    let specs = openapi::list(&state.app, &caller, &org_id, &request).await?;
+    let specs = crate::list(&state.app, &caller, &org_id, &request).await?;
     Ok(Json(List::from_page(specs, SPEC_ORDER, |s| views::spec(&state, s))))
 }
 
@@ -64,7 +64,7 @@ async fn create_spec(
     Path(org_id): Path<String>,
     JsonBody(body): JsonBody<NewSpec>,
 ) -> ApiResult<(StatusCode, Json<views::Spec>)> {
-    let spec = openapi::create(&state.app, &caller, &org_id, body).await?;
+    let spec = crate::create(&state.app, &caller, &org_id, body).await?;
     Ok((StatusCode::CREATED, Json(views::spec(&state, spec))))
 }
 
@@ -73,7 +73,7 @@ async fn get_spec(
     Auth(caller): Auth,
     Path((org_id, slug)): Path<(String, String)>,
 ) -> ApiResult<Json<views::Spec>> {
-    let spec = openapi::get(&state.app, &caller, &org_id, &slug).await?;
+    let spec = crate::get(&state.app, &caller, &org_id, &slug).await?;
     Ok(Json(views::spec(&state, spec)))
 }
 
@@ -83,7 +83,7 @@ async fn put_spec(
     Path((org_id, slug)): Path<(String, String)>,
     JsonBody(body): JsonBody<SpecSource>,
 ) -> ApiResult<(StatusCode, Json<views::Spec>)> {
-    let (spec, created) = openapi::put(&state.app, &caller, &org_id, &slug, body.source).await?;
+    let (spec, created) = crate::put(&state.app, &caller, &org_id, &slug, body.source).await?;
     let status = if created { StatusCode::CREATED } else { StatusCode::OK };
     Ok((status, Json(views::spec(&state, spec))))
 }
@@ -94,7 +94,7 @@ async fn update_spec(
     Path((org_id, slug)): Path<(String, String)>,
     JsonBody(body): JsonBody<VisibilityUpdate>,
 ) -> ApiResult<Json<views::Spec>> {
-    let spec = openapi::set_visibility(&state.app, &caller, &org_id, &slug, &body.visibility).await?;
+    let spec = crate::set_visibility(&state.app, &caller, &org_id, &slug, &body.visibility).await?;
     Ok(Json(views::spec(&state, spec)))
 }
 
@@ -103,7 +103,7 @@ async fn delete_spec(
     Auth(caller): Auth,
     Path((org_id, slug)): Path<(String, String)>,
 ) -> ApiResult<StatusCode> {
-    openapi::delete(&state.app, &caller, &org_id, &slug).await?;
+    crate::delete(&state.app, &caller, &org_id, &slug).await?;
     Ok(StatusCode::NO_CONTENT)
 }
 
@@ -114,8 +114,8 @@ async fn list_versions(
     page: PageParams,
 ) -> ApiResult<Json<List<views::Version>>> {
     let request = page.request(VERSION_ORDER)?;
-    let spec = openapi::get(&state.app, &caller, &org_id, &slug).await?.spec;
-    let versions = openapi::versions(&state.app, &caller, &org_id, &slug, &request).await?;
+    let spec = crate::get(&state.app, &caller, &org_id, &slug).await?.spec;
+    let versions = crate::versions(&state.app, &caller, &org_id, &slug, &request).await?;
     Ok(Json(List::from_page(versions, VERSION_ORDER, |v| {
         views::version(&state, &spec, v)
     })))
@@ -126,7 +126,7 @@ async fn latest_version(
     Auth(caller): Auth,
     Path((org_id, slug)): Path<(String, String)>,
 ) -> ApiResult<Json<views::Version>> {
-    let (spec, version) = openapi::version(&state.app, &caller, &org_id, &slug, "latest").await?;
+    let (spec, version) = crate::version(&state.app, &caller, &org_id, &slug, "latest").await?;
     Ok(Json(views::version(&state, &spec, version)))
 }
 
@@ -135,7 +135,7 @@ async fn get_version(
     Auth(caller): Auth,
     Path((org_id, slug, version_id)): Path<(String, String, String)>,
 ) -> ApiResult<Json<views::Version>> {
-    let (spec, version) = openapi::version(&state.app, &caller, &org_id, &slug, &version_id).await?;
+    let (spec, version) = crate::version(&state.app, &caller, &org_id, &slug, &version_id).await?;
     Ok(Json(views::version(&state, &spec, version)))
 }
 
@@ -144,7 +144,7 @@ async fn latest_content(
     Auth(caller): Auth,
     Path((org_id, slug)): Path<(String, String)>,
 ) -> ApiResult<Json<Value>> {
-    let (spec, version) = openapi::version(&state.app, &caller, &org_id, &slug, "latest").await?;
+    let (spec, version) = crate::version(&state.app, &caller, &org_id, &slug, "latest").await?;
     Ok(Json(views::content(&state, &spec, &version)))
 }
 
@@ -153,7 +153,7 @@ async fn version_content(
     Auth(caller): Auth,
     Path((org_id, slug, version_id)): Path<(String, String, String)>,
 ) -> ApiResult<Json<Value>> {
-    let (spec, version) = openapi::version(&state.app, &caller, &org_id, &slug, &version_id).await?;
+    let (spec, version) = crate::version(&state.app, &caller, &org_id, &slug, &version_id).await?;
     Ok(Json(views::content(&state, &spec, &version)))
 }
 
@@ -162,6 +162,6 @@ async fn latest_raw(
     Auth(caller): Auth,
     Path((org_id, slug)): Path<(String, String)>,
 ) -> ApiResult<Json<Value>> {
-    let (_, version) = openapi::version(&state.app, &caller, &org_id, &slug, "latest").await?;
+    let (_, version) = crate::version(&state.app, &caller, &org_id, &slug, "latest").await?;
     Ok(Json(json!({ "text": version.content, "format": version.format })))
 }

@@ -1,12 +1,12 @@
 //! OpenAPI specs and versions as the official API shapes them.
 
-use quire_app::openapi::SpecInfo;
+use crate::SpecInfo;
 use quire_core::{SpecVisibility, Timestamp};
 use quire_store::openapi::{SpecRow, VersionRow};
 use serde::Serialize;
 use serde_json::{Value, json};
 
-use crate::state::AppState;
+use quire_http::state::AppState;
 
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
