@@ -49,12 +49,7 @@ pub async fn ensure_user(app: &App, email: &str, display_name: &str) -> AppResul
 
 /// [`ensure_user`] inside the caller's transaction, for an email already
 /// checked.
-pub(crate) async fn ensure_user_in(
-    conn: &mut Conn,
-    email: &str,
-    display_name: &str,
-    now: Timestamp,
-) -> AppResult<UserRow> {
+pub async fn ensure_user_in(conn: &mut Conn, email: &str, display_name: &str, now: Timestamp) -> AppResult<UserRow> {
     if let Some(user) = users::find_by_email(conn, email).await? {
         return Ok(user);
     }

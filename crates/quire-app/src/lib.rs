@@ -29,7 +29,6 @@ pub mod jobs;
 pub mod members;
 pub mod orgs;
 pub mod permissions;
-pub mod saml;
 pub mod search;
 pub mod sessions;
 pub mod settings;

@@ -38,7 +38,7 @@ pub struct Session {
 
 /// After a login through `org_id`'s single sign-on: the person's session,
 /// the one they had (when it is theirs and live) or a new one.
-pub(crate) async fn sign_in(
+pub async fn sign_in(
     conn: &mut Conn,
     user_id: &str,
     org_id: &str,

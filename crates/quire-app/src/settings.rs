@@ -16,7 +16,7 @@ pub struct Settings {
     /// Directories PDF fonts are read from.
     pub pdf_font_dirs: Vec<PathBuf>,
     /// The `xmlsec1` command SAML responses are verified with.
-    pub saml_verifier: quire_saml::SignatureVerifier,
+    pub xmlsec1: PathBuf,
 }
 
 impl Default for Settings {
@@ -25,7 +25,7 @@ impl Default for Settings {
             git_cache_dir: std::env::temp_dir().join("quire-git"),
             import_max_pages: crate::imports::DEFAULT_MAX_PAGES,
             pdf_font_dirs: Settings::system_font_dirs(),
-            saml_verifier: quire_saml::SignatureVerifier::default(),
+            xmlsec1: PathBuf::from("xmlsec1"),
         }
     }
 }

@@ -10,9 +10,10 @@
 //! The assertion counts as signed when the response or the assertion
 //! signature covers it, and every signature present must verify.
 
+use std::collections::HashMap;
 use std::path::PathBuf;
 use std::process::Command;
-use std::sync::{Arc, OnceLock};
+use std::sync::{Mutex, OnceLock};
 
 use crate::xml::{ASSERTION_NS, DSIG_NS, Element, PROTOCOL_NS};
 
@@ -62,9 +63,10 @@ impl Place {
 #[derive(Debug, Clone)]
 pub struct SignatureVerifier {
     program: PathBuf,
-    /// Whether it runs, asked once per process.
-    readiness: Arc<OnceLock<Result<String, String>>>,
 }
+
+/// Whether each program runs, asked once per process.
+static READINESS: OnceLock<Mutex<HashMap<PathBuf, Result<String, String>>>> = OnceLock::new();
 
 impl Default for SignatureVerifier {
     fn default() -> SignatureVerifier {
@@ -76,16 +78,20 @@ impl SignatureVerifier {
     pub fn new(program: impl Into<PathBuf>) -> SignatureVerifier {
         SignatureVerifier {
             program: program.into(),
-            readiness: Arc::default(),
         }
     }
 
-    /// [`SignatureVerifier::version`], asked once and remembered.
-    pub fn readiness(&self) -> Result<&str, &str> {
-        match self.readiness.get_or_init(|| self.version()) {
-            Ok(version) => Ok(version),
-            Err(problem) => Err(problem),
+    /// [`SignatureVerifier::version`], asked once per process and program.
+    pub fn readiness(&self) -> Result<String, String> {
+        let known = READINESS.get_or_init(Mutex::default);
+        if let Some(answer) = known.lock().ok().and_then(|k| k.get(&self.program).cloned()) {
+            return answer;
         }
+        let answer = self.version();
+        if let Ok(mut known) = known.lock() {
+            known.insert(self.program.clone(), answer.clone());
+        }
+        answer
     }
 
     /// The program's version line, or why it cannot run: SAML sign-in
@@ -107,7 +113,7 @@ impl SignatureVerifier {
     /// Checks the response's signatures (see the module's documentation).
     /// `xml` is the document as received, `root` the same document read.
     pub fn check(&self, xml: &str, root: &Element, certificate_der: &[u8]) -> Result<(), String> {
-        self.readiness().map_err(str::to_owned)?;
+        self.readiness()?;
         let places = signed_places(root)?;
         if !places.contains(&Place::Response) && !places.contains(&Place::Assertion) {
             return Err("neither the response nor its assertion is signed".into());
@@ -299,6 +305,6 @@ mod tests {
         let verifier = SignatureVerifier::new("/nonexistent/xmlsec1");
         let said = verifier.version().expect_err("missing");
         assert!(said.contains("install xmlsec1"), "{said}");
-        assert_eq!(verifier.readiness(), Err(said.as_str()));
+        assert_eq!(verifier.readiness(), Err(said));
     }
 }

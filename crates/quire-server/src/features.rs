@@ -11,6 +11,7 @@ pub fn routes() -> Router<AppState> {
     Router::new()
         .merge(quire_specs::router())
         .merge(quire_pdf_export::router())
+        .merge(quire_sso::router())
         .merge(quire_translations::router())
 }
 

@@ -41,7 +41,7 @@ pub fn router(state: AppState) -> Router {
     Router::new()
         .route("/health", get(health))
         .merge(quire_pdf_export::downloads())
-        .merge(crate::account::router())
+        .merge(quire_sso::pages())
         .nest("/v1", api)
         // `/v1/` is not matched by the nested router; it is an API address
         // all the same, never a published site's.

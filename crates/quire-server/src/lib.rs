@@ -9,7 +9,6 @@
 //!   request; [`views`]: the JSON shapes of responses;
 //! - [`error`]: the one error type and its mapping to statuses.
 
-pub mod account;
 mod api;
 mod connection;
 mod drain;

@@ -212,7 +212,7 @@ impl StorageArgs {
     fn settings(&self) -> quire_app::Settings {
         let mut settings = quire_app::Settings {
             import_max_pages: self.import_max_pages.max(1),
-            saml_verifier: quire_saml::SignatureVerifier::new(&self.xmlsec1),
+            xmlsec1: self.xmlsec1.clone(),
             ..quire_app::Settings::default()
         };
         if let Some(dir) = &self.git_cache {
@@ -340,7 +340,7 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         allow_private_fetch = args.allow_private_fetch,
         "quire is listening"
     );
-    match app.settings.saml_verifier.readiness() {
+    match quire_sso::verifier(&app).readiness() {
         Ok(version) => tracing::info!(%version, "SAML responses are verified with xmlsec1"),
         Err(problem) => tracing::warn!(%problem, "SAML sign-in is unavailable until xmlsec1 can run"),
     }

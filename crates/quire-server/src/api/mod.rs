@@ -18,7 +18,6 @@ mod invites;
 mod members;
 mod orgs;
 pub mod permissions;
-mod saml;
 mod search;
 mod sites;
 mod spaces;
@@ -42,6 +41,5 @@ pub fn v1() -> Router<AppState> {
         .merge(sites::router())
         .merge(git::router())
         .merge(imports::router())
-        .merge(saml::router())
         .merge(crate::features::routes())
 }

@@ -3,7 +3,6 @@
 
 pub mod content;
 pub mod discussions;
-pub mod saml;
 pub mod search;
 pub mod sites;
 

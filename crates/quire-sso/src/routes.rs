@@ -1,20 +1,19 @@
 //! SAML providers of an organization (admins) and its single sign-on
 //! logins (members). The login itself is served by `account`.
 
+use crate::ProviderInput;
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::routing::get;
 use axum::{Json, Router};
-use quire_app::saml::{self, ProviderInput};
 use quire_store::Page;
 use serde::Serialize;
 
-use crate::auth::Auth;
-use crate::error::ApiResult;
-use crate::extract::{JsonBody, Path};
-use crate::pagination::{List, ListOrder, PageParams};
-use crate::state::AppState;
-use crate::views;
+use quire_http::auth::Auth;
+use quire_http::error::ApiResult;
+use quire_http::extract::{JsonBody, Path};
+use quire_http::pagination::{List, ListOrder, PageParams};
+use quire_http::state::AppState;
 
 pub fn router() -> Router<AppState> {
     Router::new()
@@ -33,13 +32,13 @@ async fn list_providers(
     Auth(caller): Auth,
     Path(org_id): Path<String>,
     page: PageParams,
-) -> ApiResult<Json<List<views::saml::SamlProvider>>> {
+) -> ApiResult<Json<List<crate::views::SamlProvider>>> {
     let request = page.request(PROVIDERS_ORDER)?;
-    let providers = saml::list(&state.app, &caller, &org_id).await?;
+    let providers = crate::list(&state.app, &caller, &org_id).await?;
     Ok(Json(List::from_page(
         Page::of_list(providers, &request),
         PROVIDERS_ORDER,
-        |p| views::saml::provider(&state, p),
+        |p| crate::views::provider(&state, p),
     )))
 }
 
@@ -48,18 +47,18 @@ async fn create_provider(
     Auth(caller): Auth,
     Path(org_id): Path<String>,
     JsonBody(body): JsonBody<ProviderInput>,
-) -> ApiResult<(StatusCode, Json<views::saml::SamlProvider>)> {
-    let provider = saml::create(&state.app, &caller, &org_id, body).await?;
-    Ok((StatusCode::CREATED, Json(views::saml::provider(&state, provider))))
+) -> ApiResult<(StatusCode, Json<crate::views::SamlProvider>)> {
+    let provider = crate::create(&state.app, &caller, &org_id, body).await?;
+    Ok((StatusCode::CREATED, Json(crate::views::provider(&state, provider))))
 }
 
 async fn get_provider(
     State(state): State<AppState>,
     Auth(caller): Auth,
     Path((org_id, provider_id)): Path<(String, String)>,
-) -> ApiResult<Json<views::saml::SamlProvider>> {
-    let provider = saml::get(&state.app, &caller, &org_id, &provider_id).await?;
-    Ok(Json(views::saml::provider(&state, provider)))
+) -> ApiResult<Json<crate::views::SamlProvider>> {
+    let provider = crate::get(&state.app, &caller, &org_id, &provider_id).await?;
+    Ok(Json(crate::views::provider(&state, provider)))
 }
 
 async fn update_provider(
@@ -67,9 +66,9 @@ async fn update_provider(
     Auth(caller): Auth,
     Path((org_id, provider_id)): Path<(String, String)>,
     JsonBody(body): JsonBody<ProviderInput>,
-) -> ApiResult<Json<views::saml::SamlProvider>> {
-    let provider = saml::update(&state.app, &caller, &org_id, &provider_id, body).await?;
-    Ok(Json(views::saml::provider(&state, provider)))
+) -> ApiResult<Json<crate::views::SamlProvider>> {
+    let provider = crate::update(&state.app, &caller, &org_id, &provider_id, body).await?;
+    Ok(Json(crate::views::provider(&state, provider)))
 }
 
 async fn delete_provider(
@@ -77,13 +76,13 @@ async fn delete_provider(
     Auth(caller): Auth,
     Path((org_id, provider_id)): Path<(String, String)>,
 ) -> ApiResult<StatusCode> {
-    saml::delete(&state.app, &caller, &org_id, &provider_id).await?;
+    crate::delete(&state.app, &caller, &org_id, &provider_id).await?;
     Ok(StatusCode::NO_CONTENT)
 }
 
 #[derive(Debug, Serialize)]
 struct Logins {
-    items: Vec<views::saml::SsoLogin>,
+    items: Vec<crate::views::SsoLogin>,
 }
 
 async fn list_logins(
@@ -91,8 +90,8 @@ async fn list_logins(
     Auth(caller): Auth,
     Path(org_id): Path<String>,
 ) -> ApiResult<Json<Logins>> {
-    let providers = saml::logins(&state.app, &caller, &org_id).await?;
+    let providers = crate::logins(&state.app, &caller, &org_id).await?;
     Ok(Json(Logins {
-        items: providers.iter().map(|p| views::saml::sso_login(&state, p)).collect(),
+        items: providers.iter().map(|p| crate::views::sso_login(&state, p)).collect(),
     }))
 }

@@ -15,7 +15,7 @@
 //! URL is https. There, `start` also sets `quire_saml_request` (the request
 //! id, `SameSite=None; Secure`, for the ACS path only), and the ACS takes a
 //! response only from the browser that started its sign-in. Every refusal is a plain HTML page with a 4xx status; the
-//! reason is logged (by `quire_app::saml`).
+//! reason is logged (by `quire_sso`).
 
 use axum::Router;
 use axum::extract::{Form, State};
@@ -23,17 +23,16 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Redirect, Response};
 use axum::routing::{get, post};
 use quire_app::error::AppError;
-use quire_app::saml;
 use quire_app::sessions::{self, Account, NewSession, Session};
 use quire_site::html::escape;
 use serde::Deserialize;
 
-use crate::extract::{Path, Query};
-use crate::state::AppState;
+use quire_http::extract::{Path, Query};
+use quire_http::state::AppState;
 
 const COOKIE: &str = "quire_session";
 /// The sign-in request a browser started (https only; see
-/// `saml::binds_browsers`).
+/// `crate::binds_browsers`).
 const REQUEST_COOKIE: &str = "quire_saml_request";
 
 pub fn router() -> Router<AppState> {
@@ -141,7 +140,7 @@ async fn current_session(state: &AppState, headers: &HeaderMap) -> Result<Option
 }
 
 async fn metadata(State(state): State<AppState>, Path(provider_id): Path<String>) -> Response {
-    match saml::metadata(&state.app, &state.public_url, &provider_id).await {
+    match crate::metadata(&state.app, &state.public_url, &provider_id).await {
         Ok(xml) => ([(header::CONTENT_TYPE, "application/samlmetadata+xml")], xml).into_response(),
         Err(e) => error_page(e),
     }
@@ -158,11 +157,11 @@ async fn start(
     Path(provider_id): Path<String>,
     Query(query): Query<StartQuery>,
 ) -> Response {
-    match saml::start(&state.app, &state.public_url, &provider_id, query.then.as_deref()).await {
+    match crate::start(&state.app, &state.public_url, &provider_id, query.then.as_deref()).await {
         Ok((url, request_id)) => {
             let mut response = Redirect::to(&url).into_response();
-            if saml::binds_browsers(&state.public_url) {
-                let lifetime = saml::REQUEST_LIFETIME_MS / 1000;
+            if crate::binds_browsers(&state.public_url) {
+                let lifetime = crate::REQUEST_LIFETIME_MS / 1000;
                 response
                     .headers_mut()
                     .append(header::SET_COOKIE, request_cookie(&provider_id, &request_id, lifetime));
@@ -193,7 +192,7 @@ async fn acs(
     };
     let existing = cookie_token(&headers);
     let started_here = cookie(&headers, REQUEST_COOKIE);
-    match saml::consume(
+    match crate::consume(
         &state.app,
         &state.public_url,
         &provider_id,
@@ -206,7 +205,7 @@ async fn acs(
         Ok(signed_in) => {
             let NewSession { token, expires_at } = signed_in.session;
             let max_age = (expires_at.0 - state.app.now().0) / 1000;
-            let mut response = Redirect::to(&saml::local_path(posted.relay_state.as_deref())).into_response();
+            let mut response = Redirect::to(&crate::local_path(posted.relay_state.as_deref())).into_response();
             let headers = response.headers_mut();
             headers.insert(header::SET_COOKIE, session_cookie(&state, &token, max_age.max(0)));
             if started_here.is_some() {

@@ -20,13 +20,26 @@ use quire_store::saml::{self, ProviderRow};
 use quire_store::{Conn, members, orgs, teams};
 use serde::Deserialize;
 
-use crate::access;
-use crate::error::{AppError, AppResult, NotFoundExt};
-use crate::sessions::{self, NewSession};
-use crate::{App, Caller, accounts, input};
+mod pages;
+mod routes;
+mod views;
+
+pub use pages::router as pages;
+pub use routes::router;
+
+use quire_app::access;
+use quire_app::error::{AppError, AppResult, NotFoundExt};
+use quire_app::sessions::{self, NewSession};
+use quire_app::{App, Caller, accounts, input};
 
 /// How long an `AuthnRequest` waits for its response: 10 minutes.
 pub const REQUEST_LIFETIME_MS: i64 = 10 * 60 * 1000;
+
+/// The `xmlsec1` command the operator configured, which verifies every
+/// response's signatures.
+pub fn verifier(app: &App) -> quire_saml::SignatureVerifier {
+    quire_saml::SignatureVerifier::new(&app.settings.xmlsec1)
+}
 
 /// A provider with its team, as views need it.
 #[derive(Debug, Clone)]
@@ -55,8 +68,7 @@ impl ProviderInfo {
                 }
             }
         }
-        app.settings
-            .saml_verifier
+        verifier(app)
             .readiness()
             .err()
             .map(|e| format!("this server cannot verify SAML signatures: {e}"))
@@ -417,7 +429,7 @@ pub async fn consume(
     let response = saml_response.to_owned();
     let expected = claimed.clone();
     let allow_unsolicited = provider.allow_idp_initiated;
-    let verifier = app.settings.saml_verifier.clone();
+    let verifier = verifier(app);
     let login = tokio::task::spawn_blocking(move || {
         quire_saml::verify(
             &verifier,

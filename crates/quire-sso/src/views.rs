@@ -1,10 +1,10 @@
 //! SAML providers and single sign-on logins.
 
-use quire_app::saml::{self, ProviderInfo};
+use crate::ProviderInfo;
 use quire_core::{Role, Timestamp};
 use serde::Serialize;
 
-use crate::state::AppState;
+use quire_http::state::AppState;
 
 #[derive(Debug, Serialize)]
 #[serde(rename_all = "camelCase")]
@@ -34,7 +34,7 @@ pub struct SamlProvider {
     pub entity_id: String,
     pub certificate: String,
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub default_team: Option<super::Team>,
+    pub default_team: Option<quire_http::views::Team>,
     pub default_role: Option<Role>,
     pub created_at: Timestamp,
     pub status: &'static str,
@@ -51,7 +51,7 @@ pub struct SamlProvider {
 pub fn provider(state: &AppState, info: ProviderInfo) -> SamlProvider {
     let problem = info.problem(&state.app);
     let status = if problem.is_none() { "active" } else { "pending" };
-    let service = saml::service_urls(&state.public_url, &info.provider.id);
+    let service = crate::service_urls(&state.public_url, &info.provider.id);
     let ProviderInfo { provider, default_team } = info;
     SamlProvider {
         object: "saml-provider",
@@ -64,7 +64,7 @@ pub fn provider(state: &AppState, info: ProviderInfo) -> SamlProvider {
         entity_id: provider.entity_id.unwrap_or_default(),
         certificate: provider.certificate.unwrap_or_default(),
         default_team: default_team.map(|team| {
-            super::team(quire_app::teams::TeamInfo {
+            quire_http::views::team(quire_app::teams::TeamInfo {
                 team,
                 // Only admins read providers.
                 permissions: quire_app::access::TeamPermissions {
@@ -98,6 +98,6 @@ pub fn sso_login(state: &AppState, info: &ProviderInfo) -> SsoLogin {
     SsoLogin {
         id: info.provider.id.clone(),
         label: info.provider.label.clone(),
-        start_url: saml::service_urls(&state.public_url, &info.provider.id).start_url,
+        start_url: crate::service_urls(&state.public_url, &info.provider.id).start_url,
     }
 }
