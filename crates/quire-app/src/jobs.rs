@@ -106,7 +106,6 @@ impl Registry {
         let mut registry = Registry::default();
         crate::spaces::register_jobs(&mut registry);
         crate::search::register_jobs(&mut registry);
-        crate::git_sync::register_jobs(&mut registry);
         registry
     }
 

@@ -21,8 +21,6 @@ pub mod collections;
 pub mod content;
 pub mod discussions;
 pub mod error;
-pub mod git_sync;
-pub mod imports;
 pub mod input;
 pub mod invites;
 pub mod jobs;

@@ -23,7 +23,7 @@ impl Default for Settings {
     fn default() -> Settings {
         Settings {
             git_cache_dir: std::env::temp_dir().join("quire-git"),
-            import_max_pages: crate::imports::DEFAULT_MAX_PAGES,
+            import_max_pages: Settings::DEFAULT_IMPORT_MAX_PAGES,
             pdf_font_dirs: Settings::system_font_dirs(),
             xmlsec1: PathBuf::from("xmlsec1"),
         }
@@ -31,6 +31,9 @@ impl Default for Settings {
 }
 
 impl Settings {
+    /// Pages a website import reads at most, unless the operator says.
+    pub const DEFAULT_IMPORT_MAX_PAGES: usize = 200;
+
     /// The system's font directories (Linux and macOS).
     pub fn system_font_dirs() -> Vec<PathBuf> {
         [

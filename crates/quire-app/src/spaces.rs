@@ -65,7 +65,7 @@ pub async fn infos(
     let counts = change_requests::counts_for(conn, &ids).await?;
     let comments = comments::open_in_spaces(conn, &ids).await?;
     let mut syncs: std::collections::HashMap<String, quire_store::git_syncs::GitSyncRow> =
-        crate::git_sync::of_spaces(conn, &ids)
+        quire_store::git_syncs::get_many(conn, &ids)
             .await?
             .into_iter()
             .map(|row| (row.space_id.clone(), row))

@@ -9,6 +9,7 @@ use quire_http::AppState;
 /// Every feature's `/v1` routes.
 pub fn routes() -> Router<AppState> {
     Router::new()
+        .merge(quire_git_sync::router())
         .merge(quire_specs::router())
         .merge(quire_pdf_export::router())
         .merge(quire_sso::router())
@@ -18,6 +19,7 @@ pub fn routes() -> Router<AppState> {
 /// Every job type this server runs: the platform's and every feature's.
 pub fn job_registry() -> Registry {
     let mut registry = Registry::platform();
+    quire_git_sync::register_jobs(&mut registry);
     quire_specs::register_jobs(&mut registry);
     quire_translations::register_jobs(&mut registry);
     registry

@@ -99,7 +99,7 @@ struct StorageArgs {
     #[arg(long, env = "QUIRE_GIT_CACHE")]
     git_cache: Option<PathBuf>,
     /// Pages a website import reads at most.
-    #[arg(long, env = "QUIRE_IMPORT_MAX_PAGES", default_value_t = quire_app::imports::DEFAULT_MAX_PAGES, value_parser = clap::value_parser!(usize))]
+    #[arg(long, env = "QUIRE_IMPORT_MAX_PAGES", default_value_t = quire_app::Settings::DEFAULT_IMPORT_MAX_PAGES, value_parser = clap::value_parser!(usize))]
     import_max_pages: usize,
     /// Directories PDF fonts are read from (`:`-separated); default the
     /// system's font directories and the user's.

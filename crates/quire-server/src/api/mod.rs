@@ -12,8 +12,6 @@ mod change_requests;
 mod collections;
 mod content;
 mod discussions;
-mod git;
-mod imports;
 mod invites;
 mod members;
 mod orgs;
@@ -39,7 +37,5 @@ pub fn v1() -> Router<AppState> {
         .merge(search::router())
         .merge(discussions::router())
         .merge(sites::router())
-        .merge(git::router())
-        .merge(imports::router())
         .merge(crate::features::routes())
 }

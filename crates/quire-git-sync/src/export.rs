@@ -35,7 +35,7 @@ use serde::Serialize;
 
 use super::import::{build_state, commit_json, read_repo};
 use super::{GitExport, applied_event, finish};
-use crate::App;
+use quire_app::App;
 
 /// What an export did.
 #[derive(Debug, Clone, Default, Serialize)]

@@ -1,5 +1,6 @@
-//! Git Sync: a space's content comes from a Git repository in GitBook's
-//! layout and goes back to it.
+//! Git Sync and imports: a space's content comes from a Git repository in
+//! GitBook's layout and goes back to it; [`imports`] brings content in from
+//! Git, websites and files once.
 //!
 //! `POST .../git/import` and `.../git/export` check the request and the
 //! caller, record the repository on the space (`git_syncs`: the URL with
@@ -11,6 +12,9 @@
 
 mod export;
 mod import;
+mod import_routes;
+pub mod imports;
+mod routes;
 
 use quire_core::{SyncDirection, SyncState};
 use std::time::Duration;
@@ -20,12 +24,17 @@ use quire_core::{Role, Timestamp};
 use quire_store::git_syncs::{self, GitSyncRow};
 use serde::{Deserialize, Serialize};
 
-use crate::error::{AppError, AppResult};
-use crate::jobs::{self, Job, Registry};
-use crate::{App, Caller, access};
+use quire_app::error::{AppError, AppResult};
+use quire_app::jobs::{self, Job, Registry};
+use quire_app::{App, Caller, access};
 
 pub use export::ExportReport;
 pub use import::ImportReport;
+
+/// The feature's `/v1` routes: Git Sync's and imports'.
+pub fn router() -> axum::Router<quire_http::AppState> {
+    routes::router().merge(import_routes::router())
+}
 
 /// `POST /v1/spaces/{spaceId}/git/import`.
 #[derive(Debug, Clone, Deserialize)]
@@ -179,7 +188,7 @@ async fn connection(app: &App, fields: EventFields<'_>) -> AppResult<Connection>
     };
     for (field, value) in [("repoTreeURL", tree_url), ("repoCommitURL", commit_url)] {
         if let Some(v) = value {
-            crate::input::http_url(field, v)?;
+            quire_app::input::http_url(field, v)?;
         }
     }
     let event_at = match timestamp {
@@ -348,10 +357,6 @@ pub async fn info(app: &App, caller: &Caller, space_id: &str) -> AppResult<GitSy
 }
 
 /// The Git Sync state of spaces, for their views (one query).
-pub async fn of_spaces(conn: &mut quire_store::Conn, space_ids: &[String]) -> AppResult<Vec<GitSyncRow>> {
-    Ok(git_syncs::get_many(conn, space_ids).await?)
-}
-
 /// `DELETE .../git/legacy-installation`: Quire has no legacy installations,
 /// so there is never anything to remove (admins of the space only).
 pub async fn remove_legacy_installation(app: &App, caller: &Caller, space_id: &str) -> AppResult<()> {

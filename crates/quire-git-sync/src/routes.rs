@@ -1,16 +1,16 @@
 //! Git Sync of a space: import, export, state, and the legacy installation.
 
+use crate::{ExportRequest, ImportRequest};
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::routing::{delete, get, post};
 use axum::{Json, Router};
-use quire_app::git_sync::{self, ExportRequest, ImportRequest};
 
-use crate::auth::Auth;
-use crate::error::ApiResult;
-use crate::extract::{JsonBody, Path};
-use crate::state::AppState;
-use crate::views::git::{self as views, GitSyncState};
+use quire_http::auth::Auth;
+use quire_http::error::ApiResult;
+use quire_http::extract::{JsonBody, Path};
+use quire_http::state::AppState;
+use quire_http::views::git::{self as views, GitSyncState};
 
 pub fn router() -> Router<AppState> {
     Router::new()
@@ -29,7 +29,7 @@ async fn import(
     Path(space_id): Path<String>,
     JsonBody(body): JsonBody<ImportRequest>,
 ) -> ApiResult<StatusCode> {
-    git_sync::start_import(&state.app, &caller, &space_id, body).await?;
+    crate::start_import(&state.app, &caller, &space_id, body).await?;
     Ok(StatusCode::NO_CONTENT)
 }
 
@@ -39,7 +39,7 @@ async fn export(
     Path(space_id): Path<String>,
     JsonBody(body): JsonBody<ExportRequest>,
 ) -> ApiResult<StatusCode> {
-    git_sync::start_export(&state.app, &caller, &space_id, body).await?;
+    crate::start_export(&state.app, &caller, &space_id, body).await?;
     Ok(StatusCode::NO_CONTENT)
 }
 
@@ -48,7 +48,7 @@ async fn info(
     Auth(caller): Auth,
     Path(space_id): Path<String>,
 ) -> ApiResult<Json<GitSyncState>> {
-    let row = git_sync::info(&state.app, &caller, &space_id).await?;
+    let row = crate::info(&state.app, &caller, &space_id).await?;
     Ok(Json(views::git_sync(row)))
 }
 
@@ -57,6 +57,6 @@ async fn remove_legacy_installation(
     Auth(caller): Auth,
     Path(space_id): Path<String>,
 ) -> ApiResult<StatusCode> {
-    git_sync::remove_legacy_installation(&state.app, &caller, &space_id).await?;
+    crate::remove_legacy_installation(&state.app, &caller, &space_id).await?;
     Ok(StatusCode::NO_CONTENT)
 }

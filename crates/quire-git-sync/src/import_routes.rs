@@ -1,17 +1,17 @@
 //! Content imports into a space or a change request (a website, a
 //! markdown or HTML file, a zip archive of markdown).
 
+use crate::imports::ImportRequest;
 use axum::extract::State;
 use axum::http::StatusCode;
 use axum::routing::post;
 use axum::{Json, Router};
-use quire_app::imports::{self, ImportRequest};
 use serde::Serialize;
 
-use crate::auth::Auth;
-use crate::error::ApiResult;
-use crate::extract::{JsonBody, Path};
-use crate::state::AppState;
+use quire_http::auth::Auth;
+use quire_http::error::ApiResult;
+use quire_http::extract::{JsonBody, Path};
+use quire_http::state::AppState;
 
 pub fn router() -> Router<AppState> {
     Router::new()
@@ -32,7 +32,7 @@ pub struct ImportResult {
     pub total_resources: usize,
 }
 
-fn view(result: imports::ImportResult) -> ImportResult {
+fn view(result: crate::imports::ImportResult) -> ImportResult {
     ImportResult {
         revision: result.revision,
         imported_resources: result.imported_resources,
@@ -46,7 +46,7 @@ async fn import_into_space(
     Path(space_id): Path<String>,
     JsonBody(body): JsonBody<ImportRequest>,
 ) -> ApiResult<(StatusCode, Json<ImportResult>)> {
-    let result = imports::import(&state.app, &caller, &space_id, None, body).await?;
+    let result = crate::imports::import(&state.app, &caller, &space_id, None, body).await?;
     Ok((StatusCode::CREATED, Json(view(result))))
 }
 
@@ -56,6 +56,6 @@ async fn import_into_change_request(
     Path((space_id, change_request_id)): Path<(String, String)>,
     JsonBody(body): JsonBody<ImportRequest>,
 ) -> ApiResult<(StatusCode, Json<ImportResult>)> {
-    let result = imports::import(&state.app, &caller, &space_id, Some(&change_request_id), body).await?;
+    let result = crate::imports::import(&state.app, &caller, &space_id, Some(&change_request_id), body).await?;
     Ok((StatusCode::CREATED, Json(view(result))))
 }

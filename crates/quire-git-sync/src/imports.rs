@@ -26,13 +26,11 @@ use quire_import::html::{self, WebPage};
 use serde::Deserialize;
 use url::Url;
 
-use crate::error::{AppError, AppResult};
-use crate::{App, Caller, access};
+use quire_app::error::{AppError, AppResult};
+use quire_app::{App, Caller, access};
 
 /// Pages fetched at once from one site.
 pub const CONCURRENCY: usize = 4;
-/// Pages a website import reads by default.
-pub const DEFAULT_MAX_PAGES: usize = 200;
 /// Largest page or image fetched (10 MiB), and largest file imported (50 MiB).
 const MAX_PAGE_BYTES: usize = 10 * 1024 * 1024;
 const MAX_IMPORT_FILE_BYTES: usize = 50 * 1024 * 1024;

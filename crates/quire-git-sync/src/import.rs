@@ -26,7 +26,7 @@ use quire_store::spaces;
 use serde::Serialize;
 
 use super::{GitImport, applied_event, finish};
-use crate::App;
+use quire_app::App;
 
 /// What an import did.
 #[derive(Debug, Clone, Serialize)]
