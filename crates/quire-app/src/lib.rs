@@ -32,7 +32,6 @@ pub mod sessions;
 pub mod settings;
 
 pub use settings::Settings;
-pub mod sites;
 pub mod spaces;
 pub mod teams;
 mod tree;

@@ -10,6 +10,7 @@ use quire_http::AppState;
 pub fn routes() -> Router<AppState> {
     Router::new()
         .merge(quire_git_sync::router())
+        .merge(quire_sites::router())
         .merge(quire_specs::router())
         .merge(quire_pdf_export::router())
         .merge(quire_sso::router())

@@ -36,8 +36,8 @@ pub fn router(state: AppState) -> Router {
     let api = api::v1()
         .fallback(no_such_route)
         .method_not_allowed_fallback(|| async { ApiError::MethodNotAllowed });
-    // Everything else is a published site, served by quire-site.
-    let sites = quire_site::router(state.app.clone(), &state.public_url);
+    // Everything else is a published site, served by quire-sites.
+    let sites = quire_sites::serve::router(state.app.clone(), &state.public_url);
     Router::new()
         .route("/health", get(health))
         .merge(quire_pdf_export::downloads())

@@ -24,7 +24,7 @@ use axum::response::{IntoResponse, Redirect, Response};
 use axum::routing::{get, post};
 use quire_app::error::AppError;
 use quire_app::sessions::{self, Account, NewSession, Session};
-use quire_site::html::escape;
+use quire_site_render::html::escape;
 use serde::Deserialize;
 
 use quire_http::extract::{Path, Query};

@@ -17,7 +17,6 @@ mod members;
 mod orgs;
 pub mod permissions;
 mod search;
-mod sites;
 mod spaces;
 mod teams;
 mod users;
@@ -36,6 +35,5 @@ pub fn v1() -> Router<AppState> {
         .merge(content::router())
         .merge(search::router())
         .merge(discussions::router())
-        .merge(sites::router())
         .merge(crate::features::routes())
 }

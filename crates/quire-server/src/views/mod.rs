@@ -4,6 +4,5 @@
 pub mod content;
 pub mod discussions;
 pub mod search;
-pub mod sites;
 
 pub use quire_http::views::*;

@@ -375,7 +375,7 @@ both_backends! {
 
         // A signed token in the URL becomes a cookie scoped to the site.
         let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs() as i64;
-        let token = quire_app::sites::visitor::sign(&json!({ "exp": now + 600, "plan": "pro" }), &key);
+        let token = quire_sites::visitor::sign(&json!({ "exp": now + 600, "plan": "pro" }), &key);
         let landed = get(&app, &format!("/docs/setup?jwt_token={token}")).await;
         assert_eq!(landed.status, 303);
         assert_eq!(landed.headers["location"], "/docs/setup");
@@ -388,8 +388,8 @@ both_backends! {
         assert!(page.body.contains("<h1>Setup</h1>") && page.body.contains("noindex"));
 
         // Expired, forged and superseded tokens are refused.
-        let expired = quire_app::sites::visitor::sign(&json!({ "exp": now - 3600 }), &key);
-        let forged = quire_app::sites::visitor::sign(&json!({ "exp": now + 600 }), "not-the-key");
+        let expired = quire_sites::visitor::sign(&json!({ "exp": now - 3600 }), &key);
+        let forged = quire_sites::visitor::sign(&json!({ "exp": now + 600 }), "not-the-key");
         for bad in [expired, forged] {
             assert_eq!(get(&app, &format!("/docs/?jwt_token={bad}")).await.status, 302);
             assert_eq!(fetch(&app, "/docs/", &[("cookie", &format!("quire_visitor={bad}"))]).await.status, 302);
@@ -435,7 +435,7 @@ both_backends! {
             grouped.body
         );
         assert_eq!(fetch(&app, "/docs/beta/", &[("cookie", &claims)]).await.status, 200);
-        let pro = quire_app::sites::visitor::sign(&json!({ "exp": now + 600, "plan": "pro" }), &key);
+        let pro = quire_sites::visitor::sign(&json!({ "exp": now + 600, "plan": "pro" }), &key);
         let with_pro = fetch(&app, "/docs/", &[("cookie", &format!("quire_visitor={pro}"))]).await;
         assert!(with_pro.body.contains(">API</a>"), "{}", with_pro.body);
 
@@ -530,7 +530,7 @@ both_backends! {
         let revoked = revoked_url.unwrap().trim_end_matches('/').rsplit('/').next().unwrap().to_owned();
         app.patch(&ada, &format!("{site}/share-links/{revoked_id}"), json!({ "active": false })).await.assert_status(200);
         let now = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_secs() as i64;
-        let sign = quire_app::sites::visitor::sign;
+        let sign = quire_sites::visitor::sign;
         let expired = sign(&json!({ "exp": now - 600 }), &key);
         let forged = sign(&json!({ "exp": now + 600 }), "someone-elses-key");
         let valid = sign(&json!({ "exp": now + 600 }), &key);

@@ -1,5 +1,5 @@
 //! The site's router: finds the site a request names, admits the visitor
-//! (`quire_app::sites::published`), resolves the section, the site space
+//! (`crate::published`), resolves the section, the site space
 //! and the page from the rest of the path, and answers with HTML, markdown,
 //! a file or a machine-readable file.
 //!
@@ -13,28 +13,29 @@
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use crate::published::{self, Address, Admission, PublishedSection, PublishedSite, PublishedSpace, Visitor};
 use axum::Router;
 use axum::body::Body;
 use axum::extract::State;
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
 use quire_app::App;
-use quire_app::sites::published::{self, Address, Admission, PublishedSection, PublishedSite, PublishedSpace, Visitor};
 use quire_content::document::{Block, Document, LinkTarget, OpenApiOperation, OpenApiSchemas, plain_text};
 use quire_content::tree::PageKind;
 use quire_core::percent::{decode as percent_decode, encode_component, encode_uri};
 use quire_engine::Snapshot;
 use quire_engine::links::Target;
 
-use crate::i18n::Language;
-use crate::layout::{self, Font, FontFace, Look, NavLink, SectionTab, Shell, TreeEntry};
-use crate::outputs::{self, Listed};
-use crate::render::{self, FileLink, Links};
+use quire_site_render::i18n::Language;
+use quire_site_render::layout::{self, Font, FontFace, Look, NavLink, SectionTab, Shell, TreeEntry};
+use quire_site_render::outputs::{self, Listed};
+use quire_site_render::render::{self, FileLink, Links};
 
 mod answers;
 mod links;
 mod look;
 mod order;
+mod security;
 mod shell;
 mod visitor;
 
@@ -70,7 +71,7 @@ pub fn router(app: App, public_url: &str) -> Router {
         .to_ascii_lowercase();
     Router::new()
         .fallback(serve)
-        .layer(axum::middleware::map_response(crate::security::secure))
+        .layer(axum::middleware::map_response(crate::serve::security::secure))
         .with_state(SiteState {
             app,
             public_url: public_url.into(),
@@ -456,7 +457,7 @@ async fn answer(state: &SiteState, headers: &HeaderMap, uri: &Uri) -> quire_app:
     let mut article = String::new();
     if page_layout.title {
         article.push_str("<h1>");
-        crate::html::push_escaped(&mut article, &meta.title);
+        quire_site_render::html::push_escaped(&mut article, &meta.title);
         article.push_str("</h1>");
     }
     if let Some(d) = meta
@@ -465,7 +466,7 @@ async fn answer(state: &SiteState, headers: &HeaderMap, uri: &Uri) -> quire_app:
         .filter(|d| !d.is_empty() && page_layout.description)
     {
         article.push_str("<p class=\"lead\">");
-        crate::html::push_escaped(&mut article, d);
+        quire_site_render::html::push_escaped(&mut article, d);
         article.push_str("</p>");
     }
     article.push_str(&render::document(&document, &links));

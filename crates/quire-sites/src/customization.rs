@@ -12,9 +12,9 @@ use quire_core::Timestamp;
 use quire_store::sites::{self, SiteRow, SiteSpaceCustomizationRow};
 use serde_json::{Map, Value, json};
 
-use crate::access;
-use crate::error::{AppError, AppResult};
-use crate::{App, Caller, input};
+use quire_app::access;
+use quire_app::error::{AppError, AppResult};
+use quire_app::{App, Caller, input};
 
 /// Settings a site starts with.
 pub fn defaults() -> Value {

@@ -1,8 +1,11 @@
-//! Sites: documentation websites made of an organization's spaces. This
-//! module owns a site's settings (title, basename, hostname, proxy,
-//! audience, publication, adaptive content); [`structure`] owns what the
-//! site is made of (sections, section groups, site spaces) and
-//! [`share_links`] the secret links of `share-link` sites.
+//! Sites: documentation websites made of an organization's spaces, managed
+//! through `/v1` and served to their visitors. This module owns a site's
+//! settings (title, basename, hostname, proxy, audience, publication,
+//! adaptive content); [`structure`] owns what the site is made of
+//! (sections, section groups, site spaces), [`customization`] how it
+//! looks, [`share_links`] the secret links of `share-link` sites,
+//! [`published`] and [`visitor`] who may read what, and [`serve`] the
+//! published site itself (rendered by `quire-site-render`).
 //!
 //! Who may do what is `access::site`: members with a role see sites,
 //! creators change their structure, admins their settings.
@@ -10,9 +13,14 @@
 pub mod adaptive;
 pub mod customization;
 pub mod published;
+mod routes;
+pub mod serve;
 pub mod share_links;
 pub mod structure;
+mod views;
 pub mod visitor;
+
+pub use routes::router;
 
 use std::collections::HashMap;
 
@@ -23,9 +31,9 @@ use quire_store::sites::{self, SiteFilter, SiteRow};
 use quire_store::{Conn, Page};
 use serde::Deserialize;
 
-use crate::access::{self, SitePermissions};
-use crate::error::{AppError, AppResult};
-use crate::{App, Caller, input};
+use quire_app::access::{self, SitePermissions};
+use quire_app::error::{AppError, AppResult};
+use quire_app::{App, Caller, input};
 
 /// Site types of the official API.
 pub const SITE_TYPES: [&str; 6] = [
@@ -257,11 +265,11 @@ pub async fn create(app: &App, caller: &Caller, org_id: &str, new: NewSite) -> A
     sites::put_site(&mut tx, &site).await?;
     let permissions = SitePermissions::of(org.role);
     if new.empty_space {
-        let space = crate::spaces::NewSpace {
+        let space = quire_app::spaces::NewSpace {
             title: Some(site.title.clone()),
-            ..crate::spaces::NewSpace::default()
+            ..quire_app::spaces::NewSpace::default()
         };
-        let space = crate::spaces::create_in(&mut tx, caller, org_id, space, now).await?;
+        let space = quire_app::spaces::create_in(&mut tx, caller, org_id, space, now).await?;
         structure::add_space_in(&mut tx, caller, &site, &space.id, None).await?;
     }
     for space_id in &new.spaces {

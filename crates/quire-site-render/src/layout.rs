@@ -129,7 +129,7 @@ const STYLE: &str = include_str!("site.css");
 
 /// The theme switch (the text of its inline `<script>`; its hash is in the
 /// pages' content security policy).
-pub(crate) const THEME_SCRIPT: &str = "(function(){var d=document.documentElement,t=localStorage.getItem('quire-theme');\
+pub const THEME_SCRIPT: &str = "(function(){var d=document.documentElement,t=localStorage.getItem('quire-theme');\
 if(t)d.dataset.theme=t;var b=document.getElementById('theme');if(b)b.hidden=false,b.onclick=function(){\
 var n=(d.dataset.theme||(matchMedia('(prefers-color-scheme: dark)').matches?'dark':'light'))==='dark'?'light':'dark';\
 d.dataset.theme=n;localStorage.setItem('quire-theme',n)}})()";
@@ -138,7 +138,7 @@ d.dataset.theme=n;localStorage.setItem('quire-theme',n)}})()";
 /// query (the same server-side search the form submits to) fetched after a
 /// pause in typing and shown under the box. Without JavaScript the form
 /// still submits.
-pub(crate) const SEARCH_SCRIPT: &str = "(function(){var f=document.querySelector('form.search');if(!f||!window.fetch)return;\
+pub const SEARCH_SCRIPT: &str = "(function(){var f=document.querySelector('form.search');if(!f||!window.fetch)return;\
 var i=f.querySelector('input'),box=document.createElement('div'),timer,n=0;box.className='suggest';box.hidden=true;f.appendChild(box);\
 i.setAttribute('autocomplete','off');i.addEventListener('input',function(){clearTimeout(timer);var q=i.value.trim();\
 if(!q){box.hidden=true;return}timer=setTimeout(function(){var mine=++n;fetch(f.action+'?q='+encodeURIComponent(q))\
@@ -148,7 +148,7 @@ else{var p=document.createElement('p');p.textContent=f.dataset.empty;box.appendC
 
 /// Copy buttons on code blocks, for readers with JavaScript and a clipboard:
 /// their labels come from the article's `data-copy` and `data-copied`.
-pub(crate) const COPY_SCRIPT: &str = "(function(){var a=document.querySelector('article[data-copy]');if(!a||!navigator.clipboard)return;\
+pub const COPY_SCRIPT: &str = "(function(){var a=document.querySelector('article[data-copy]');if(!a||!navigator.clipboard)return;\
 a.querySelectorAll('figure.code').forEach(function(f){var p=f.querySelector('pre'),b=document.createElement('button'),t;if(!p)return;\
 b.type='button';b.className='copy';b.textContent=a.dataset.copy;b.setAttribute('aria-live','polite');\
 b.onclick=function(){navigator.clipboard.writeText(p.textContent).then(function(){b.textContent=a.dataset.copied;b.classList.add('done');\

@@ -29,11 +29,11 @@ pub(super) async fn space_to_show(
         None => Err(AppError::invalid("spaceId is required (null creates a new space)")),
         Some(Some(id)) => site_content(&mut edit.tx, caller, &edit.site, &id).await,
         Some(None) => {
-            let new = crate::spaces::NewSpace {
+            let new = quire_app::spaces::NewSpace {
                 title: Some(title.to_owned()),
-                ..crate::spaces::NewSpace::default()
+                ..quire_app::spaces::NewSpace::default()
             };
-            crate::spaces::create_in(&mut edit.tx, caller, &edit.site.organization_id, new, now).await
+            quire_app::spaces::create_in(&mut edit.tx, caller, &edit.site.organization_id, new, now).await
         }
     }
 }

@@ -135,7 +135,7 @@ pub(super) async fn public_spec(
             let Ok(parsed) = quire_openapi::parse(&version.content) else {
                 return Ok(not_found(None));
             };
-            let body = crate::openapi::reference(&parsed);
+            let body = quire_site_render::openapi::reference(&parsed);
             Ok(html(StatusCode::OK, layout::bare(&parsed.title, &body), true))
         }
         [raw] if raw == "raw" => {

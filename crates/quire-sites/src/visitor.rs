@@ -14,9 +14,9 @@ use serde::Deserialize;
 use serde_json::{Map, Value};
 use sha2::Sha256;
 
-use crate::access;
-use crate::error::{AppError, AppResult};
-use crate::{App, Caller, input};
+use quire_app::access;
+use quire_app::error::{AppError, AppResult};
+use quire_app::{App, Caller, input};
 
 /// Why a token was refused (for the log; visitors only see the login page).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]

@@ -645,7 +645,7 @@ mod tests {
         );
         let origin = "https://www.youtube-nocookie.com";
         assert!(
-            crate::security::EMBED_ORIGINS.contains(&origin),
+            crate::embed::EMBED_ORIGINS.contains(&origin),
             "the policy admits the player"
         );
     }

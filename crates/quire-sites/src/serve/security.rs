@@ -18,19 +18,8 @@ use axum::response::Response;
 use base64::Engine;
 use sha2::{Digest, Sha256};
 
-use crate::layout::{COPY_SCRIPT, SEARCH_SCRIPT, THEME_SCRIPT};
-
-/// Origins whose players an embed may show in a frame (`embed::player`
-/// frames only these).
-pub const EMBED_ORIGINS: &[&str] = &[
-    "https://www.youtube.com",
-    "https://www.youtube-nocookie.com",
-    "https://player.vimeo.com",
-    "https://www.loom.com",
-    "https://www.figma.com",
-    "https://codepen.io",
-    "https://codesandbox.io",
-];
+use quire_site_render::embed::EMBED_ORIGINS;
+use quire_site_render::layout::{COPY_SCRIPT, SEARCH_SCRIPT, THEME_SCRIPT};
 
 /// The policy of HTML pages.
 static PAGE_POLICY: LazyLock<HeaderValue> = LazyLock::new(|| {

@@ -24,10 +24,10 @@ use quire_store::sites::{self, Part, SectionGroupRow, SectionRow, SiteRow, SiteS
 use quire_store::{Page, spaces};
 use serde::Deserialize;
 
-use crate::access::{self, OrgRoles, SiteAccess};
-use crate::error::{AppError, AppResult};
-use crate::spaces::{SpaceInfo, infos};
-use crate::{App, Caller, input};
+use quire_app::access::{self, OrgRoles, SiteAccess};
+use quire_app::error::{AppError, AppResult};
+use quire_app::spaces::{SpaceInfo, infos};
+use quire_app::{App, Caller, input};
 
 mod groups;
 mod sections;

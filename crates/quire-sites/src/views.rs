@@ -1,17 +1,17 @@
 //! JSON shapes of sites, their structure, share links and adaptive schema.
 
+use crate::SiteInfo;
+use crate::adaptive::{AdaptiveSchema, TemplateCondition};
+use crate::structure::{GroupInfo, SectionInfo, SiteSpaceInfo, StructureInfo, TopItem};
+use crate::visitor::PublishingAuth as PublishingAuthInfo;
 use quire_app::access::SitePermissions;
-use quire_app::sites::SiteInfo;
-use quire_app::sites::adaptive::{AdaptiveSchema, TemplateCondition};
-use quire_app::sites::structure::{GroupInfo, SectionInfo, SiteSpaceInfo, StructureInfo, TopItem};
-use quire_app::sites::visitor::PublishingAuth as PublishingAuthInfo;
 use quire_core::{DefaultLevel, Timestamp};
 use quire_store::sites::{ShareLinkRow, SiteRow};
 use serde::Serialize;
 use serde_json::Value;
 
-use super::Space;
-use crate::state::AppState;
+use quire_http::state::AppState;
+use quire_http::views::Space;
 
 /// Where the site is served: its custom hostname, or `{public URL}/{basename}`
 /// (no trailing slash).
@@ -158,7 +158,7 @@ pub fn site_space(state: &AppState, site: &SiteRow, section: Option<&SectionInfo
         path: info.site_space.path,
         section: info.site_space.section_id,
         title: info.space.space.title.clone(),
-        space: super::space(state, info.space),
+        space: quire_http::views::space(state, info.space),
         default: info.default,
         condition: info.site_space.condition,
         draft: false,
@@ -374,7 +374,7 @@ pub fn publishing_auth(info: PublishingAuthInfo) -> PublishingAuth {
 
 /// The official `SiteCustomizationSettings`: the settings, and `updatedAt`
 /// once they were changed.
-pub fn customization(info: quire_app::sites::customization::Customization) -> Value {
+pub fn customization(info: crate::customization::Customization) -> Value {
     let mut settings = info.settings;
     if let (Some(object), Some(at)) = (settings.as_object_mut(), info.updated_at) {
         object.insert("updatedAt".into(), Value::String(at.to_rfc3339()));
@@ -398,7 +398,7 @@ pub struct PublishedContentSite {
     pub scripts: Vec<Value>,
 }
 
-pub fn published_content(state: &AppState, content: quire_app::sites::PublishedContent) -> PublishedContentSite {
+pub fn published_content(state: &AppState, content: crate::PublishedContent) -> PublishedContentSite {
     let site_spaces = content
         .site_spaces
         .into_iter()

@@ -7,7 +7,7 @@ use super::*;
 /// being read, if any) changes on its pages.
 pub(super) fn look(site: &quire_store::sites::SiteRow, space: Option<&PublishedSpace>) -> (String, Look) {
     let overrides = space.and_then(|s| s.overrides.as_ref());
-    let settings = quire_app::sites::customization::of_site_space(site, overrides).settings;
+    let settings = crate::customization::of_site_space(site, overrides).settings;
     let text = |v: &serde_json::Value| v.as_str().map(str::to_owned);
     let url_of = |to: &serde_json::Value| match to.get("kind").and_then(|k| k.as_str()) {
         Some("url") => text(&to["url"]),
@@ -39,7 +39,7 @@ pub(super) fn look(site: &quire_store::sites::SiteRow, space: Option<&PublishedS
         })
         .collect();
     // The default fonts are the platform's own.
-    let defaults = quire_app::sites::customization::defaults();
+    let defaults = crate::customization::defaults();
     let chosen = |name: &str| {
         Some(&settings["styling"][name])
             .filter(|f| **f != defaults["styling"][name])

@@ -170,30 +170,30 @@ pub(super) async fn search_page(
     };
     let links = SpaceLinks::new(snapshot, space_base, &withheld);
     let mut body = String::from("<h1>");
-    crate::html::push_escaped(&mut body, t.search);
+    quire_site_render::html::push_escaped(&mut body, t.search);
     body.push_str("</h1>");
     if results.is_empty() {
         let (before, after) = t.no_results_for();
         body.push_str("<p>");
-        crate::html::push_escaped(&mut body, before);
+        quire_site_render::html::push_escaped(&mut body, before);
         body.push_str("<strong>");
-        crate::html::push_escaped(&mut body, query);
+        quire_site_render::html::push_escaped(&mut body, query);
         body.push_str("</strong>");
-        crate::html::push_escaped(&mut body, after);
+        quire_site_render::html::push_escaped(&mut body, after);
         body.push_str("</p>");
     } else {
         body.push_str("<ul class=\"results\">");
         for hit in results {
             body.push_str(&format!(
                 "<li><a href=\"{}\">",
-                crate::html::safe_url(&links.page_url(&hit.page_id))
+                quire_site_render::html::safe_url(&links.page_url(&hit.page_id))
             ));
-            crate::html::push_escaped(&mut body, &hit.title);
+            quire_site_render::html::push_escaped(&mut body, &hit.title);
             body.push_str("</a>");
             if let Some(section) = hit.sections.iter().find(|s| s.matched).or(hit.sections.first()) {
                 body.push_str("<p>");
                 let matched = quire_search::matched_ranges(&section.body, &parsed);
-                crate::html::push_marked(&mut body, &section.body, &matched);
+                quire_site_render::html::push_marked(&mut body, &section.body, &matched);
                 body.push_str("</p>");
             }
             body.push_str("</li>");

@@ -12,9 +12,9 @@ use quire_store::sites;
 use serde::Deserialize;
 use serde_json::{Map, Value, json};
 
-use crate::access;
-use crate::error::{AppError, AppResult};
-use crate::{App, Caller};
+use quire_app::access;
+use quire_app::error::{AppError, AppResult};
+use quire_app::{App, Caller};
 
 /// A site's adaptive schema and when it last changed.
 #[derive(Debug, Clone)]

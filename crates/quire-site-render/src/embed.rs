@@ -3,6 +3,18 @@
 //! link card. Only the players named here are ever framed (the pages'
 //! content security policy admits exactly their origins, see `security`).
 
+/// Origins whose players an embed may show in a frame (`player`
+/// frames only these; the published site's policy admits them).
+pub const EMBED_ORIGINS: &[&str] = &[
+    "https://www.youtube.com",
+    "https://www.youtube-nocookie.com",
+    "https://player.vimeo.com",
+    "https://www.loom.com",
+    "https://www.figma.com",
+    "https://codepen.io",
+    "https://codesandbox.io",
+];
+
 /// The player URL to frame for `url`, when it is a video or design of a
 /// known player.
 pub fn player(url: &str) -> Option<String> {

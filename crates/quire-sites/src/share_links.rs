@@ -7,9 +7,9 @@ use quire_store::page::PageRequest;
 use quire_store::sites::{self, ShareLinkRow, SiteRow};
 use serde::Deserialize;
 
-use crate::access;
-use crate::error::{AppError, AppResult, NotFoundExt};
-use crate::{App, Caller};
+use quire_app::access;
+use quire_app::error::{AppError, AppResult, NotFoundExt};
+use quire_app::{App, Caller};
 
 /// Length of a share key (letters and digits).
 const KEY_LENGTH: usize = 32;

@@ -22,8 +22,8 @@ use quire_store::sites::{self, SectionRow, SiteRow, SiteSpaceRow};
 use quire_store::spaces::{self, SpaceRow};
 use serde_json::{Map, Value, json};
 
-use crate::App;
-use crate::error::AppResult;
+use quire_app::App;
+use quire_app::error::AppResult;
 
 /// How a request names a site.
 #[derive(Debug, Clone)]
@@ -279,7 +279,7 @@ pub async fn snapshot(app: &App, space: &SpaceRow) -> AppResult<Arc<Snapshot>> {
 
 /// A page's markdown (`None` for pages without a body).
 pub async fn markdown(app: &App, snapshot: &Snapshot, page_id: &str) -> AppResult<Option<Arc<str>>> {
-    crate::content::page_markdown(app, snapshot, page_id).await
+    quire_app::content::page_markdown(app, snapshot, page_id).await
 }
 
 /// A document's markdown, by hash (reusable content).

@@ -4,27 +4,27 @@
 //!
 //! Deletes answer 204, also when there was nothing to delete.
 
+use crate::adaptive::{self, SchemaInput};
+use crate::customization;
+use crate::share_links::{self, NewShareLink, ShareLinkUpdate};
+use crate::structure::{
+    self, GroupSection, GroupUpdate, MoveBody, NewGroup, NewSection, NewSiteSpace, SectionPointer, SectionUpdate,
+    SiteRef, SiteSpacePointer, SiteSpaceUpdate, SortInput, TypedPointer,
+};
+use crate::visitor::{self, PublishingAuthUpdate};
+use crate::{NewSite, SiteListFilter, SiteUpdate};
 use axum::extract::State;
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::routing::{get, patch, post};
 use axum::{Json, Router};
-use quire_app::sites::adaptive::{self, SchemaInput};
-use quire_app::sites::customization;
-use quire_app::sites::share_links::{self, NewShareLink, ShareLinkUpdate};
-use quire_app::sites::structure::{
-    self, GroupSection, GroupUpdate, MoveBody, NewGroup, NewSection, NewSiteSpace, SectionPointer, SectionUpdate,
-    SiteRef, SiteSpacePointer, SiteSpaceUpdate, SortInput, TypedPointer,
-};
-use quire_app::sites::visitor::{self, PublishingAuthUpdate};
-use quire_app::sites::{self, NewSite, SiteListFilter, SiteUpdate};
 use serde::Deserialize;
 
-use crate::auth::Auth;
-use crate::error::ApiResult;
-use crate::extract::{JsonBody, Path, Query};
-use crate::pagination::{List, ListOrder, PageParams};
-use crate::state::AppState;
-use crate::views::sites as views;
+use crate::views;
+use quire_http::auth::Auth;
+use quire_http::error::ApiResult;
+use quire_http::extract::{JsonBody, Path, Query};
+use quire_http::pagination::{List, ListOrder, PageParams};
+use quire_http::state::AppState;
 
 const SITE_ORDER: ListOrder = ListOrder::ascending_by("createdAt");
 const STRUCTURE_ORDER: ListOrder = ListOrder::ascending_by("position");
@@ -151,7 +151,7 @@ async fn list_sites(
         published: query.published,
         types: query.site_type.into_iter().collect(),
     };
-    let page = sites::list(&state.app, &caller, &org_id, filter, &request).await?;
+    let page = crate::list(&state.app, &caller, &org_id, filter, &request).await?;
     Ok(Json(List::from_page(page, SITE_ORDER, |s| views::site(&state, s))))
 }
 
@@ -161,7 +161,7 @@ async fn create_site(
     Path(org_id): Path<String>,
     JsonBody(body): JsonBody<NewSite>,
 ) -> ApiResult<(StatusCode, HeaderMap, Json<views::Site>)> {
-    let site = views::site(&state, sites::create(&state.app, &caller, &org_id, body).await?);
+    let site = views::site(&state, crate::create(&state.app, &caller, &org_id, body).await?);
     let mut headers = HeaderMap::new();
     if let Ok(location) = HeaderValue::from_str(&site.urls.location) {
         headers.insert(header::LOCATION, location);
@@ -174,7 +174,7 @@ async fn get_site(
     Auth(caller): Auth,
     Path((org_id, site_id)): Path<(String, String)>,
 ) -> ApiResult<Json<views::Site>> {
-    let site = sites::get(&state.app, &caller, &org_id, &site_id).await?;
+    let site = crate::get(&state.app, &caller, &org_id, &site_id).await?;
     Ok(Json(views::site(&state, site)))
 }
 
@@ -184,7 +184,7 @@ async fn update_site(
     Path((org_id, site_id)): Path<(String, String)>,
     JsonBody(body): JsonBody<SiteUpdate>,
 ) -> ApiResult<Json<views::Site>> {
-    let site = sites::update(&state.app, &caller, &org_id, &site_id, body).await?;
+    let site = crate::update(&state.app, &caller, &org_id, &site_id, body).await?;
     Ok(Json(views::site(&state, site)))
 }
 
@@ -193,7 +193,7 @@ async fn delete_site(
     Auth(caller): Auth,
     Path((org_id, site_id)): Path<(String, String)>,
 ) -> ApiResult<StatusCode> {
-    sites::delete(&state.app, &caller, &org_id, &site_id).await?;
+    crate::delete(&state.app, &caller, &org_id, &site_id).await?;
     Ok(StatusCode::NO_CONTENT)
 }
 
@@ -219,7 +219,7 @@ async fn get_published(
     Query(query): Query<ShareKeyQuery>,
 ) -> ApiResult<Json<views::PublishedContentSite>> {
     let at = site_ref(&org_id, &site_id, &query);
-    let content = sites::published_content(&state.app, &caller, at).await?;
+    let content = crate::published_content(&state.app, &caller, at).await?;
     Ok(Json(views::published_content(&state, content)))
 }
 
@@ -228,7 +228,7 @@ async fn publish_site(
     Auth(caller): Auth,
     Path((org_id, site_id)): Path<(String, String)>,
 ) -> ApiResult<Json<views::Site>> {
-    let site = sites::set_published(&state.app, &caller, &org_id, &site_id, true).await?;
+    let site = crate::set_published(&state.app, &caller, &org_id, &site_id, true).await?;
     Ok(Json(views::site(&state, site)))
 }
 
@@ -237,7 +237,7 @@ async fn unpublish_site(
     Auth(caller): Auth,
     Path((org_id, site_id)): Path<(String, String)>,
 ) -> ApiResult<Json<views::Site>> {
-    let site = sites::set_published(&state.app, &caller, &org_id, &site_id, false).await?;
+    let site = crate::set_published(&state.app, &caller, &org_id, &site_id, false).await?;
     Ok(Json(views::site(&state, site)))
 }
 

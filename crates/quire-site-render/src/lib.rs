@@ -1,0 +1,25 @@
+//! Published pages rendered, with no I/O: what a visitor's browser reads,
+//! made from the typed document and the site's settings. The published
+//! site itself (`quire_sites::serve`) finds what to show and calls these.
+//!
+//! - `render` turns a page's typed document into HTML, `sanitize` passes
+//!   GitBook's HTML through an allow-list, `embed` frames known players,
+//!   `highlight` colours code on the server;
+//! - `layout` builds the page around it (navigation, breadcrumbs, outline,
+//!   theme switch) with the interface strings of the site's language from
+//!   `i18n`;
+//! - `outputs` writes the machine-readable files (`sitemap.xml`,
+//!   `robots.txt`, `llms.txt`, `rss.xml`, markdown), `openapi` the
+//!   operations of OpenAPI specs (blocks on pages, and the public reference
+//!   of a spec);
+//! - `html`: escaping and marking what a search matched.
+
+pub mod embed;
+pub mod highlight;
+pub mod html;
+pub mod i18n;
+pub mod layout;
+pub mod openapi;
+pub mod outputs;
+pub mod render;
+pub mod sanitize;
