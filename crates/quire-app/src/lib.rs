@@ -1,16 +1,17 @@
-//! Quire's application layer: what the API, the CLI, background jobs and
-//! (later) importers all call.
+//! Quire's platform: what every product feature needs, and what the API,
+//! the CLI and background jobs all call. Product features (sites, Git Sync
+//! and imports, translations, OpenAPI specs, PDFs, single sign-on,
+//! discussions) are crates above this one, composed by the server.
 //!
 //! - [`access`] answers "what may this caller do with this organization,
-//!   collection, space or change request", and nothing else does.
+//!   collection, space, change request or site", and nothing else does.
 //! - One module per area (`orgs`, `members`, `teams`, `invites`, `spaces`,
 //!   `collections`, `permissions`, `change_requests`, `content`, `search`,
-//!   `discussions`, `accounts`)
-//!   owns that area's rules and its transactions. Functions take the [`App`],
-//!   the [`Caller`] and typed input, and return rows with everything a view
-//!   needs; they never see HTTP.
-//! - [`jobs`] runs durable background work; each area registers its own job
-//!   types.
+//!   `accounts`, `sessions`) owns that area's rules and its transactions.
+//!   Functions take the [`App`], the [`Caller`] and typed input, and return
+//!   rows with everything a view needs; they never see HTTP.
+//! - [`jobs`] runs durable background work; each area and feature registers
+//!   its own job types.
 //! - Every failure is an [`AppError`]; the HTTP layer maps it to a status in
 //!   one place.
 
@@ -19,7 +20,6 @@ pub mod accounts;
 pub mod change_requests;
 pub mod collections;
 pub mod content;
-pub mod discussions;
 pub mod error;
 pub mod input;
 pub mod invites;

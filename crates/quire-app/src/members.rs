@@ -64,7 +64,7 @@ pub(crate) async fn space_counts(conn: &mut Conn, org_id: &str, members: &[Membe
 }
 
 /// Shapes members with their space counts, as `viewer` sees them.
-pub(crate) async fn infos(
+pub async fn infos(
     conn: &mut Conn,
     org_id: &str,
     viewer: &Viewer,

@@ -9,6 +9,7 @@ use quire_http::AppState;
 /// Every feature's `/v1` routes.
 pub fn routes() -> Router<AppState> {
     Router::new()
+        .merge(quire_discussions::router())
         .merge(quire_git_sync::router())
         .merge(quire_sites::router())
         .merge(quire_specs::router())

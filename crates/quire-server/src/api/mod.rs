@@ -11,7 +11,6 @@ use crate::state::AppState;
 mod change_requests;
 mod collections;
 mod content;
-mod discussions;
 mod invites;
 mod members;
 mod orgs;
@@ -34,6 +33,5 @@ pub fn v1() -> Router<AppState> {
         .merge(change_requests::router())
         .merge(content::router())
         .merge(search::router())
-        .merge(discussions::router())
         .merge(crate::features::routes())
 }

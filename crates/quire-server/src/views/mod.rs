@@ -2,7 +2,6 @@
 //! in `quire_http::views` and re-exported here.
 
 pub mod content;
-pub mod discussions;
 pub mod search;
 
 pub use quire_http::views::*;

@@ -1,16 +1,16 @@
 //! JSON shapes of discussions: comments (`Comment`), replies
 //! (`CommentReply`), their reactions and bodies.
 
+use crate::{CommentInfo, PageTarget, Reaction as ReactionInfo, Replier as ReplierInfo, ReplyInfo};
 use quire_app::access::CommentPermissions;
 use quire_app::accounts::Viewer;
-use quire_app::discussions::{CommentInfo, PageTarget, Reaction as ReactionInfo, Replier as ReplierInfo, ReplyInfo};
 use quire_core::Timestamp;
 use quire_store::comments::TableCell as TableCellRow;
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use crate::state::AppState;
-use crate::views::{self, LocationUrls, User};
+use quire_http::state::AppState;
+use quire_http::views::{self, LocationUrls, User};
 
 /// The `format` query parameter: the form bodies are answered in.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Deserialize)]

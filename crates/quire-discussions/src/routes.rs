@@ -4,21 +4,21 @@
 
 use std::collections::HashMap;
 
+use crate::{CommentUpdate, Discussion, ListFilter, NewComment, NewReply, StatusFilter};
 use axum::extract::{FromRequestParts, State};
 use axum::http::StatusCode;
 use axum::http::request::Parts;
 use axum::routing::get;
 use axum::{Json, Router};
-use quire_app::discussions::{self, CommentUpdate, Discussion, ListFilter, NewComment, NewReply, StatusFilter};
 use serde::Deserialize;
 
-use crate::auth::Auth;
-use crate::error::{ApiError, ApiResult};
-use crate::extract::{JsonBody, Path, Query};
-use crate::pagination::{List, ListOrder, Order, PageParams};
-use crate::state::AppState;
-use crate::views::discussions::{self as views, BodyFormat, Comment, CommentReply};
-use crate::views::{self as shared, Member};
+use crate::views::{self as views, BodyFormat, Comment, CommentReply};
+use quire_http::auth::Auth;
+use quire_http::error::{ApiError, ApiResult};
+use quire_http::extract::{JsonBody, Path, Query};
+use quire_http::pagination::{List, ListOrder, Order, PageParams};
+use quire_http::state::AppState;
+use quire_http::views::{self as shared, Member};
 
 pub fn router() -> Router<AppState> {
     Router::new()
@@ -124,7 +124,7 @@ async fn list_comments(
         target_page: query.target_page,
         authors: query.authors,
     };
-    let page = discussions::list(&state.app, &caller, &at.space, &at.discussion, filter, &request).await?;
+    let page = crate::list(&state.app, &caller, &at.space, &at.discussion, filter, &request).await?;
     Ok(Json(List::from_page(page, order, |c| {
         views::comment(&state, c, query.format)
     })))
@@ -136,7 +136,7 @@ async fn post_comment(
     at: DiscussionPath,
     JsonBody(body): JsonBody<NewComment>,
 ) -> ApiResult<Json<Comment>> {
-    let comment = discussions::post(&state.app, &caller, &at.space, &at.discussion, body).await?;
+    let comment = crate::post(&state.app, &caller, &at.space, &at.discussion, body).await?;
     Ok(Json(views::comment(&state, comment, BodyFormat::Markdown)))
 }
 
@@ -146,7 +146,7 @@ async fn read_comment(
     at: DiscussionPath,
     Query(query): Query<FormatQuery>,
 ) -> ApiResult<Json<Comment>> {
-    let comment = discussions::get(&state.app, &caller, &at.space, &at.discussion, &at.comment).await?;
+    let comment = crate::get(&state.app, &caller, &at.space, &at.discussion, &at.comment).await?;
     Ok(Json(views::comment(&state, comment, query.format)))
 }
 
@@ -156,7 +156,7 @@ async fn update_comment(
     at: DiscussionPath,
     JsonBody(body): JsonBody<CommentUpdate>,
 ) -> ApiResult<Json<Comment>> {
-    let comment = discussions::update(&state.app, &caller, &at.space, &at.discussion, &at.comment, body).await?;
+    let comment = crate::update(&state.app, &caller, &at.space, &at.discussion, &at.comment, body).await?;
     Ok(Json(views::comment(&state, comment, BodyFormat::Markdown)))
 }
 
@@ -166,7 +166,7 @@ async fn delete_comment(
     Auth(caller): Auth,
     at: DiscussionPath,
 ) -> ApiResult<StatusCode> {
-    discussions::delete(&state.app, &caller, &at.space, &at.discussion, &at.comment).await?;
+    crate::delete(&state.app, &caller, &at.space, &at.discussion, &at.comment).await?;
     Ok(StatusCode::NO_CONTENT)
 }
 
@@ -181,7 +181,7 @@ async fn list_replies(
     Query(query): Query<FormatQuery>,
 ) -> ApiResult<Json<List<CommentReply>>> {
     let request = page.request(REPLY_ORDER)?;
-    let page = discussions::list_replies(&state.app, &caller, &at.space, &at.discussion, &at.comment, &request).await?;
+    let page = crate::list_replies(&state.app, &caller, &at.space, &at.discussion, &at.comment, &request).await?;
     Ok(Json(List::from_page(page, REPLY_ORDER, |r| {
         views::reply(&state, r, query.format)
     })))
@@ -194,7 +194,7 @@ async fn post_reply(
     Query(query): Query<FormatQuery>,
     JsonBody(body): JsonBody<NewReply>,
 ) -> ApiResult<Json<CommentReply>> {
-    let reply = discussions::post_reply(&state.app, &caller, &at.space, &at.discussion, &at.comment, body).await?;
+    let reply = crate::post_reply(&state.app, &caller, &at.space, &at.discussion, &at.comment, body).await?;
     Ok(Json(views::reply(&state, reply, query.format)))
 }
 
@@ -204,7 +204,7 @@ async fn read_reply(
     at: DiscussionPath,
     Query(query): Query<FormatQuery>,
 ) -> ApiResult<Json<CommentReply>> {
-    let reply = discussions::get_reply(&state.app, &caller, &at.space, &at.discussion, &at.comment, &at.reply).await?;
+    let reply = crate::get_reply(&state.app, &caller, &at.space, &at.discussion, &at.comment, &at.reply).await?;
     Ok(Json(views::reply(&state, reply, query.format)))
 }
 
@@ -214,7 +214,7 @@ async fn update_reply(
     at: DiscussionPath,
     JsonBody(body): JsonBody<CommentUpdate>,
 ) -> ApiResult<Json<CommentReply>> {
-    let reply = discussions::update_reply(
+    let reply = crate::update_reply(
         &state.app,
         &caller,
         &at.space,
@@ -229,7 +229,7 @@ async fn update_reply(
 
 /// 204 also when there was nothing to delete.
 async fn delete_reply(State(state): State<AppState>, Auth(caller): Auth, at: DiscussionPath) -> ApiResult<StatusCode> {
-    discussions::delete_reply(&state.app, &caller, &at.space, &at.discussion, &at.comment, &at.reply).await?;
+    crate::delete_reply(&state.app, &caller, &at.space, &at.discussion, &at.comment, &at.reply).await?;
     Ok(StatusCode::NO_CONTENT)
 }
 
@@ -243,7 +243,7 @@ async fn commenters(
     page: PageParams,
 ) -> ApiResult<Json<List<Member>>> {
     let request = page.request(COMMENTER_ORDER)?;
-    let page = discussions::commenters(&state.app, &caller, &at.space, &at.discussion, &request).await?;
+    let page = crate::commenters(&state.app, &caller, &at.space, &at.discussion, &request).await?;
     Ok(Json(List::from_page(page, COMMENTER_ORDER, |m| {
         shared::member(&state, &m)
     })))

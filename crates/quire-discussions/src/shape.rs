@@ -10,10 +10,10 @@ use quire_store::comments::{self, CommentRow, ReactionRow, ReplyRow};
 use quire_store::users::{self, UserRow};
 
 use super::Scope;
-use crate::access::CommentPermissions;
-use crate::accounts::Viewer;
-use crate::error::{AppError, AppResult};
-use crate::{App, Caller};
+use quire_app::access::CommentPermissions;
+use quire_app::accounts::Viewer;
+use quire_app::error::{AppError, AppResult};
+use quire_app::{App, Caller};
 
 /// One emoji on a comment or reply, with who added it and when (oldest first).
 #[derive(Debug, Clone)]

@@ -20,6 +20,9 @@
 //! (the space's current revision, or the change request's head) and is
 //! `outdated` once that page's document differs or the page is gone.
 
+mod routes;
+mod views;
+pub use routes::router;
 mod input;
 mod shape;
 
@@ -34,11 +37,11 @@ pub use self::input::{CommentUpdate, ListFilter, MAX_BODY_BYTES, NewComment, New
 use self::input::{anchor_id, body_markdown, reaction_change, table_cell};
 pub use self::shape::{CommentInfo, PageNow, PageTarget, Reaction, Replier, ReplyInfo};
 use self::shape::{attach_pages, comment_infos, one_comment, one_reply, reply_infos};
-use crate::access::{self, CommentPermissions, ContentAccess};
-use crate::accounts::Viewer;
-use crate::error::{AppError, AppResult, NotFoundExt};
-use crate::members::MemberInfo;
-use crate::{App, Caller};
+use quire_app::access::{self, CommentPermissions, ContentAccess};
+use quire_app::accounts::Viewer;
+use quire_app::error::{AppError, AppResult, NotFoundExt};
+use quire_app::members::MemberInfo;
+use quire_app::{App, Caller};
 
 /// Where a discussion is held.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -495,7 +498,7 @@ pub async fn commenters(
     // In the page's order; one who left between the two reads is skipped.
     let rows = ids.iter().filter_map(|id| found.remove(id)).collect();
     let viewer = Viewer::of_members(caller, scope.access.org.as_ref());
-    let items = crate::members::infos(&mut conn, &org_id, &viewer, rows).await?;
+    let items = quire_app::members::infos(&mut conn, &org_id, &viewer, rows).await?;
     Ok(Page {
         items,
         next: page.next,

@@ -7,7 +7,7 @@ use quire_engine::DocumentInput;
 use quire_store::comments::TableCell;
 use serde::Deserialize;
 
-use crate::error::{AppError, AppResult};
+use quire_app::error::{AppError, AppResult};
 
 /// Largest comment or reply body, in bytes of markdown.
 pub const MAX_BODY_BYTES: usize = 64 * 1024;
