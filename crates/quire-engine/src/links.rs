@@ -8,14 +8,14 @@ use std::sync::Arc;
 use quire_content::markdown::{self, Relation};
 
 use crate::EngineResult;
-use crate::cache::Bounded;
 use crate::revisions::Revisions;
 use crate::snapshot::{GitTarget, Snapshot};
+use moka::sync::Cache;
 
 /// Finds and resolves links; a document's links are cached by its hash.
 pub struct Links {
     revisions: Arc<Revisions>,
-    cache: Bounded<String, Arc<Vec<(String, Relation)>>>,
+    cache: Cache<String, Arc<Vec<(String, Relation)>>>,
 }
 
 /// What a link points at, resolved against one revision.
@@ -44,18 +44,18 @@ impl Links {
     pub(crate) fn new(revisions: Arc<Revisions>) -> Links {
         Links {
             revisions,
-            cache: Bounded::new(50_000),
+            cache: crate::cache::bounded(50_000),
         }
     }
 
     /// The links of a document (cached by its hash).
     async fn document_links(&self, hash: &str) -> EngineResult<Arc<Vec<(String, Relation)>>> {
-        if let Some(found) = self.cache.get(&hash.to_owned()) {
+        if let Some(found) = self.cache.get(hash) {
             return Ok(found);
         }
         let text = self.revisions.document(hash).await?;
         let found = Arc::new(markdown::links(&text));
-        self.cache.put(hash.to_owned(), found.clone());
+        self.cache.insert(hash.to_owned(), found.clone());
         Ok(found)
     }
 

@@ -42,18 +42,22 @@ fn corrupt(what: &str, err: impl std::fmt::Display) -> EngineError {
 
 /// Structured objects for `hashes`, in the same order: from `cache`, the
 /// others read in batches of 500 (and cached).
-async fn cached_objects<T: serde::de::DeserializeOwned>(
+async fn cached_objects<T: serde::de::DeserializeOwned + Send + Sync + 'static>(
     conn: &mut Conn,
     hashes: &[String],
-    cache: &crate::cache::Bounded<String, Arc<T>>,
+    cache: &moka::sync::Cache<String, Arc<T>>,
     what: &'static str,
 ) -> EngineResult<Vec<Arc<T>>> {
-    let missing: Vec<String> = hashes.iter().filter(|h| cache.get(h).is_none()).cloned().collect();
+    let missing: Vec<String> = hashes
+        .iter()
+        .filter(|h| !cache.contains_key(h.as_str()))
+        .cloned()
+        .collect();
     let mut fetched = HashMap::new();
     for chunk in missing.chunks(500) {
         for (hash, body) in content::get_objects(conn, chunk).await? {
             let object: Arc<T> = Arc::new(serde_json::from_str(&body).map_err(|e| corrupt(what, e))?);
-            cache.put(hash.clone(), object.clone());
+            cache.insert(hash.clone(), object.clone());
             fetched.insert(hash, object);
         }
     }
@@ -84,7 +88,7 @@ impl Revisions {
             Err(err) => return Err(err.into()),
         };
         let snapshot = Arc::new(self.load(&mut conn, revision).await?);
-        self.cache.snapshots.put(revision_id.to_owned(), snapshot.clone());
+        self.cache.snapshots.insert(revision_id.to_owned(), snapshot.clone());
         Ok(snapshot)
     }
 
@@ -170,7 +174,7 @@ impl Revisions {
             for chunk in missing.chunks(500) {
                 for (hash, body) in content::get_objects(&mut conn, chunk).await? {
                     let text: Arc<str> = body.as_str().into();
-                    self.cache.documents.put(hash.clone(), text.clone());
+                    self.cache.documents.insert(hash.clone(), text.clone());
                     out.insert(hash, text);
                 }
             }
@@ -185,13 +189,15 @@ impl Revisions {
         let found = content::get_objects(conn, &[hash.to_owned()]).await?;
         let (_, body) = found.first().ok_or_else(|| corrupt("missing document", hash))?;
         let text: Arc<str> = body.as_str().into();
-        self.cache.documents.put(hash.to_owned(), text.clone());
+        self.cache.documents.insert(hash.to_owned(), text.clone());
         Ok(text)
     }
 
     fn remember(&self, snapshot: Snapshot) -> Arc<Snapshot> {
         let snapshot = Arc::new(snapshot);
-        self.cache.snapshots.put(snapshot.revision.id.clone(), snapshot.clone());
+        self.cache
+            .snapshots
+            .insert(snapshot.revision.id.clone(), snapshot.clone());
         snapshot
     }
 
@@ -238,7 +244,7 @@ impl Revisions {
         // The documents just written are what indexing reads next.
         for i in documents {
             let (hash, body) = &objects[i];
-            self.cache.documents.put(hash.clone(), body.as_str().into());
+            self.cache.documents.insert(hash.clone(), body.as_str().into());
         }
         let encoded = started.elapsed();
         let new_id = snapshot.revision.id.clone();

@@ -40,7 +40,7 @@ impl Revisions {
 
     fn remember_sections(&self, hash: &str, text: &str) -> Arc<Vec<Section>> {
         let sections = Arc::new(Document::from_markdown(text).sections());
-        self.cache.sections.put(hash.to_owned(), sections.clone());
+        self.cache.sections.insert(hash.to_owned(), sections.clone());
         sections
     }
 }

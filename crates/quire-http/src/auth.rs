@@ -6,9 +6,9 @@
 //! clears it from this node's cache at once; other nodes stop accepting it
 //! within the TTL. Tokens are never logged.
 
-use std::collections::HashMap;
-use std::sync::Mutex;
-use std::time::{Duration, Instant};
+use std::time::Duration;
+
+use moka::sync::Cache;
 
 use axum::extract::FromRequestParts;
 use axum::http::header::AUTHORIZATION;
@@ -22,37 +22,39 @@ use crate::state::AppState;
 
 /// How long a node trusts a token it has looked up.
 pub const TOKEN_CACHE_TTL: Duration = Duration::from_secs(30);
-const TOKEN_CACHE_CAPACITY: usize = 10_000;
+/// Tokens a node remembers at most.
+pub const TOKEN_CACHE_CAPACITY: u64 = 10_000;
 
-/// Token hashes recently found valid, with their user.
-#[derive(Default)]
+/// Token hashes recently found valid, with their user: at most
+/// [`TOKEN_CACHE_CAPACITY`] (the least used go first), each for
+/// [`TOKEN_CACHE_TTL`].
 pub struct TokenCache {
-    entries: Mutex<HashMap<String, (UserRow, Instant)>>,
+    entries: Cache<String, UserRow>,
+}
+
+impl Default for TokenCache {
+    fn default() -> TokenCache {
+        TokenCache {
+            entries: Cache::builder()
+                .max_capacity(TOKEN_CACHE_CAPACITY)
+                .time_to_live(TOKEN_CACHE_TTL)
+                .build(),
+        }
+    }
 }
 
 impl TokenCache {
     fn get(&self, hash: &str) -> Option<UserRow> {
-        let entries = self.entries.lock().expect("token cache lock");
-        entries
-            .get(hash)
-            .filter(|(_, at)| at.elapsed() < TOKEN_CACHE_TTL)
-            .map(|(user, _)| user.clone())
+        self.entries.get(hash)
     }
 
     /// Drops a revoked token.
     pub fn forget(&self, hash: &str) {
-        self.entries.lock().expect("token cache lock").remove(hash);
+        self.entries.invalidate(hash);
     }
 
     fn put(&self, hash: String, user: UserRow) {
-        let mut entries = self.entries.lock().expect("token cache lock");
-        if entries.len() >= TOKEN_CACHE_CAPACITY {
-            entries.retain(|_, (_, at)| at.elapsed() < TOKEN_CACHE_TTL);
-            if entries.len() >= TOKEN_CACHE_CAPACITY {
-                entries.clear();
-            }
-        }
-        entries.insert(hash, (user, Instant::now()));
+        self.entries.insert(hash, user);
     }
 }
 

@@ -192,18 +192,16 @@ pub(super) async fn spec_for_page(
 }
 
 pub(super) fn cached_spec(state: &SiteState, key: &str) -> Option<Arc<quire_openapi::Spec>> {
-    state.specs.lock().ok()?.get(key).cloned()
+    state.specs.get(key)
 }
 
-/// Keeps a parsed spec for later pages (at most 32; all go when full).
+/// Parsed specs a node keeps at most.
+pub(super) const SPEC_CACHE: u64 = 32;
+
+/// Keeps a parsed spec for later pages.
 pub(super) fn keep_spec(state: &SiteState, key: String, spec: quire_openapi::Spec) -> Arc<quire_openapi::Spec> {
     let spec = Arc::new(spec);
-    if let Ok(mut cache) = state.specs.lock() {
-        if cache.len() >= 32 {
-            cache.clear();
-        }
-        cache.insert(key, spec.clone());
-    }
+    state.specs.insert(key, spec.clone());
     spec
 }
 

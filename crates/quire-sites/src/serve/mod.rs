@@ -19,6 +19,7 @@ use axum::body::Body;
 use axum::extract::State;
 use axum::http::{HeaderMap, HeaderValue, Method, StatusCode, Uri, header};
 use axum::response::{IntoResponse, Response};
+use moka::sync::Cache;
 use quire_app::App;
 use quire_content::document::{Block, Document, LinkTarget, OpenApiOperation, OpenApiSchemas, plain_text};
 use quire_content::tree::PageKind;
@@ -53,9 +54,12 @@ struct SiteState {
     public_url: Arc<str>,
     /// Its host (`localhost:8080`), to tell custom hostnames apart.
     public_host: Arc<str>,
-    orders: Arc<std::sync::Mutex<std::collections::HashMap<String, Arc<ReadingOrder>>>>,
-    /// Parsed OpenAPI documents by version id (versions never change).
-    specs: Arc<std::sync::Mutex<HashMap<String, Arc<quire_openapi::Spec>>>>,
+    /// Reading orders by revision id (revisions never change), at most
+    /// [`ORDER_CACHE`], the least used evicted first.
+    orders: Cache<String, Arc<ReadingOrder>>,
+    /// Parsed OpenAPI documents by version id (versions never change), at
+    /// most [`SPEC_CACHE`].
+    specs: Cache<String, Arc<quire_openapi::Spec>>,
 }
 
 /// The router of every published site; mount it as the fallback of the
@@ -76,8 +80,8 @@ pub fn router(app: App, public_url: &str) -> Router {
             app,
             public_url: public_url.into(),
             public_host: public_host.into(),
-            orders: Arc::default(),
-            specs: Arc::default(),
+            orders: Cache::new(ORDER_CACHE),
+            specs: Cache::new(SPEC_CACHE),
         })
 }
 

@@ -84,24 +84,16 @@ impl Withheld {
 /// How far up a page's ancestors are followed (page trees are far shallower).
 pub(super) const MAX_DEPTH: usize = 256;
 
-/// Reading orders by revision id (revisions never change). Bounded: it is
-/// emptied when it holds more than this many.
-pub(super) const ORDER_CACHE: usize = 256;
+/// Reading orders a node keeps at most.
+pub(super) const ORDER_CACHE: u64 = 256;
 
 pub(super) fn reading_order(state: &SiteState, snapshot: &Snapshot) -> Arc<ReadingOrder> {
     let key = &snapshot.revision.id;
-    if let Ok(cache) = state.orders.lock()
-        && let Some(order) = cache.get(key)
-    {
-        return order.clone();
+    if let Some(order) = state.orders.get(key) {
+        return order;
     }
     let order = Arc::new(ReadingOrder::of(snapshot));
-    if let Ok(mut cache) = state.orders.lock() {
-        if cache.len() >= ORDER_CACHE {
-            cache.clear();
-        }
-        cache.insert(key.clone(), order.clone());
-    }
+    state.orders.insert(key.clone(), order.clone());
     order
 }
 
