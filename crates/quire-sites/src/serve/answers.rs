@@ -1,7 +1,38 @@
-//! The answers other than a page: files, the sitemap's and feeds' lists,
-//! llms-full.txt and the search results page.
+//! The answers other than a page, one function each: files, `robots.txt`,
+//! `sitemap.xml`, `llms.txt`, `llms-full.txt`, `rss.xml` and the search
+//! results page.
 
 use super::*;
+
+pub(super) fn robots(visit: &Visit) -> Response {
+    let sitemap = format!("{}{}/sitemap.xml", visit.origin, visit.base);
+    text(
+        StatusCode::OK,
+        "text/plain; charset=utf-8",
+        outputs::robots(visit.indexable(), &sitemap),
+    )
+}
+
+/// Only sites search engines may index have a sitemap.
+pub(super) async fn sitemap(state: &SiteState, visit: &Visit) -> quire_app::AppResult<Response> {
+    if !visit.indexable() {
+        return Ok(not_found(Some(visit)));
+    }
+    let pages = listed(state, visit).await?;
+    Ok(text(
+        StatusCode::OK,
+        "application/xml; charset=utf-8",
+        outputs::sitemap(&pages),
+    ))
+}
+
+pub(super) async fn llms(state: &SiteState, visit: &Visit) -> quire_app::AppResult<Response> {
+    let pages = listed(state, visit).await?;
+    Ok(markdown_response(
+        outputs::llms(&visit.site.site.title, &pages),
+        visit.indexable(),
+    ))
+}
 
 /// A file of the space, with an ETag (its content hash) and a long cache
 /// life; `None` when the space has no such file.
@@ -52,7 +83,7 @@ pub(super) async fn listed(state: &SiteState, visit: &Visit) -> quire_app::AppRe
     for (section, space) in visit.site.spaces() {
         let snapshot = published::snapshot(&state.app, &space.space).await?;
         let order = reading_order(state, &snapshot);
-        let withheld = order.withheld(&visit.site);
+        let withheld = visit.withheld(&order);
         let space_base = space_url(&visit.base, section, space);
         let links = SpaceLinks::new(&snapshot, &space_base, &withheld);
         let group = match section {
@@ -102,7 +133,7 @@ pub(super) async fn feed(state: &SiteState, visit: &Visit) -> quire_app::AppResu
         "application/rss+xml; charset=utf-8",
         outputs::rss(&visit.site.site.title, &site_url, &changes),
     );
-    if !visit.site.indexable() {
+    if !visit.indexable() {
         res.headers_mut()
             .insert("x-robots-tag", HeaderValue::from_static("noindex, nofollow"));
     }
@@ -116,18 +147,18 @@ pub(super) async fn llms_full(state: &SiteState, visit: &Visit) -> quire_app::Ap
     for (_, space) in visit.site.spaces() {
         let snapshot = published::snapshot(&state.app, &space.space).await?;
         let order = reading_order(state, &snapshot);
-        let withheld = order.withheld(&visit.site);
+        let withheld = visit.withheld(&order);
         for id in withheld.documents(&snapshot, &order) {
             let meta = &snapshot.tree.pages[id].meta;
             let body = published::markdown(&state.app, &snapshot, id)
                 .await?
                 .unwrap_or_default();
             out.push('\n');
-            let body = for_visitor(&body, &visit.site);
+            let body = visit.markdown(&body);
             out.push_str(&outputs::markdown(&meta.title, meta.description.as_deref(), &body));
         }
     }
-    Ok(markdown_response(out, visit.site.indexable()))
+    Ok(markdown_response(out, visit.indexable()))
 }
 
 /// Results of a search in the space being read, rendered on the server.
@@ -141,7 +172,7 @@ pub(super) async fn search_page(
     query: &str,
 ) -> quire_app::AppResult<Response> {
     let order = reading_order(state, snapshot);
-    let withheld = order.withheld(&visit.site);
+    let withheld = visit.withheld(&order);
     let (results, parsed) = quire_app::search::in_published_space(&state.app, &space.space, query, 20).await?;
     let results: Vec<_> = results
         .into_iter()

@@ -16,9 +16,9 @@ pub(super) struct SpaceLinks<'a> {
     pub(super) operations: HashMap<OpenApiOperation, quire_openapi::Operation>,
     /// The OpenAPI schemas it shows.
     pub(super) schemas: HashMap<OpenApiSchemas, Vec<(String, quire_openapi::Schema)>>,
-    /// The site as this visitor sees it, for conditional blocks (none
+    /// The visit, for conditional blocks (none
     /// are shown without it).
-    pub(super) site: Option<&'a PublishedSite>,
+    pub(super) visit: Option<&'a Visit>,
     /// What expressions read: `{"space": {"vars": …}, "page": {"vars": …}}`.
     pub(super) variables: serde_json::Value,
 }
@@ -33,7 +33,7 @@ impl<'a> SpaceLinks<'a> {
             includes: HashMap::new(),
             operations: HashMap::new(),
             schemas: HashMap::new(),
-            site: None,
+            visit: None,
             variables: serde_json::Value::Null,
         }
     }
@@ -113,7 +113,7 @@ impl Links for SpaceLinks<'_> {
     }
 
     fn shows(&self, condition: &str) -> bool {
-        self.site.is_some_and(|site| site.shows(Some(condition)))
+        self.visit.is_some_and(|visit| visit.shows(condition))
     }
 }
 
@@ -235,16 +235,4 @@ pub(super) async fn variables(
     }
     .unwrap_or_else(|| serde_json::json!({}));
     Ok(serde_json::json!({ "space": { "vars": space }, "page": { "vars": page } }))
-}
-
-/// A page's markdown as this visitor may read it: conditional blocks
-/// whose condition does not hold for them left out (the markdown is as
-/// stored when it has none).
-pub(super) fn for_visitor<'b>(body: &'b str, site: &PublishedSite) -> std::borrow::Cow<'b, str> {
-    if !body.contains("{% if ") {
-        return std::borrow::Cow::Borrowed(body);
-    }
-    let mut document = Document::from_markdown(body);
-    document.retain_conditions(&|condition| site.shows(Some(condition)));
-    std::borrow::Cow::Owned(document.to_markdown())
 }

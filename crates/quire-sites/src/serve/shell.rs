@@ -126,7 +126,7 @@ pub(super) fn shell(
         site_title,
         page_title: meta.map(|m| m.title.clone()).unwrap_or_default(),
         description: meta.and_then(|m| m.description.clone()),
-        indexable: visit.site.indexable(),
+        indexable: visit.indexable(),
         canonical: page_id.map(|p| format!("{}{}", visit.origin, links.page_url(p))),
         home: format!("{}/", visit.base),
         sections,
