@@ -34,7 +34,7 @@ pub mod settings;
 pub use settings::Settings;
 pub mod spaces;
 pub mod teams;
-mod tree;
+pub mod tree;
 
 use std::sync::Arc;
 

@@ -1,5 +1,9 @@
-//! Placing spaces and collections among their siblings: shared by the
-//! create, move, duplicate and transfer operations of both.
+//! Placing an item among its siblings: the one rule ([`reorder`]) and the
+//! one `position` shape ([`Position`]) of every move in the API (spaces and
+//! collections here, a site's sections, groups and site spaces in
+//! `quire-sites`), and the placing of spaces and collections in the
+//! organization's tree, shared by their create, move, duplicate and
+//! transfer operations.
 
 use quire_core::serde_util::nullable;
 use quire_store::Conn;
@@ -25,12 +29,54 @@ impl Pointer {
     }
 }
 
-/// Where to put an item among its new siblings: before or after one of them.
-#[derive(Debug, Clone, Default, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Position {
-    pub before: Option<Pointer>,
-    pub after: Option<Pointer>,
+/// Where to put an item among its siblings: before or after one of them
+/// (not both); neither puts it last. `P` names a sibling as each API does.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(deny_unknown_fields, bound(deserialize = "P: Deserialize<'de>"))]
+pub struct Position<P = Pointer> {
+    pub before: Option<P>,
+    pub after: Option<P>,
+}
+
+impl<P> Default for Position<P> {
+    fn default() -> Self {
+        Position {
+            before: None,
+            after: None,
+        }
+    }
+}
+
+/// The one placement rule: `siblings` with `item` moved before `before` or
+/// after `after` (at the end when neither is given). Refused: both given,
+/// an item placed relative to itself, and an anchor that is not among the
+/// siblings (`missing` says it).
+pub fn reorder<T: PartialEq + Clone>(
+    siblings: &[T],
+    item: &T,
+    before: Option<&T>,
+    after: Option<&T>,
+    missing: impl FnOnce(&T) -> String,
+) -> AppResult<Vec<T>> {
+    let mut rest: Vec<T> = siblings.iter().filter(|s| *s != item).cloned().collect();
+    let (anchor, offset) = match (before, after) {
+        (Some(b), None) => (b, 0),
+        (None, Some(a)) => (a, 1),
+        (None, None) => {
+            rest.push(item.clone());
+            return Ok(rest);
+        }
+        (Some(_), Some(_)) => return Err(AppError::invalid("position needs one of before and after, not both")),
+    };
+    if anchor == item {
+        return Err(AppError::invalid("an item cannot be placed relative to itself"));
+    }
+    let at = rest
+        .iter()
+        .position(|s| s == anchor)
+        .ok_or_else(|| AppError::invalid(missing(anchor)))?;
+    rest.insert(at + offset, item.clone());
+    Ok(rest)
 }
 
 /// The input of the move operations of spaces and collections: a new parent
@@ -75,39 +121,55 @@ pub(crate) async fn place(
     node: Sibling,
     position: Option<&Position>,
 ) -> AppResult<()> {
-    let mut siblings: Vec<Sibling> = tree::siblings(conn, org_id, parent)
-        .await?
-        .into_iter()
-        .filter(|s| *s != node)
-        .collect();
-    let index = match position {
-        None
-        | Some(Position {
-            before: None,
-            after: None,
-        }) => siblings.len(),
-        Some(Position {
-            before: Some(pointer), ..
-        }) => find(&siblings, pointer)?,
-        Some(Position {
-            after: Some(pointer), ..
-        }) => find(&siblings, pointer)? + 1,
-    };
-    siblings.insert(index, node);
-    tree::renumber(conn, &siblings).await?;
-    Ok(())
-}
-
-fn find(siblings: &[Sibling], pointer: &Pointer) -> AppResult<usize> {
-    let wanted = pointer.sibling();
-    siblings.iter().position(|s| *s == wanted).ok_or_else(|| {
-        AppError::invalid(format!(
+    let siblings = tree::siblings(conn, org_id, parent).await?;
+    let before = position.and_then(|p| p.before.as_ref()).map(Pointer::sibling);
+    let after = position.and_then(|p| p.after.as_ref()).map(Pointer::sibling);
+    let placed = reorder(&siblings, &node, before.as_ref(), after.as_ref(), |wanted| {
+        format!(
             "position refers to {} {:?}, which is not among the siblings at the destination",
             match wanted.kind {
                 NodeKind::Space => "space",
                 NodeKind::Collection => "collection",
             },
             wanted.id
-        ))
-    })
+        )
+    })?;
+    tree::renumber(conn, &placed).await?;
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ids(list: &[&str]) -> Vec<String> {
+        list.iter().map(|s| s.to_string()).collect()
+    }
+
+    fn place(all: &[String], item: &str, before: Option<&str>, after: Option<&str>) -> AppResult<Vec<String>> {
+        let (before, after) = (before.map(str::to_owned), after.map(str::to_owned));
+        reorder(all, &item.to_owned(), before.as_ref(), after.as_ref(), |a| {
+            format!("{a} is missing")
+        })
+    }
+
+    #[test]
+    fn reorder_places_before_or_after_a_sibling() {
+        let all = ids(&["a", "b", "c"]);
+        assert_eq!(place(&all, "c", Some("a"), None).unwrap(), ids(&["c", "a", "b"]));
+        assert_eq!(place(&all, "a", None, Some("c")).unwrap(), ids(&["b", "c", "a"]));
+        assert_eq!(
+            place(&all, "d", Some("b"), None).unwrap(),
+            ids(&["a", "d", "b", "c"]),
+            "a newcomer"
+        );
+        assert_eq!(
+            place(&all, "a", None, None).unwrap(),
+            ids(&["b", "c", "a"]),
+            "no position: the end"
+        );
+        assert!(place(&all, "a", Some("b"), Some("c")).is_err());
+        assert!(place(&all, "a", Some("zzz"), None).is_err());
+        assert!(place(&all, "a", Some("a"), None).is_err());
+    }
 }

@@ -472,9 +472,26 @@ pub async fn set_positions(conn: &mut AnyConnection, part: Part, ids: &[String])
     Ok(())
 }
 
-/// Removes the space from every site showing it (a level whose default it
-/// was gets its first remaining site space as default); the ids of those
-/// sites.
+/// After the site space `gone` left its level (deleted, or moved to
+/// another level): the level whose default it was (the site's root, or a
+/// section) takes its first remaining site space as default, or none. The
+/// one place this rule is written.
+pub async fn hand_over_default(conn: &mut AnyConnection, gone: &str) -> StoreResult<()> {
+    for sql in [
+        "UPDATE sites SET default_site_space_id = (SELECT s.id FROM site_spaces s \
+         WHERE s.site_id = sites.id AND s.section_id IS NULL ORDER BY s.position, s.id LIMIT 1) \
+         WHERE default_site_space_id = $1",
+        "UPDATE site_sections SET default_site_space_id = (SELECT s.id FROM site_spaces s \
+         WHERE s.section_id = site_sections.id ORDER BY s.position, s.id LIMIT 1) \
+         WHERE default_site_space_id = $1",
+    ] {
+        sqlx::query(sql).bind(gone).execute(&mut *conn).await?;
+    }
+    Ok(())
+}
+
+/// Removes the space from every site showing it (each level whose default
+/// it was hands it over, [`hand_over_default`]); the ids of those sites.
 pub async fn remove_space(conn: &mut AnyConnection, space_id: &str) -> StoreResult<Vec<String>> {
     let rows = sqlx::query("DELETE FROM site_spaces WHERE space_id = $1 RETURNING site_id, id")
         .bind(space_id)
@@ -483,16 +500,7 @@ pub async fn remove_space(conn: &mut AnyConnection, space_id: &str) -> StoreResu
     let mut sites = Vec::new();
     for row in &rows {
         let (site, id): (String, String) = (row.try_get("site_id")?, row.try_get("id")?);
-        for sql in [
-            "UPDATE sites SET default_site_space_id = (SELECT s.id FROM site_spaces s \
-             WHERE s.site_id = sites.id AND s.section_id IS NULL ORDER BY s.position, s.id LIMIT 1) \
-             WHERE default_site_space_id = $1",
-            "UPDATE site_sections SET default_site_space_id = (SELECT s.id FROM site_spaces s \
-             WHERE s.section_id = site_sections.id ORDER BY s.position, s.id LIMIT 1) \
-             WHERE default_site_space_id = $1",
-        ] {
-            sqlx::query(sql).bind(&id).execute(&mut *conn).await?;
-        }
+        hand_over_default(conn, &id).await?;
         if !sites.contains(&site) {
             sites.push(site);
         }

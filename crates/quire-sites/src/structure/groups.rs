@@ -262,7 +262,7 @@ pub async fn sort(app: &App, caller: &Caller, org_id: &str, site_id: &str, input
                     .map(|s| s.id.clone())
                     .collect();
                 sites::set_positions(&mut edit.tx, Part::SiteSpace, &rest).await?;
-                fix_level_default(&mut edit, old.as_deref(), &item.id, &rest).await?;
+                fix_level_default(&mut edit, &item.id).await?;
             }
             let ids: Vec<String> = level_spaces(&edit.structure, target.as_deref())
                 .iter()

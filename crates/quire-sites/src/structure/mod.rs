@@ -517,21 +517,7 @@ pub struct MoveBody<P> {
     pub position: Position<P>,
 }
 
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct Position<P> {
-    pub before: Option<P>,
-    pub after: Option<P>,
-}
-
-impl<P> Default for Position<P> {
-    fn default() -> Self {
-        Position {
-            before: None,
-            after: None,
-        }
-    }
-}
+pub use quire_app::tree::Position;
 
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields, rename_all = "camelCase")]
@@ -563,50 +549,17 @@ pub enum SectionKind {
 
 /// `ids` with `item` put before `before` or after `after` (among `ids`),
 /// or at the end when neither is given.
+/// Site structure ids in their new order (`quire_app::tree::reorder`).
 fn reorder(ids: &[String], item: &str, before: Option<&str>, after: Option<&str>) -> AppResult<Vec<String>> {
-    let mut rest: Vec<String> = ids.iter().filter(|id| *id != item).cloned().collect();
-    let (anchor, offset) = match (before, after) {
-        (Some(b), None) => (b, 0),
-        (None, Some(a)) => (a, 1),
-        (None, None) => {
-            rest.push(item.to_owned());
-            return Ok(rest);
-        }
-        (Some(_), Some(_)) => return Err(AppError::invalid("position needs one of before and after, not both")),
-    };
-    if anchor == item {
-        return Err(AppError::invalid("an item cannot be placed relative to itself"));
-    }
-    let at = rest
-        .iter()
-        .position(|id| id == anchor)
-        .ok_or_else(|| AppError::invalid(format!("{anchor:?} is not a sibling of the item being moved")))?;
-    rest.insert(at + offset, item.to_owned());
-    Ok(rest)
+    let (before, after) = (before.map(str::to_owned), after.map(str::to_owned));
+    quire_app::tree::reorder(ids, &item.to_owned(), before.as_ref(), after.as_ref(), |anchor| {
+        format!("{anchor:?} is not a sibling of the item being moved")
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn ids(list: &[&str]) -> Vec<String> {
-        list.iter().map(|s| s.to_string()).collect()
-    }
-
-    #[test]
-    fn reorder_places_before_or_after_a_sibling() {
-        let all = ids(&["a", "b", "c"]);
-        assert_eq!(reorder(&all, "c", Some("a"), None).unwrap(), ids(&["c", "a", "b"]));
-        assert_eq!(reorder(&all, "a", None, Some("c")).unwrap(), ids(&["b", "c", "a"]));
-        assert_eq!(
-            reorder(&all, "a", None, None).unwrap(),
-            ids(&["b", "c", "a"]),
-            "no position: the end"
-        );
-        assert!(reorder(&all, "a", Some("b"), Some("c")).is_err());
-        assert!(reorder(&all, "a", Some("zzz"), None).is_err());
-        assert!(reorder(&all, "a", Some("a"), None).is_err());
-    }
 
     #[test]
     fn free_paths_never_repeat() {

@@ -143,11 +143,6 @@ pub async fn update_site_space(
     site_space_of(info, id)
 }
 
-/// Picks the default of a level after its default left: the first item.
-pub(super) fn first_or_none(ids: &[String]) -> Option<String> {
-    ids.first().cloned()
-}
-
 /// Removes a site space, if the site has one with that id.
 pub async fn delete_site_space(app: &App, caller: &Caller, org_id: &str, site_id: &str, id: &str) -> AppResult<()> {
     let mut edit = begin(app, caller, org_id, site_id).await?;
@@ -161,38 +156,16 @@ pub async fn delete_site_space(app: &App, caller: &Caller, org_id: &str, site_id
         .map(|s| s.id.clone())
         .collect();
     sites::set_positions(&mut edit.tx, Part::SiteSpace, &rest).await?;
-    fix_level_default(&mut edit, row.section_id.as_deref(), id, &rest).await?;
+    fix_level_default(&mut edit, id).await?;
     edit.finish().await?;
     Ok(())
 }
 
 /// After `gone` left a level: if it was the level's default, the first
-/// site space left takes its place.
-pub(super) async fn fix_level_default(
-    edit: &mut Edit,
-    section_id: Option<&str>,
-    gone: &str,
-    rest: &[String],
-) -> AppResult<()> {
-    match section_id {
-        None => {
-            let mut site = sites::get_site(&mut edit.tx, &edit.site.organization_id, &edit.site.id).await?;
-            if site.default_site_space_id.as_deref() == Some(gone) {
-                site.default_site_space_id = first_or_none(rest);
-                sites::put_site(&mut edit.tx, &site).await?;
-            }
-        }
-        Some(section_id) => {
-            if let Some(section) = edit.structure.sections.iter().find(|s| s.id == section_id)
-                && section.default_site_space_id.as_deref() == Some(gone)
-            {
-                let mut section = section.clone();
-                section.default_site_space_id = first_or_none(rest);
-                sites::put_section(&mut edit.tx, &section).await?;
-            }
-        }
-    }
-    Ok(())
+/// site space left takes its place (`sites::hand_over_default`).
+pub(super) async fn fix_level_default(edit: &mut Edit, gone: &str) -> AppResult<()> {
+    sites::hand_over_default(&mut edit.tx, gone).await?;
+    edit.refresh().await
 }
 
 pub async fn move_site_space(
