@@ -282,6 +282,7 @@ pub async fn logins(app: &App, caller: &Caller, org_id: &str) -> AppResult<Vec<P
 /// A provider that can sign people in, by id (the public routes).
 async fn active(
     conn: &mut Conn,
+    app: &App,
     provider_id: &str,
     now: Timestamp,
 ) -> AppResult<(ProviderRow, quire_saml::IdentityProvider)> {
@@ -300,6 +301,9 @@ async fn active(
     parsed
         .check_valid_at(now.0)
         .map_err(|e| AppError::invalid(format!("the identity provider's certificate: {e}")))?;
+    verifier(app)
+        .readiness()
+        .map_err(|e| AppError::invalid(format!("this server cannot verify SAML signatures: {e}")))?;
     let idp = quire_saml::IdentityProvider {
         entity_id: entity_id.clone(),
         sso_url: sso_url.clone(),
@@ -340,7 +344,7 @@ pub fn local_path(relay_state: Option<&str>) -> String {
 pub async fn start(app: &App, public_url: &str, provider_id: &str, then: Option<&str>) -> AppResult<(String, String)> {
     let now = app.now();
     let mut tx = app.db.write().await?;
-    let (provider, idp) = active(&mut tx, provider_id, now).await?;
+    let (provider, idp) = active(&mut tx, app, provider_id, now).await?;
     let request_id = format!("_{}", quire_core::id::random_alphanumeric(32));
     saml::insert_request(
         &mut tx,
@@ -397,7 +401,7 @@ pub async fn consume(
     let now = app.now();
     let (provider, idp) = {
         let mut conn = app.db.read().await?;
-        active(&mut conn, provider_id, now)
+        active(&mut conn, app, provider_id, now)
             .await
             .map_err(|e| refused(provider_id, e))?
     };

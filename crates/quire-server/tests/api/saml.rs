@@ -277,6 +277,7 @@ both_backends! {
         created.assert_status(201);
         assert_eq!(created.body["object"], "saml-provider");
         assert_eq!(created.body["status"], "active");
+        assert!(created.body.get("problem").is_none(), "{}", created.body);
         assert_eq!(created.body["defaultRole"], Value::Null);
         let id = created.id();
         let service = &created.body["service"];
@@ -529,6 +530,25 @@ both_backends! {
             .post(&format!("{}/saml/nope/acs", app.base_url), &[("SAMLResponse", &unsolicited)], None)
             .await;
         assert_eq!(status, 403);
+    }
+
+    /// A server without the `xmlsec1` command says so on every provider, and
+    /// sends nobody to the identity provider: no response could be verified.
+    #[app(without_xmlsec1)]
+    async fn without_xmlsec1_a_provider_says_why_it_cannot_sign_in(app: TestApp) {
+        let idp = start_idp().await;
+        let admin = app.user("admin").await;
+        let org = app.org(&admin, "Acme").await;
+        let provider = provider(&app, &admin, &org, &idp, json!({})).await;
+        assert_eq!(provider["status"], "pending", "{provider}");
+        let problem = provider["problem"].as_str().expect("a problem");
+        assert!(problem.contains("cannot verify SAML signatures") && problem.contains("xmlsec1"), "{problem}");
+        let mut browser = Browser::new();
+        let start = provider["service"]["startURL"].as_str().expect("startURL");
+        let (status, location, page) = browser.get(start).await;
+        assert_eq!(status, 400, "{location} {page}");
+        assert!(page.contains("xmlsec1"), "{page}");
+        assert!(browser.session.is_none());
     }
 
     /// Behind https, a response is taken only from the browser that started

@@ -93,6 +93,7 @@ pub struct TestAppBuilder {
     backend: Backend,
     allow_private_fetch: bool,
     public_url: Option<String>,
+    settings: quire_app::Settings,
 }
 
 impl TestAppBuilder {
@@ -111,6 +112,13 @@ impl TestAppBuilder {
         self
     }
 
+    /// The operator named an `xmlsec1` command that does not exist (as on
+    /// a machine without Debian's `xmlsec1`).
+    pub fn without_xmlsec1(mut self) -> Self {
+        self.settings.xmlsec1 = "/nonexistent/xmlsec1".into();
+        self
+    }
+
     pub async fn start(self) -> TestApp {
         TestApp::start_with(self).await
     }
@@ -122,6 +130,7 @@ impl TestApp {
             backend,
             allow_private_fetch: true,
             public_url: None,
+            settings: quire_app::Settings::default(),
         }
     }
 
@@ -166,7 +175,7 @@ impl TestApp {
             ..FetchConfig::default()
         })
         .expect("fetch client");
-        let app = App::with_clock(db.clone(), blobs, fetcher, Arc::new(clock.clone()));
+        let app = App::with_settings(db.clone(), blobs, fetcher, Arc::new(clock.clone()), options.settings);
         let state = AppState::new(app, options.public_url.as_deref().unwrap_or(&base_url));
         let (shutdown, stop) = oneshot::channel::<()>();
         let served = state.clone();
