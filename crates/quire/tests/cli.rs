@@ -2,11 +2,52 @@
 //! directory (or database), `serve`, and `token create` again while the
 //! server runs on the same data, whose token the server then accepts.
 
-use std::net::TcpListener;
+use std::io::{Read, Write};
+use std::net::{TcpListener, TcpStream};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
+use serde_json::Value;
+
 const BIN: &str = env!("CARGO_BIN_EXE_quire");
+
+/// One HTTP/1.1 request on a connection of its own (`Connection: close`):
+/// the status and the body. Plain `std`, so these tests build nothing the
+/// binary does not.
+fn http(method: &str, url: &str, token: Option<&str>, body: Option<&Value>) -> std::io::Result<(u16, String)> {
+    let rest = url.strip_prefix("http://").expect("an http:// URL");
+    let (host, path) = match rest.split_once('/') {
+        Some((host, path)) => (host, format!("/{path}")),
+        None => (rest, "/".to_owned()),
+    };
+    let body = body.map(Value::to_string).unwrap_or_default();
+    let mut head = format!(
+        "{method} {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\nContent-Length: {}\r\n",
+        body.len()
+    );
+    if let Some(token) = token {
+        head.push_str(&format!("Authorization: Bearer {token}\r\n"));
+    }
+    if !body.is_empty() {
+        head.push_str("Content-Type: application/json\r\n");
+    }
+    head.push_str("\r\n");
+    let mut stream = TcpStream::connect(host)?;
+    stream.write_all(head.as_bytes())?;
+    stream.write_all(body.as_bytes())?;
+    let mut answer = String::new();
+    stream.read_to_string(&mut answer)?;
+    let status = answer.split(' ').nth(1).and_then(|s| s.parse().ok()).unwrap_or(0);
+    let body = answer
+        .split_once("\r\n\r\n")
+        .map(|(_, b)| b.to_owned())
+        .unwrap_or_default();
+    Ok((status, body))
+}
+
+fn json(body: &str) -> Value {
+    serde_json::from_str(body).unwrap_or_else(|e| panic!("not JSON ({e}): {body}"))
+}
 
 /// A `quire serve` child process, killed when dropped.
 struct Server(Child);
@@ -73,14 +114,9 @@ fn serve_with(storage: &[String], env: &[(&str, &str)], logs: Stdio) -> (Server,
         .expect("start quire serve");
     let server = Server(child);
     let base = format!("http://{listen}");
-    let client = reqwest::blocking::Client::new();
     let deadline = Instant::now() + Duration::from_secs(60);
     loop {
-        if client
-            .get(format!("{base}/health"))
-            .send()
-            .is_ok_and(|r| r.status() == 200)
-        {
+        if http("GET", &format!("{base}/health"), None, None).is_ok_and(|(status, _)| status == 200) {
             return (server, base);
         }
         assert!(
@@ -105,45 +141,39 @@ fn scenario(storage: &[String]) {
 
     let (_server, base) = serve(storage);
     let second = token_create("second@example.com", storage);
-    let client = reqwest::blocking::Client::new();
+    let user = format!("{base}/v1/user");
     for (token, email) in [
         (&first, "first@example.com"),
         (&again, "first@example.com"),
         (&second, "second@example.com"),
     ] {
-        let res = client
-            .get(format!("{base}/v1/user"))
-            .bearer_auth(token)
-            .send()
-            .expect("GET /v1/user");
-        assert_eq!(res.status(), 200);
-        let me: serde_json::Value = res.json().expect("JSON body");
-        assert_eq!(me["email"], email);
+        let (status, body) = http("GET", &user, Some(token), None).expect("GET /v1/user");
+        assert_eq!(status, 200, "{body}");
+        assert_eq!(json(&body)["email"], email);
     }
-    let res = client
-        .get(format!("{base}/v1/user"))
-        .bearer_auth("quire_wrong")
-        .send()
-        .expect("GET /v1/user");
-    assert_eq!(res.status(), 401);
+    let (status, _) = http("GET", &user, Some("quire_wrong"), None).expect("GET /v1/user");
+    assert_eq!(status, 401);
 
     // A member of an organization that enforces single sign-on gets tokens
     // through it, not here, unless the operator insists.
-    let org: serde_json::Value = client
-        .post(format!("{base}/v1/orgs"))
-        .bearer_auth(&second)
-        .json(&serde_json::json!({ "title": "Strict" }))
-        .send()
-        .and_then(|r| r.json())
-        .expect("an organization");
+    let (status, body) = http(
+        "POST",
+        &format!("{base}/v1/orgs"),
+        Some(&second),
+        Some(&serde_json::json!({ "title": "Strict" })),
+    )
+    .expect("POST an organization");
+    assert_eq!(status, 201, "{body}");
+    let org = json(&body);
     let org = org["id"].as_str().expect("its id");
-    let res = client
-        .patch(format!("{base}/v1/orgs/{org}"))
-        .bearer_auth(&second)
-        .json(&serde_json::json!({ "sso": true }))
-        .send()
-        .expect("PATCH the organization");
-    assert_eq!(res.status(), 200);
+    let (status, body) = http(
+        "PATCH",
+        &format!("{base}/v1/orgs/{org}"),
+        Some(&second),
+        Some(&serde_json::json!({ "sso": true })),
+    )
+    .expect("PATCH the organization");
+    assert_eq!(status, 200, "{body}");
     let refused = quire(
         &["token", "create", "--email", "second@example.com", "--name", "CLI User"],
         storage,
@@ -224,12 +254,8 @@ fn logs_of_one_request(format: Option<&str>) -> String {
     let log_file = std::fs::File::create(&log_path).expect("create the log file");
     let env: Vec<(&str, &str)> = format.map(|f| ("QUIRE_LOG_FORMAT", f)).into_iter().collect();
     let (server, base) = serve_with(&storage, &env, Stdio::from(log_file));
-    let res = reqwest::blocking::Client::new()
-        .get(format!("{base}/v1/user"))
-        .bearer_auth(&token)
-        .send()
-        .expect("GET /v1/user");
-    assert_eq!(res.status(), 200);
+    let (status, body) = http("GET", &format!("{base}/v1/user"), Some(&token), None).expect("GET /v1/user");
+    assert_eq!(status, 200, "{body}");
     drop(server);
     let logs = std::fs::read_to_string(&log_path).expect("read the logs");
     assert!(!logs.contains(&token), "the token must never be logged");

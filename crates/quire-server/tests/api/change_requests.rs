@@ -53,7 +53,7 @@ both_backends! {
         let space = app.space(&ada, &org, "Docs", None).await;
         let path = format!("/v1/spaces/{space}/change-requests");
         let requests = (0..20).map(|i| app.post(&ada, &path, json!({ "subject": format!("CR {i}") })));
-        let responses = futures::future::join_all(requests).await;
+        let responses = futures_util::future::join_all(requests).await;
         let mut numbers: Vec<u64> = responses
             .iter()
             .map(|r| {

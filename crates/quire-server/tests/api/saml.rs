@@ -109,7 +109,7 @@ impl Browser {
     }
 
     async fn post(&mut self, url: &str, form: &[(&str, &str)], origin: Option<&str>) -> (u16, String, String) {
-        let mut request = self.client.post(url).form(form);
+        let mut request = form_post(&self.client, url, form);
         if let Some(cookies) = self.cookies() {
             request = request.header(COOKIE, cookies);
         }
@@ -183,6 +183,18 @@ async fn idp_answer(browser: &mut Browser, provider: &Value, email: &str, varian
         field(&form, "SAMLResponse"),
         field(&form, "RelayState"),
     )
+}
+
+/// A form posted as browsers post it (`application/x-www-form-urlencoded`).
+fn form_post(client: &reqwest::Client, url: &str, form: &[(&str, &str)]) -> reqwest::RequestBuilder {
+    let body: Vec<String> = form
+        .iter()
+        .map(|(name, value)| format!("{}={}", urlencode(name), urlencode(value)))
+        .collect();
+    client
+        .post(url)
+        .header(reqwest::header::CONTENT_TYPE, "application/x-www-form-urlencoded")
+        .body(body.join("&"))
 }
 
 fn urlencode(text: &str) -> String {
@@ -372,11 +384,12 @@ both_backends! {
         let mut browser = Browser::new();
         let (acs, response, relay) = idp_answer(&mut browser, &provider, "grace@example.com", "good").await;
         assert_eq!(acs, format!("{}/saml/{id}/acs", app.base_url));
-        let res = browser
-            .client
-            .post(&acs)
-            .form(&[("SAMLResponse", response.as_str()), ("RelayState", relay.as_str())])
-            .send()
+        let res = form_post(
+            &browser.client,
+            &acs,
+            &[("SAMLResponse", response.as_str()), ("RelayState", relay.as_str())],
+        )
+        .send()
             .await
             .expect("ACS");
         if res.status().as_u16() != 303 {
