@@ -4,7 +4,8 @@
 //! it is read from that tree after its signatures were checked. The reader
 //! refuses what a signature checker and a second parser could disagree on:
 //! a document type declaration (and so any entity but the five predefined
-//! ones), and more than one root. Text is the concatenation of an element's
+//! ones), an encoding other than UTF-8 (the declaration is not signed), and
+//! more than one root. Text is the concatenation of an element's
 //! own text and CDATA with comments skipped, which is what canonical XML
 //! (and so the signature) covers: a comment inside a NameID cannot cut it
 //! short.
@@ -124,8 +125,16 @@ pub fn parse(xml: &str) -> Result<Element, String> {
                 append_text(&mut open, &text)?;
             }
             Event::DocType(_) => return Err("declares a document type".into()),
+            Event::Decl(declaration) => {
+                if let Some(encoding) = declaration.encoding() {
+                    let encoding = encoding.map_err(|e| format!("has a malformed declaration ({e})"))?;
+                    if !encoding.eq_ignore_ascii_case(b"utf-8") {
+                        return Err("declares an encoding other than UTF-8".into());
+                    }
+                }
+            }
             Event::Eof => break,
-            Event::Comment(_) | Event::Decl(_) | Event::PI(_) => {}
+            Event::Comment(_) | Event::PI(_) => {}
         }
     }
     if !open.is_empty() {
@@ -241,6 +250,8 @@ mod tests {
         assert!(parse("<a/><b/>").is_err());
         assert!(parse("<a><b></a>").is_err());
         assert!(parse("<p:a/>").is_err(), "undeclared prefix");
+        assert!(parse("<?xml version=\"1.0\" encoding=\"UTF-8\"?><a/>").is_ok());
+        assert!(parse("<?xml version=\"1.0\" encoding=\"ISO-8859-1\"?><a/>").is_err());
     }
 
     #[test]
