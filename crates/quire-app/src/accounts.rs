@@ -84,6 +84,31 @@ pub async fn create_token(app: &App, user_id: &str, label: Option<&str>) -> AppR
     Ok(token)
 }
 
+/// The person with this email and their tokens, newest first (the
+/// `token list` command); not found when nobody has that email.
+pub async fn tokens_of_email(app: &App, email: &str) -> AppResult<(UserRow, Vec<users::TokenRow>)> {
+    let mut conn = app.db.read().await?;
+    let user = users::find_by_email(&mut conn, email.trim())
+        .await?
+        .ok_or_else(|| AppError::not_found("user", email.trim()))?;
+    let tokens = users::tokens_of(&mut conn, &user.id).await?;
+    Ok((user, tokens))
+}
+
+/// Revokes the token `token_id` of the person with this email (the `token
+/// revoke` command); not found when they have no such token.
+pub async fn revoke_token_of_email(app: &App, email: &str, token_id: &str) -> AppResult<()> {
+    let mut tx = app.db.write().await?;
+    let user = users::find_by_email(&mut tx, email.trim())
+        .await?
+        .ok_or_else(|| AppError::not_found("user", email.trim()))?;
+    users::delete_token(&mut tx, &user.id, token_id)
+        .await?
+        .ok_or_else(|| AppError::not_found("token", token_id))?;
+    tx.commit().await?;
+    Ok(())
+}
+
 /// The user a token (in its stored, hashed form) belongs to.
 pub async fn user_for_token_hash(app: &App, token_hash: &str) -> AppResult<Option<UserRow>> {
     let mut conn = app.db.read().await?;

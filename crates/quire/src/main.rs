@@ -80,6 +80,23 @@ enum TokenCommand {
         #[command(flatten)]
         storage: StorageArgs,
     },
+    /// List a user's tokens (id, creation time, label; never the token).
+    List {
+        #[arg(long)]
+        email: String,
+        #[command(flatten)]
+        storage: StorageArgs,
+    },
+    /// Revoke one of a user's tokens by its id (from `token list`). A server
+    /// already running stops accepting it within 30 seconds.
+    Revoke {
+        #[arg(long)]
+        email: String,
+        #[arg(long)]
+        id: String,
+        #[command(flatten)]
+        storage: StorageArgs,
+    },
 }
 
 #[derive(Args, Clone)]
@@ -320,6 +337,34 @@ async fn main() -> anyhow::Result<()> {
             let token = accounts::create_token(&app, &user.id, label.as_deref()).await?;
             app.db.close().await;
             println!("{token}");
+            Ok(())
+        }
+        Command::Token {
+            command: TokenCommand::List { email, storage },
+        } => {
+            let app = storage.app(false).await?;
+            let listed = accounts::tokens_of_email(&app, &email).await;
+            app.db.close().await;
+            let (_, tokens) = listed?;
+            for token in tokens {
+                let created = chrono::DateTime::from_timestamp_millis(token.created_at.0).unwrap_or_default();
+                println!(
+                    "{}\t{}\t{}",
+                    token.id,
+                    created.to_rfc3339_opts(chrono::SecondsFormat::Secs, true),
+                    token.label.unwrap_or_default()
+                );
+            }
+            Ok(())
+        }
+        Command::Token {
+            command: TokenCommand::Revoke { email, id, storage },
+        } => {
+            let app = storage.app(false).await?;
+            let revoked = accounts::revoke_token_of_email(&app, &email, &id).await;
+            app.db.close().await;
+            revoked?;
+            println!("revoked {id}");
             Ok(())
         }
     }

@@ -197,6 +197,47 @@ fn scenario(storage: &[String]) {
         storage,
     );
     assert!(bypass.status.success(), "{}", String::from_utf8_lossy(&bypass.stderr));
+    let bypass_token = String::from_utf8_lossy(&bypass.stdout)
+        .lines()
+        .last()
+        .unwrap_or_default()
+        .trim()
+        .to_owned();
+
+    // `token list` shows ids, newest first, never a token; `token revoke`
+    // ends one, which the server then refuses.
+    let list = |email: &str| {
+        let out = quire(&["token", "list", "--email", email], storage);
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8(out.stdout).expect("utf-8 output")
+    };
+    let listed = list("second@example.com");
+    assert_eq!(listed.lines().count(), 2, "{listed}");
+    assert!(!listed.contains("quire_"), "a token was shown: {listed}");
+    let newest = listed
+        .lines()
+        .next()
+        .and_then(|l| l.split('\t').next())
+        .expect("an id")
+        .to_owned();
+    let revoke = quire(
+        &["token", "revoke", "--email", "second@example.com", "--id", &newest],
+        storage,
+    );
+    assert!(revoke.status.success(), "{}", String::from_utf8_lossy(&revoke.stderr));
+    assert_eq!(list("second@example.com").lines().count(), 1);
+    let (status, _) = http("GET", &user, Some(&bypass_token), None).expect("GET /v1/user");
+    assert_eq!(status, 401, "a revoked token is refused");
+    let (status, _) = http("GET", &user, Some(&second), None).expect("GET /v1/user");
+    assert_eq!(status, 200, "the other token still works");
+    let again = quire(
+        &["token", "revoke", "--email", "second@example.com", "--id", &newest],
+        storage,
+    );
+    assert!(!again.status.success());
+    assert!(String::from_utf8_lossy(&again.stderr).contains("not found"));
+    let nobody = quire(&["token", "list", "--email", "nobody@example.com"], storage);
+    assert!(!nobody.status.success());
 }
 
 #[test]

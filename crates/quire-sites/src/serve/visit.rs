@@ -55,7 +55,7 @@ impl Visit {
 /// What admission gives: a visit with the rest of the path, or an answer
 /// already (not found, sign in, or a redirect that settles the URL).
 pub(super) enum Admitted {
-    Visit(Visit, Vec<String>),
+    Visit(Box<Visit>, Vec<String>),
     Answer(Response),
 }
 
@@ -140,7 +140,7 @@ pub(super) async fn admit(
         return Ok(Admitted::Answer(res));
     }
     let rest = rest.to_vec();
-    Ok(Admitted::Visit(Visit { site, base, origin }, rest))
+    Ok(Admitted::Visit(Box::new(Visit { site, base, origin }), rest))
 }
 
 /// The redirect that moves a token (with its expiry, in seconds since the
