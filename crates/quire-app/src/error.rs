@@ -32,6 +32,13 @@ pub enum AppError {
     /// The input is larger than a documented limit.
     #[error("{0}")]
     TooLarge(String),
+    /// Signing in failed: wrong credentials, an expired link. The message
+    /// never says which of email or password was wrong.
+    #[error("{0}")]
+    SignInFailed(String),
+    /// Too many attempts; try again after `retry_after_secs`.
+    #[error("{message}")]
+    TooManyAttempts { message: String, retry_after_secs: u64 },
     #[error(transparent)]
     Internal(#[from] anyhow::Error),
 }

@@ -110,10 +110,36 @@ impl App {
 #[derive(Debug, Clone)]
 pub struct Caller {
     pub user: UserRow,
+    pub via: Via,
+}
+
+/// How the caller authenticated.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Via {
+    /// An API token (or a job acting for its person).
+    Token,
+    /// A browser session, with the organizations whose single sign-on it
+    /// went through.
+    Session { sso_organizations: Vec<String> },
 }
 
 impl Caller {
+    /// A caller holding an API token (or a job acting for `user`).
+    pub fn with_token(user: UserRow) -> Caller {
+        Caller { user, via: Via::Token }
+    }
+
     pub fn id(&self) -> &str {
         &self.user.id
+    }
+
+    /// Whether the caller may act in an organization whose single sign-on
+    /// the caller's membership requires: tokens were made from a session that
+    /// went through it ([`sessions::create_token`]); a session must have.
+    pub fn went_through_sso(&self, org_id: &str) -> bool {
+        match &self.via {
+            Via::Token => true,
+            Via::Session { sso_organizations } => sso_organizations.iter().any(|o| o == org_id),
+        }
     }
 }

@@ -1,30 +1,65 @@
-//! Sessions of the account page, where a person who signed in through
-//! single sign-on sees their organizations and manages their API tokens.
+//! Browser sessions: how a person is signed in to the web application and
+//! the account page, whatever way they signed in (password, one-time link,
+//! OpenID Connect, SAML).
 //!
 //! A session is a random token in a cookie (only its SHA-256 is stored) with
-//! its own CSRF token for the page's forms, valid for [`SESSION_LIFETIME_MS`].
-//! It remembers the organizations whose single sign-on it went through: a
-//! member of an organization that enforces SSO (`sso: true`) gets new API
-//! tokens only from a session that went through that organization's SSO
+//! its own CSRF token, valid for [`SESSION_LIFETIME_MS`]. It has an id, so
+//! its person can list their sessions and end any of them. It remembers the
+//! organizations whose single sign-on it went through: a member who must use
+//! an organization's SSO reaches that organization only from a session that
+//! went through it ([`crate::access`]), and gets new API tokens only then
 //! ([`sso_blockers`]).
 
 use quire_core::{Role, Timestamp};
 use quire_store::orgs::OrgRow;
 use quire_store::page::PageRequest;
-use quire_store::saml::{self, SessionRow};
+use quire_store::sessions::{self as store, NewSessionRow, SessionRow};
 use quire_store::users::{self, TokenRow, UserRow};
 use quire_store::{Conn, members, orgs};
 
 use crate::error::{AppError, AppResult};
-use crate::{App, accounts, input};
+use crate::{App, Caller, Via, accounts, input};
 
 /// How long a session lasts: 12 hours.
 pub const SESSION_LIFETIME_MS: i64 = 12 * 60 * 60 * 1000;
+/// How often a session's "last seen" time is written at most.
+const TOUCH_EVERY_MS: i64 = 5 * 60 * 1000;
+/// The longest user agent kept with a session.
+const MAX_USER_AGENT: usize = 200;
+
+/// How a session began.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Method {
+    Password,
+    /// A one-time link (sign-in, password reset, invitation).
+    Link,
+    Oidc,
+    Saml,
+}
+
+impl Method {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Method::Password => "password",
+            Method::Link => "link",
+            Method::Oidc => "oidc",
+            Method::Saml => "saml",
+        }
+    }
+}
+
+/// Where a sign-in comes from, kept with the session for its list.
+#[derive(Debug, Clone, Default)]
+pub struct Client {
+    pub user_agent: Option<String>,
+    pub address: Option<String>,
+}
 
 /// A session cookie to set.
 #[derive(Debug, Clone)]
 pub struct NewSession {
     pub token: String,
+    pub csrf_token: String,
     pub expires_at: Timestamp,
 }
 
@@ -36,44 +71,90 @@ pub struct Session {
     pub row: SessionRow,
 }
 
-/// After a login through `org_id`'s single sign-on: the person's session,
-/// the one they had (when it is theirs and live) or a new one.
-pub async fn sign_in(
+/// Starts a session for `user_id`, inside the caller's transaction.
+pub async fn start(
     conn: &mut Conn,
     user_id: &str,
-    org_id: &str,
-    existing: Option<&str>,
+    method: Method,
+    client: &Client,
     now: Timestamp,
 ) -> AppResult<NewSession> {
-    if let Some(token) = existing {
-        let hash = accounts::hash_token(token);
-        if let Some(row) = saml::session(conn, &hash, now).await?
-            && row.user_id == user_id
-        {
-            saml::add_session_sso(conn, &hash, org_id).await?;
-            return Ok(NewSession {
-                token: token.to_owned(),
-                expires_at: row.expires_at,
-            });
-        }
-    }
     let token = quire_core::id::random_alphanumeric(43);
     let hash = accounts::hash_token(&token);
     let expires_at = Timestamp(now.0 + SESSION_LIFETIME_MS);
     let csrf = quire_core::id::random_alphanumeric(32);
-    saml::insert_session(conn, &hash, user_id, &csrf, now, expires_at).await?;
-    saml::add_session_sso(conn, &hash, org_id).await?;
-    Ok(NewSession { token, expires_at })
+    let id = quire_core::id::random_alphanumeric(20);
+    let user_agent = client
+        .user_agent
+        .as_deref()
+        .map(|ua| ua.chars().take(MAX_USER_AGENT).collect::<String>());
+    store::insert(
+        conn,
+        &NewSessionRow {
+            token_hash: &hash,
+            id: &id,
+            user_id,
+            csrf_token: &csrf,
+            method: method.as_str(),
+            user_agent: user_agent.as_deref(),
+            address: client.address.as_deref(),
+            now,
+            expires_at,
+        },
+    )
+    .await?;
+    Ok(NewSession {
+        token,
+        csrf_token: csrf,
+        expires_at,
+    })
+}
+
+/// After a login through `org_id`'s single sign-on: the person's session,
+/// the one they had (when it is theirs and live) or a new one.
+pub async fn sign_in_through_sso(
+    conn: &mut Conn,
+    user_id: &str,
+    org_id: &str,
+    existing: Option<&str>,
+    client: &Client,
+    now: Timestamp,
+) -> AppResult<NewSession> {
+    if let Some(token) = existing {
+        let hash = accounts::hash_token(token);
+        if let Some(row) = store::get(conn, &hash, now).await?
+            && row.user_id == user_id
+        {
+            store::add_sso(conn, &hash, org_id).await?;
+            return Ok(NewSession {
+                token: token.to_owned(),
+                csrf_token: row.csrf_token,
+                expires_at: row.expires_at,
+            });
+        }
+    }
+    let session = start(conn, user_id, Method::Saml, client, now).await?;
+    store::add_sso(conn, &accounts::hash_token(&session.token), org_id).await?;
+    Ok(session)
 }
 
 /// The live session a cookie holds.
 pub async fn session(app: &App, token: &str) -> AppResult<Option<Session>> {
     let hash = accounts::hash_token(token);
-    let mut conn = app.db.read().await?;
-    let Some(row) = saml::session(&mut conn, &hash, app.now()).await? else {
-        return Ok(None);
+    let now = app.now();
+    let (row, user) = {
+        let mut conn = app.db.read().await?;
+        let Some(row) = store::get(&mut conn, &hash, now).await? else {
+            return Ok(None);
+        };
+        let user = users::get(&mut conn, &row.user_id).await?;
+        (row, user)
     };
-    let user = users::get(&mut conn, &row.user_id).await?;
+    if now.0 - row.last_seen_at.0 >= TOUCH_EVERY_MS {
+        let mut tx = app.db.write().await?;
+        store::touch(&mut tx, &hash, now).await?;
+        tx.commit().await?;
+    }
     Ok(Some(Session {
         token_hash: hash,
         user,
@@ -88,6 +169,33 @@ impl Session {
         let given = given.as_bytes();
         expected.len() == given.len() && expected.iter().zip(given).fold(0u8, |acc, (a, b)| acc | (a ^ b)) == 0
     }
+
+    /// The caller the session's requests run for.
+    pub fn caller(&self) -> Caller {
+        Caller {
+            user: self.user.clone(),
+            via: Via::Session {
+                sso_organizations: self.row.sso_organizations.clone(),
+            },
+        }
+    }
+}
+
+/// The person's live sessions, newest first.
+pub async fn list(app: &App, user_id: &str) -> AppResult<Vec<SessionRow>> {
+    let mut conn = app.db.read().await?;
+    Ok(store::of_user(&mut conn, user_id, app.now()).await?)
+}
+
+/// Ends one of the person's sessions by id: not found when they have none
+/// such.
+pub async fn revoke(app: &App, user_id: &str, session_id: &str) -> AppResult<()> {
+    let mut tx = app.db.write().await?;
+    store::delete_by_id(&mut tx, user_id, session_id)
+        .await?
+        .ok_or_else(|| AppError::not_found("session", session_id))?;
+    tx.commit().await?;
+    Ok(())
 }
 
 /// One of the person's organizations.
@@ -184,7 +292,7 @@ pub async fn revoke_token(app: &App, session: &Session, token_id: &str) -> AppRe
 
 pub async fn sign_out(app: &App, session: &Session) -> AppResult<()> {
     let mut tx = app.db.write().await?;
-    saml::delete_session(&mut tx, &session.token_hash).await?;
+    store::delete(&mut tx, &session.token_hash).await?;
     tx.commit().await?;
     Ok(())
 }

@@ -1,5 +1,8 @@
 //! Authentication: the [`Auth`] extractor turns `Authorization: Bearer
-//! <token>` into the [`Caller`] every operation runs for.
+//! <token>` into the [`Caller`] every operation runs for. Without that
+//! header, the browser session's cookie authenticates (the web application
+//! is a client of the API), with its CSRF token on every request that
+//! changes something (see [`crate::session`]).
 //!
 //! Every `/v1` request authenticates, so each node keeps recently seen token
 //! hashes for [`TOKEN_CACHE_TTL`]. Revoking a token (on the account page)
@@ -65,7 +68,12 @@ impl FromRequestParts<AppState> for Auth {
     type Rejection = ApiError;
 
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
-        let header = parts.headers.get(AUTHORIZATION).ok_or(ApiError::Unauthorized)?;
+        let Some(header) = parts.headers.get(AUTHORIZATION) else {
+            return match crate::session::from_parts(parts, state).await? {
+                Some(session) => Ok(Auth(session.caller())),
+                None => Err(ApiError::Unauthorized),
+            };
+        };
         let value = header.to_str().map_err(|_| ApiError::Unauthorized)?;
         let (scheme, token) = value.trim().split_once(' ').ok_or(ApiError::Unauthorized)?;
         if !scheme.eq_ignore_ascii_case("bearer") || token.trim().is_empty() {
@@ -73,12 +81,12 @@ impl FromRequestParts<AppState> for Auth {
         }
         let hash = accounts::hash_token(token.trim());
         if let Some(user) = state.tokens.get(&hash) {
-            return Ok(Auth(Caller { user }));
+            return Ok(Auth(Caller::with_token(user)));
         }
         let user = accounts::user_for_token_hash(&state.app, &hash)
             .await?
             .ok_or(ApiError::Unauthorized)?;
         state.tokens.put(hash, user.clone());
-        Ok(Auth(Caller { user }))
+        Ok(Auth(Caller::with_token(user)))
     }
 }

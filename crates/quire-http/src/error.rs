@@ -6,7 +6,9 @@
 //!   application, an extractor, an unknown route, the body limit, a request
 //!   hyper refuses before routing: see `http::ErrorBodies`).
 //! - Application errors map to statuses in one place ([`From<AppError>`]):
-//!   invalid 400, forbidden 403, not found 404, conflict 409, too large 413.
+//!   invalid 400, failed sign-in 401, forbidden 403, not found 404,
+//!   conflict 409, too large 413, too many attempts 429 (with
+//!   `Retry-After`).
 //!   Their messages are written for the person who sent the request.
 //! - 5xx details (database errors, bugs) go to the log with the request id,
 //!   never into the body, which only says "internal error".
@@ -23,6 +25,8 @@ pub enum ApiError {
     #[error("a valid API token is required (Authorization: Bearer <token>)")]
     Unauthorized,
     #[error("{0}")]
+    SignInFailed(String),
+    #[error("{0}")]
     Forbidden(String),
     #[error("{0}")]
     NotFound(String),
@@ -34,6 +38,8 @@ pub enum ApiError {
     PayloadTooLarge(String),
     #[error("{0}")]
     UnsupportedMediaType(String),
+    #[error("{message}")]
+    TooManyRequests { message: String, retry_after_secs: u64 },
     #[error(transparent)]
     Internal(#[from] anyhow::Error),
 }
@@ -48,13 +54,14 @@ impl ApiError {
     pub fn status(&self) -> StatusCode {
         match self {
             ApiError::BadRequest(_) => StatusCode::BAD_REQUEST,
-            ApiError::Unauthorized => StatusCode::UNAUTHORIZED,
+            ApiError::Unauthorized | ApiError::SignInFailed(_) => StatusCode::UNAUTHORIZED,
             ApiError::Forbidden(_) => StatusCode::FORBIDDEN,
             ApiError::NotFound(_) => StatusCode::NOT_FOUND,
             ApiError::MethodNotAllowed => StatusCode::METHOD_NOT_ALLOWED,
             ApiError::Conflict(_) => StatusCode::CONFLICT,
             ApiError::PayloadTooLarge(_) => StatusCode::PAYLOAD_TOO_LARGE,
             ApiError::UnsupportedMediaType(_) => StatusCode::UNSUPPORTED_MEDIA_TYPE,
+            ApiError::TooManyRequests { .. } => StatusCode::TOO_MANY_REQUESTS,
             ApiError::Internal(_) => StatusCode::INTERNAL_SERVER_ERROR,
         }
     }
@@ -68,6 +75,14 @@ impl From<AppError> for ApiError {
             AppError::NotFound(message) => ApiError::NotFound(message),
             AppError::Conflict(message) => ApiError::Conflict(message),
             AppError::TooLarge(message) => ApiError::PayloadTooLarge(message),
+            AppError::SignInFailed(message) => ApiError::SignInFailed(message),
+            AppError::TooManyAttempts {
+                message,
+                retry_after_secs,
+            } => ApiError::TooManyRequests {
+                message,
+                retry_after_secs,
+            },
             AppError::Internal(err) => ApiError::Internal(err),
         }
     }
@@ -93,6 +108,12 @@ impl IntoResponse for ApiError {
             }
             other => other.to_string(),
         };
-        error_body(status, &message)
+        let mut response = error_body(status, &message);
+        if let ApiError::TooManyRequests { retry_after_secs, .. } = self {
+            response
+                .headers_mut()
+                .insert(axum::http::header::RETRY_AFTER, retry_after_secs.into());
+        }
+        response
     }
 }

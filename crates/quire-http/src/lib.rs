@@ -6,6 +6,7 @@
 //! - [`auth`], [`extract`], [`pagination`]: what handlers extract from a
 //!   request (the caller, bodies and paths with the official errors, pages
 //!   of lists);
+//! - [`session`]: the browser session's cookie, CSRF header and client;
 //! - [`error`]: the one error type and its mapping to statuses;
 //! - [`views`]: the JSON shapes every area shows (users, organizations,
 //!   members, teams, spaces, collections).
@@ -17,6 +18,7 @@ pub mod auth;
 pub mod error;
 pub mod extract;
 pub mod pagination;
+pub mod session;
 pub mod state;
 pub mod views;
 

@@ -13,6 +13,9 @@ pub struct AppState {
     /// Absolute base URL this server is reached at, without a trailing slash;
     /// `urls` fields in responses are built from it.
     pub public_url: Arc<str>,
+    /// Whether requests come through a reverse proxy that sets
+    /// `X-Forwarded-For` (then its last address is the client's).
+    pub behind_proxy: bool,
 }
 
 impl AppState {
@@ -21,6 +24,7 @@ impl AppState {
             app,
             tokens: Arc::default(),
             public_url: public_url.trim_end_matches('/').into(),
+            behind_proxy: false,
         }
     }
 

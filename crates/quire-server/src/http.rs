@@ -42,6 +42,7 @@ pub fn router(state: AppState) -> Router {
         .route("/health", get(health))
         .merge(quire_pdf_export::downloads())
         .merge(quire_sso::pages())
+        .merge(quire_sign_in::router())
         .nest("/v1", api)
         // `/v1/` is not matched by the nested router; it is an API address
         // all the same, never a published site's.
@@ -117,7 +118,13 @@ pub async fn serve(
     state: AppState,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
-    axum::serve(crate::connection::Listener(listener), router(state))
-        .with_graceful_shutdown(shutdown)
-        .await
+    use axum::serve::ListenerExt;
+    // `tap_io` (doing nothing) gives the listener axum's peer-address
+    // `ConnectInfo`, which sessions and sign-in limits read.
+    axum::serve(
+        crate::connection::Listener(listener).tap_io(|_| ()),
+        router(state).into_make_service_with_connect_info::<std::net::SocketAddr>(),
+    )
+    .with_graceful_shutdown(shutdown)
+    .await
 }

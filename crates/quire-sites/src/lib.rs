@@ -203,8 +203,9 @@ pub struct NewSite {
 }
 
 /// Path segments of the public URL that belong to Quire, not to sites.
-const RESERVED_BASENAMES: [&str; 12] = [
-    "v1", "health", "api", "s", "o", "account", "saml", "sso", "static", "assets", "login", "logout",
+const RESERVED_BASENAMES: [&str; 16] = [
+    "v1", "health", "api", "s", "o", "c", "account", "auth", "sign-in", "saml", "sso", "static", "assets", "app",
+    "login", "logout",
 ];
 
 /// A basename derived from `title`, made unique across the instance.

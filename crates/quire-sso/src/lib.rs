@@ -397,6 +397,7 @@ pub async fn consume(
     saml_response: &str,
     session_token: Option<&str>,
     started_here: Option<&str>,
+    client: &sessions::Client,
 ) -> AppResult<SignedIn> {
     let now = app.now();
     let (provider, idp) = {
@@ -491,7 +492,7 @@ pub async fn consume(
     if let Some(team) = &provider.default_team_id {
         teams::add_member(&mut tx, team, &org.id, &user.id, now).await?;
     }
-    let session = sessions::sign_in(&mut tx, &user.id, &org.id, session_token, now).await?;
+    let session = sessions::sign_in_through_sso(&mut tx, &user.id, &org.id, session_token, client, now).await?;
     tx.commit().await?;
     tracing::info!(provider = provider_id, organization = %org.id, user = %user.id, "SAML login");
     Ok(SignedIn {

@@ -9,7 +9,7 @@
 //! - `POST /account/tokens`, `/account/tokens/{tokenId}/revoke`,
 //!   `/account/sign-out`: forms with the session's CSRF token.
 //!
-//! The session is the `quire_session` cookie: HttpOnly, `SameSite=Lax` (the
+//! The session is the `quire_session` cookie (`quire_http::session`): HttpOnly, `SameSite=Lax` (the
 //! IdP's POST to the ACS is cross-site; the redirect that follows is a
 //! top-level navigation, which Lax lets through), `Secure` when the public
 //! URL is https. There, `start` also sets `quire_saml_request` (the request
@@ -28,9 +28,9 @@ use quire_site_render::html::escape;
 use serde::Deserialize;
 
 use quire_http::extract::{Path, Query};
+use quire_http::session::{self, ClientInfo};
 use quire_http::state::AppState;
 
-const COOKIE: &str = "quire_session";
 /// The sign-in request a browser started (https only; see
 /// `crate::binds_browsers`).
 const REQUEST_COOKIE: &str = "quire_saml_request";
@@ -86,6 +86,8 @@ fn error_page(error: AppError) -> Response {
         AppError::NotFound(m) => (StatusCode::NOT_FOUND, m),
         AppError::Conflict(m) => (StatusCode::CONFLICT, m),
         AppError::TooLarge(m) => (StatusCode::PAYLOAD_TOO_LARGE, m),
+        AppError::SignInFailed(m) => (StatusCode::UNAUTHORIZED, m),
+        AppError::TooManyAttempts { message, .. } => (StatusCode::TOO_MANY_REQUESTS, message),
         AppError::Internal(err) => {
             tracing::error!(error = ?err, "internal error");
             (
@@ -95,31 +97,6 @@ fn error_page(error: AppError) -> Response {
         }
     };
     page(status, "Sign-in problem", &format!("<p>{}</p>", escape(&message)))
-}
-
-fn session_cookie(state: &AppState, value: &str, max_age_secs: i64) -> HeaderValue {
-    let secure = if state.public_url.starts_with("https://") {
-        "; Secure"
-    } else {
-        ""
-    };
-    let cookie = format!("{COOKIE}={value}; Path=/; HttpOnly; SameSite=Lax; Max-Age={max_age_secs}{secure}");
-    HeaderValue::from_str(&cookie).unwrap_or_else(|_| HeaderValue::from_static(""))
-}
-
-/// The value of a cookie of the request.
-fn cookie(headers: &HeaderMap, cookie: &str) -> Option<String> {
-    let values = headers
-        .get_all(header::COOKIE)
-        .into_iter()
-        .filter_map(|v| v.to_str().ok());
-    // Session tokens are short; anything longer is not one of ours.
-    quire_core::cookies::value(values, cookie, 128).map(str::to_owned)
-}
-
-/// The session token the request's cookie holds.
-fn cookie_token(headers: &HeaderMap) -> Option<String> {
-    cookie(headers, COOKIE)
 }
 
 /// The cookie binding a sign-in to this browser, for the ACS only:
@@ -133,7 +110,7 @@ fn request_cookie(provider_id: &str, request_id: &str, max_age_secs: i64) -> Hea
 }
 
 async fn current_session(state: &AppState, headers: &HeaderMap) -> Result<Option<Session>, AppError> {
-    match cookie_token(headers) {
+    match session::token(headers) {
         Some(token) => sessions::session(&state.app, &token).await,
         None => Ok(None),
     }
@@ -184,14 +161,15 @@ async fn acs(
     State(state): State<AppState>,
     Path(provider_id): Path<String>,
     headers: HeaderMap,
+    ClientInfo(client): ClientInfo,
     form: Result<Form<PostedResponse>, axum::extract::rejection::FormRejection>,
 ) -> Response {
     let Ok(Form(posted)) = form else {
         tracing::warn!(provider = %provider_id, reason = "no SAMLResponse form field", "SAML login refused");
         return error_page(AppError::invalid("The identity provider sent no SAML response."));
     };
-    let existing = cookie_token(&headers);
-    let started_here = cookie(&headers, REQUEST_COOKIE);
+    let existing = session::token(&headers);
+    let started_here = session::cookie(&headers, REQUEST_COOKIE);
     match crate::consume(
         &state.app,
         &state.public_url,
@@ -199,15 +177,16 @@ async fn acs(
         &posted.saml_response,
         existing.as_deref(),
         started_here.as_deref(),
+        &client,
     )
     .await
     {
         Ok(signed_in) => {
-            let NewSession { token, expires_at } = signed_in.session;
+            let NewSession { token, expires_at, .. } = signed_in.session;
             let max_age = (expires_at.0 - state.app.now().0) / 1000;
             let mut response = Redirect::to(&crate::local_path(posted.relay_state.as_deref())).into_response();
             let headers = response.headers_mut();
-            headers.insert(header::SET_COOKIE, session_cookie(&state, &token, max_age.max(0)));
+            headers.insert(header::SET_COOKIE, session::set_cookie(&state, &token, max_age.max(0)));
             if started_here.is_some() {
                 headers.append(header::SET_COOKIE, request_cookie(&provider_id, "", 0));
             }
@@ -388,6 +367,6 @@ async fn sign_out(State(state): State<AppState>, headers: HeaderMap, Form(form):
     let mut response = Redirect::to("/account").into_response();
     response
         .headers_mut()
-        .insert(header::SET_COOKIE, session_cookie(&state, "", 0));
+        .insert(header::SET_COOKIE, session::clear_cookie(&state));
     response
 }

@@ -145,3 +145,13 @@ pub async fn list_links(
         id: l.id.clone(),
     }))
 }
+
+/// The organizations with a pending invitation for `email`.
+pub async fn pending_orgs_for_email(conn: &mut AnyConnection, email: &str) -> StoreResult<Vec<String>> {
+    Ok(
+        sqlx::query_scalar("SELECT organization_id FROM pending_invites WHERE email = $1 ORDER BY organization_id")
+            .bind(email)
+            .fetch_all(conn)
+            .await?,
+    )
+}

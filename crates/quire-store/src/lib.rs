@@ -26,6 +26,8 @@ pub mod page;
 pub mod pdfs;
 pub mod saml;
 pub mod search;
+pub mod sessions;
+pub mod sign_in;
 pub mod sites;
 pub mod spaces;
 pub mod sql;

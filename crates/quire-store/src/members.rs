@@ -28,6 +28,9 @@ pub struct MemberRow {
 pub struct Membership {
     pub role: Option<Role>,
     pub disabled: bool,
+    /// Whether the member must sign in through the organization's single
+    /// sign-on (invited so, or the organization enforces it).
+    pub sso: bool,
 }
 
 /// The order of a member list.
@@ -137,15 +140,20 @@ pub async fn among(
 }
 
 pub async fn membership(conn: &mut AnyConnection, org_id: &str, user_id: &str) -> StoreResult<Option<Membership>> {
-    let row = sqlx::query("SELECT role, disabled FROM members WHERE organization_id = $1 AND user_id = $2")
-        .bind(org_id)
-        .bind(user_id)
-        .fetch_optional(conn)
-        .await?;
+    let row = sqlx::query(
+        "SELECT m.role, m.disabled, CAST(CASE WHEN m.sso = 1 OR o.sso = 1 THEN 1 ELSE 0 END AS BIGINT) AS sso \
+         FROM members m JOIN organizations o ON o.id = m.organization_id \
+         WHERE m.organization_id = $1 AND m.user_id = $2",
+    )
+    .bind(org_id)
+    .bind(user_id)
+    .fetch_optional(conn)
+    .await?;
     row.map(|row| {
         Ok(Membership {
             role: role_column(&row, "role")?,
             disabled: flag_column(&row, "disabled")?,
+            sso: flag_column(&row, "sso")?,
         })
     })
     .transpose()
@@ -155,7 +163,7 @@ pub async fn membership(conn: &mut AnyConnection, org_id: &str, user_id: &str) -
 /// belongs to: what decides how much of that user the viewer may see.
 pub async fn shared_with(conn: &mut AnyConnection, viewer_id: &str, user_id: &str) -> StoreResult<Vec<Membership>> {
     let rows = sqlx::query(
-        "SELECT v.role, v.disabled FROM members v JOIN members u ON u.organization_id = v.organization_id \
+        "SELECT v.role, v.disabled, v.sso FROM members v JOIN members u ON u.organization_id = v.organization_id \
          WHERE v.user_id = $1 AND u.user_id = $2 AND v.disabled = 0",
     )
     .bind(viewer_id)
@@ -167,6 +175,7 @@ pub async fn shared_with(conn: &mut AnyConnection, viewer_id: &str, user_id: &st
             Ok(Membership {
                 role: role_column(row, "role")?,
                 disabled: flag_column(row, "disabled")?,
+                sso: flag_column(row, "sso")?,
             })
         })
         .collect()
@@ -390,4 +399,14 @@ pub async fn list_in_team(
         next: page.next,
         total: page.total,
     })
+}
+
+/// The organizations a user is a member of (enabled or not).
+pub async fn org_ids_of(conn: &mut AnyConnection, user_id: &str) -> StoreResult<Vec<String>> {
+    Ok(
+        sqlx::query_scalar("SELECT organization_id FROM members WHERE user_id = $1 ORDER BY organization_id")
+            .bind(user_id)
+            .fetch_all(conn)
+            .await?,
+    )
 }

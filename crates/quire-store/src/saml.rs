@@ -1,5 +1,5 @@
-//! SAML single sign-on: identity providers, the requests sent to them, the
-//! assertions already used, and account-page sessions.
+//! SAML single sign-on: identity providers, the requests sent to them and
+//! the assertions already used.
 
 use quire_core::{Role, Timestamp};
 use sqlx::any::AnyRow;
@@ -194,83 +194,4 @@ pub async fn use_assertion(
     .execute(conn)
     .await?;
     Ok(done.rows_affected() == 1)
-}
-
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct SessionRow {
-    pub user_id: String,
-    pub csrf_token: String,
-    pub expires_at: Timestamp,
-    /// Organizations whose single sign-on this session went through.
-    pub sso_organizations: Vec<String>,
-}
-
-pub async fn insert_session(
-    conn: &mut AnyConnection,
-    token_hash: &str,
-    user_id: &str,
-    csrf_token: &str,
-    now: Timestamp,
-    expires_at: Timestamp,
-) -> StoreResult<()> {
-    sqlx::query("DELETE FROM sessions WHERE expires_at <= $1")
-        .bind(now.0)
-        .execute(&mut *conn)
-        .await?;
-    sqlx::query(
-        "INSERT INTO sessions (token_hash, user_id, csrf_token, created_at, expires_at) VALUES ($1, $2, $3, $4, $5)",
-    )
-    .bind(token_hash)
-    .bind(user_id)
-    .bind(csrf_token)
-    .bind(now.0)
-    .bind(expires_at.0)
-    .execute(conn)
-    .await?;
-    Ok(())
-}
-
-/// Notes that a session went through an organization's single sign-on.
-pub async fn add_session_sso(conn: &mut AnyConnection, token_hash: &str, org_id: &str) -> StoreResult<()> {
-    sqlx::query(
-        "INSERT INTO session_sso (token_hash, organization_id) VALUES ($1, $2) \
-         ON CONFLICT (token_hash, organization_id) DO NOTHING",
-    )
-    .bind(token_hash)
-    .bind(org_id)
-    .execute(conn)
-    .await?;
-    Ok(())
-}
-
-/// A live session.
-pub async fn session(conn: &mut AnyConnection, token_hash: &str, now: Timestamp) -> StoreResult<Option<SessionRow>> {
-    let row =
-        sqlx::query("SELECT user_id, csrf_token, expires_at FROM sessions WHERE token_hash = $1 AND expires_at > $2")
-            .bind(token_hash)
-            .bind(now.0)
-            .fetch_optional(&mut *conn)
-            .await?;
-    let Some(row) = row else { return Ok(None) };
-    let orgs = sqlx::query("SELECT organization_id FROM session_sso WHERE token_hash = $1 ORDER BY organization_id")
-        .bind(token_hash)
-        .fetch_all(conn)
-        .await?;
-    Ok(Some(SessionRow {
-        user_id: row.try_get("user_id")?,
-        csrf_token: row.try_get("csrf_token")?,
-        expires_at: Timestamp(row.try_get("expires_at")?),
-        sso_organizations: orgs
-            .iter()
-            .map(|r| r.try_get("organization_id"))
-            .collect::<Result<_, _>>()?,
-    }))
-}
-
-pub async fn delete_session(conn: &mut AnyConnection, token_hash: &str) -> StoreResult<()> {
-    sqlx::query("DELETE FROM sessions WHERE token_hash = $1")
-        .bind(token_hash)
-        .execute(conn)
-        .await?;
-    Ok(())
 }

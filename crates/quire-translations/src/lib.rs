@@ -575,9 +575,7 @@ async fn result_space(
     {
         return Ok((space, false));
     }
-    let caller = quire_app::Caller {
-        user: quire_store::users::get(&mut tx, user_id).await?,
-    };
+    let caller = quire_app::Caller::with_token(quire_store::users::get(&mut tx, user_id).await?);
     let title: String = format!("{} ({})", source.title, translation.language)
         .chars()
         .take(50)

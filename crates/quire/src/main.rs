@@ -1,5 +1,5 @@
-//! The `quire` command: `serve`, `migrate`, `token create` and
-//! `search reindex`.
+//! The `quire` command: `serve`, `migrate`, `token create|list|revoke`,
+//! `sign-in-link`, `password-link` and `search reindex`.
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -43,6 +43,32 @@ enum Command {
     Token {
         #[command(subcommand)]
         command: TokenCommand,
+    },
+    /// Print a one-time link that signs a person in (creating them with
+    /// `--name` when nobody has that email): the first admin's way in on a
+    /// laptop. Valid for 15 minutes.
+    SignInLink {
+        #[arg(long)]
+        email: String,
+        #[arg(long)]
+        name: Option<String>,
+        /// The server's public URL the link starts with.
+        #[arg(long, env = "QUIRE_PUBLIC_URL", default_value = "http://127.0.0.1:8080")]
+        public_url: String,
+        #[command(flatten)]
+        storage: StorageArgs,
+    },
+    /// Print a one-time link to set a password: a reset for a person with
+    /// an account (24 hours), an invitation for an email an organization
+    /// invited (7 days).
+    PasswordLink {
+        #[arg(long)]
+        email: String,
+        /// The server's public URL the link starts with.
+        #[arg(long, env = "QUIRE_PUBLIC_URL", default_value = "http://127.0.0.1:8080")]
+        public_url: String,
+        #[command(flatten)]
+        storage: StorageArgs,
     },
     /// Manage the search index.
     Search {
@@ -164,8 +190,75 @@ struct ServeArgs {
     /// organization can hold every slot); at most `--job-slots`.
     #[arg(long, env = "QUIRE_JOBS_PER_ORGANIZATION", default_value_t = 2, value_parser = clap::value_parser!(u16).range(1..=256))]
     jobs_per_organization: u16,
+    /// The server runs behind a reverse proxy that sets `X-Forwarded-For`:
+    /// its last address is the client's (for sign-in limits and sessions).
+    #[arg(
+        long,
+        env = "QUIRE_BEHIND_PROXY",
+        action = clap::ArgAction::SetTrue,
+        value_parser = clap::builder::BoolishValueParser::new()
+    )]
+    behind_proxy: bool,
+    #[command(flatten)]
+    oidc: OidcArgs,
     #[command(flatten)]
     storage: StorageArgs,
+}
+
+/// Sign-in with an OpenID Connect provider; the client secret is read from
+/// `QUIRE_OIDC_CLIENT_SECRET` only (flags show in process lists). Register
+/// `<public URL>/auth/oidc/callback` as the redirect URI.
+#[derive(Args)]
+struct OidcArgs {
+    /// The provider's issuer URL (`https://accounts.google.com`,
+    /// `https://keycloak.example.com/realms/acme`, ...).
+    #[arg(long, env = "QUIRE_OIDC_ISSUER")]
+    oidc_issuer: Option<String>,
+    #[arg(long, env = "QUIRE_OIDC_CLIENT_ID")]
+    oidc_client_id: Option<String>,
+    /// What the sign-in button names.
+    #[arg(long, env = "QUIRE_OIDC_NAME", default_value = "single sign-on")]
+    oidc_name: String,
+    /// Email domains whose people get an account on first sign-in
+    /// (comma-separated); default: anyone the provider vouches for.
+    #[arg(long, env = "QUIRE_OIDC_ALLOWED_DOMAINS", value_delimiter = ',')]
+    oidc_allowed_domains: Vec<String>,
+    /// Take emails the provider does not mark verified (Entra ID).
+    #[arg(
+        long,
+        env = "QUIRE_OIDC_TRUST_EMAIL",
+        action = clap::ArgAction::SetTrue,
+        value_parser = clap::builder::BoolishValueParser::new()
+    )]
+    oidc_trust_email: bool,
+}
+
+impl OidcArgs {
+    fn settings(&self) -> anyhow::Result<Option<quire_app::settings::OidcSettings>> {
+        let (Some(issuer), Some(client_id)) = (&self.oidc_issuer, &self.oidc_client_id) else {
+            if self.oidc_issuer.is_some() || self.oidc_client_id.is_some() {
+                anyhow::bail!("OpenID Connect needs both QUIRE_OIDC_ISSUER and QUIRE_OIDC_CLIENT_ID");
+            }
+            return Ok(None);
+        };
+        let client_secret = std::env::var("QUIRE_OIDC_CLIENT_SECRET")
+            .ok()
+            .filter(|s| !s.is_empty())
+            .context("OpenID Connect needs QUIRE_OIDC_CLIENT_SECRET")?;
+        Ok(Some(quire_app::settings::OidcSettings {
+            issuer: issuer.trim_end_matches('/').to_owned(),
+            client_id: client_id.clone(),
+            client_secret,
+            name: self.oidc_name.clone(),
+            allowed_domains: self
+                .oidc_allowed_domains
+                .iter()
+                .map(|d| d.trim().to_lowercase())
+                .filter(|d| !d.is_empty())
+                .collect(),
+            trust_email: self.oidc_trust_email,
+        }))
+    }
 }
 
 impl ServeArgs {
@@ -209,6 +302,15 @@ impl StorageArgs {
     /// The application over the configured storage; server-side fetches
     /// reach private networks only when `allow_private_fetch`.
     async fn app(&self, allow_private_fetch: bool) -> anyhow::Result<App> {
+        self.app_with(allow_private_fetch, None).await
+    }
+
+    /// [`StorageArgs::app`] with the server's sign-in settings.
+    async fn app_with(
+        &self,
+        allow_private_fetch: bool,
+        oidc: Option<quire_app::settings::OidcSettings>,
+    ) -> anyhow::Result<App> {
         let blobs = self.blob_store()?;
         let fetcher = Fetcher::new(FetchConfig {
             allow_private_networks: allow_private_fetch,
@@ -221,7 +323,10 @@ impl StorageArgs {
             blobs,
             fetcher,
             std::sync::Arc::new(quire_core::SystemClock),
-            self.settings(),
+            quire_app::Settings {
+                oidc,
+                ..self.settings()
+            },
         ))
     }
 
@@ -339,6 +444,31 @@ async fn main() -> anyhow::Result<()> {
             println!("{token}");
             Ok(())
         }
+        Command::SignInLink {
+            email,
+            name,
+            public_url,
+            storage,
+        } => {
+            let app = storage.app(false).await?;
+            let link = quire_sign_in::links::sign_in_link_for_cli(&app, &public_url, &email, name.as_deref()).await;
+            app.db.close().await;
+            println!("{}", link?.url);
+            Ok(())
+        }
+        Command::PasswordLink {
+            email,
+            public_url,
+            storage,
+        } => {
+            let app = storage.app(false).await?;
+            let link = quire_sign_in::links::password_link_for_cli(&app, &public_url, &email).await;
+            app.db.close().await;
+            let link = link?;
+            eprintln!("a {} link for {}", link.purpose.as_str(), link.email);
+            println!("{}", link.url);
+            Ok(())
+        }
         Command::Token {
             command: TokenCommand::List { email, storage },
         } => {
@@ -371,7 +501,10 @@ async fn main() -> anyhow::Result<()> {
 }
 
 async fn serve(args: ServeArgs) -> anyhow::Result<()> {
-    let app = args.storage.app(args.allow_private_fetch).await?;
+    let app = args
+        .storage
+        .app_with(args.allow_private_fetch, args.oidc.settings()?)
+        .await?;
     app.set_translation_provider(args.translation()?);
     let listener = tokio::net::TcpListener::bind(args.listen)
         .await
@@ -389,7 +522,17 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         Ok(version) => tracing::info!(%version, "SAML responses are verified with xmlsec1"),
         Err(problem) => tracing::warn!(%problem, "SAML sign-in is unavailable until xmlsec1 can run"),
     }
-    let state = AppState::new(app.clone(), &public_url);
+    if let Some(oidc) = &app.settings.oidc {
+        tracing::info!(
+            issuer = %oidc.issuer,
+            redirect_uri = %quire_sign_in::oidc::redirect_uri(&public_url),
+            "OpenID Connect sign-in is on"
+        );
+    }
+    let state = AppState {
+        behind_proxy: args.behind_proxy,
+        ..AppState::new(app.clone(), &public_url)
+    };
     let workers = quire_app::jobs::Workers {
         slots: usize::from(args.job_slots),
         per_organization: usize::from(args.jobs_per_organization.min(args.job_slots)),

@@ -15,6 +15,18 @@ const BIN: &str = env!("CARGO_BIN_EXE_quire");
 /// the status and the body. Plain `std`, so these tests build nothing the
 /// binary does not.
 fn http(method: &str, url: &str, token: Option<&str>, body: Option<&Value>) -> std::io::Result<(u16, String)> {
+    let auth = token.map(|t| format!("Authorization: Bearer {t}"));
+    let (status, _, body) = http_with(method, url, auth.as_deref(), body)?;
+    Ok((status, body))
+}
+
+/// A request with one extra header line; the status, the head and the body.
+fn http_with(
+    method: &str,
+    url: &str,
+    header: Option<&str>,
+    body: Option<&Value>,
+) -> std::io::Result<(u16, String, String)> {
     let rest = url.strip_prefix("http://").expect("an http:// URL");
     let (host, path) = match rest.split_once('/') {
         Some((host, path)) => (host, format!("/{path}")),
@@ -25,8 +37,8 @@ fn http(method: &str, url: &str, token: Option<&str>, body: Option<&Value>) -> s
         "{method} {path} HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\nContent-Length: {}\r\n",
         body.len()
     );
-    if let Some(token) = token {
-        head.push_str(&format!("Authorization: Bearer {token}\r\n"));
+    if let Some(header) = header {
+        head.push_str(&format!("{header}\r\n"));
     }
     if !body.is_empty() {
         head.push_str("Content-Type: application/json\r\n");
@@ -38,11 +50,8 @@ fn http(method: &str, url: &str, token: Option<&str>, body: Option<&Value>) -> s
     let mut answer = String::new();
     stream.read_to_string(&mut answer)?;
     let status = answer.split(' ').nth(1).and_then(|s| s.parse().ok()).unwrap_or(0);
-    let body = answer
-        .split_once("\r\n\r\n")
-        .map(|(_, b)| b.to_owned())
-        .unwrap_or_default();
-    Ok((status, body))
+    let (head, body) = answer.split_once("\r\n\r\n").unwrap_or((&answer, ""));
+    Ok((status, head.to_owned(), body.to_owned()))
 }
 
 fn json(body: &str) -> Value {
@@ -238,6 +247,56 @@ fn scenario(storage: &[String]) {
     assert!(String::from_utf8_lossy(&again.stderr).contains("not found"));
     let nobody = quire(&["token", "list", "--email", "nobody@example.com"], storage);
     assert!(!nobody.status.success());
+
+    // The first admin on a laptop signs in with a one-time link the CLI
+    // prints (the person is created on the way).
+    let printed = quire(
+        &[
+            "sign-in-link",
+            "--email",
+            "admin@example.com",
+            "--name",
+            "First Admin",
+            "--public-url",
+            &base,
+        ],
+        storage,
+    );
+    assert!(printed.status.success(), "{}", String::from_utf8_lossy(&printed.stderr));
+    let url = String::from_utf8_lossy(&printed.stdout).trim().to_owned();
+    let token = url
+        .strip_prefix(&format!("{base}/sign-in/link#"))
+        .unwrap_or_else(|| panic!("not a sign-in link: {url}"))
+        .to_owned();
+    let use_link = serde_json::json!({ "token": token });
+    let (status, head, body) =
+        http_with("POST", &format!("{base}/auth/links/use"), None, Some(&use_link)).expect("use the link");
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(json(&body)["user"]["displayName"], "First Admin");
+    let cookie = head
+        .lines()
+        .find_map(|l| {
+            l.to_ascii_lowercase()
+                .starts_with("set-cookie:")
+                .then(|| l[11..].trim().to_owned())
+        })
+        .and_then(|c| c.split(';').next().map(str::to_owned))
+        .expect("a session cookie");
+    let (status, _, body) = http_with("GET", &user, Some(&format!("Cookie: {cookie}")), None).expect("GET /v1/user");
+    assert_eq!(status, 200, "{body}");
+    assert_eq!(json(&body)["email"], "admin@example.com");
+    let (status, _, _) =
+        http_with("POST", &format!("{base}/auth/links/use"), None, Some(&use_link)).expect("use it again");
+    assert_eq!(status, 401, "a link is used once");
+    let no_account = quire(&["password-link", "--email", "nobody@example.com"], storage);
+    assert!(!no_account.status.success());
+    assert!(String::from_utf8_lossy(&no_account.stderr).contains("not found"));
+    let reset = quire(
+        &["password-link", "--email", "admin@example.com", "--public-url", &base],
+        storage,
+    );
+    assert!(reset.status.success(), "{}", String::from_utf8_lossy(&reset.stderr));
+    assert!(String::from_utf8_lossy(&reset.stderr).contains("a reset link"));
 }
 
 #[test]

@@ -51,6 +51,11 @@ pub struct OrgAccess {
 /// The caller's active membership in `org_id`, if any.
 pub async fn find_org(conn: &mut Conn, caller: &Caller, org_id: &str) -> AppResult<Option<OrgAccess>> {
     Ok(match members::membership(conn, org_id, caller.id()).await? {
+        Some(m) if !m.disabled && m.sso && !caller.went_through_sso(org_id) => {
+            return Err(AppError::forbidden(
+                "this organization requires signing in through its single sign-on",
+            ));
+        }
         Some(m) if !m.disabled => Some(OrgAccess {
             org_id: org_id.to_owned(),
             user_id: caller.id().to_owned(),

@@ -25,6 +25,7 @@ mod permissions;
 mod published_sites;
 mod saml;
 mod search;
+mod sign_in;
 mod sites;
 mod spaces;
 mod teams;
