@@ -10,7 +10,9 @@
 //!    code at the token endpoint (client secret by HTTP Basic, or in the
 //!    form when the provider only takes that), and verifies the ID token:
 //!    signature by a key of the provider's JWKS (asymmetric algorithms
-//!    only), issuer, audience, expiry, nonce.
+//!    only), issuer, audience, expiry, nonce; the email and name come from
+//!    the token or, when it leaves them out, from the userinfo endpoint
+//!    (its subject must be the token's).
 //! 3. The person is who that provider's subject was before; otherwise the
 //!    one with the token's email (only when `email_verified` is true, or
 //!    the operator trusts the provider's emails), created when nobody has it
@@ -56,6 +58,8 @@ struct Discovery {
     authorization_endpoint: String,
     token_endpoint: String,
     jwks_uri: String,
+    #[serde(default)]
+    userinfo_endpoint: Option<String>,
     #[serde(default)]
     token_endpoint_auth_methods_supported: Option<Vec<String>>,
 }
@@ -166,9 +170,10 @@ pub async fn start(app: &App, public_url: &str, return_to: Option<&str>) -> AppR
 #[derive(Debug, Deserialize)]
 struct TokenResponse {
     id_token: String,
+    access_token: Option<String>,
 }
 
-/// The ID token claims Quire reads.
+/// The ID token (or userinfo) claims Quire reads.
 #[derive(Debug, Deserialize)]
 struct Claims {
     sub: String,
@@ -267,9 +272,37 @@ pub async fn finish(
         .json()
         .await
         .map_err(|e| provider_error("reading its token answer", e))?;
-    let claims = verify_id_token(settings, &tokens.id_token).await?;
+    let mut claims = verify_id_token(settings, &tokens.id_token).await?;
     if claims.nonce.as_deref() != Some(request.nonce.as_str()) {
         return Err(provider_error("its ID token is for another sign-in", "nonce mismatch"));
+    }
+    // Providers that keep the ID token small (as the specification allows)
+    // give the email and name at the userinfo endpoint.
+    if claims.email.is_none()
+        && let (Some(endpoint), Some(access_token)) = (&metadata.discovery.userinfo_endpoint, &tokens.access_token)
+    {
+        let info: Claims = {
+            let response = http()?
+                .get(endpoint)
+                .bearer_auth(access_token)
+                .send()
+                .await
+                .map_err(|e| provider_error("reading userinfo", e))?;
+            if !response.status().is_success() {
+                return Err(provider_error("reading userinfo", response.status()));
+            }
+            response
+                .json()
+                .await
+                .map_err(|e| provider_error("reading userinfo", e))?
+        };
+        if info.sub != claims.sub {
+            return Err(provider_error("its userinfo is about someone else", "sub mismatch"));
+        }
+        claims.email = info.email;
+        claims.email_verified = info.email_verified;
+        claims.name = claims.name.or(info.name);
+        claims.preferred_username = claims.preferred_username.or(info.preferred_username);
     }
     let user = person(app, settings, &claims).await?;
     let mut tx = app.db.write().await?;

@@ -18,6 +18,7 @@ mod jobs;
 mod lifecycle;
 mod members;
 mod official_client;
+mod oidc;
 mod openapi;
 mod orgs;
 mod pdf;

@@ -105,6 +105,28 @@ impl Browser {
         self.send(Method::GET, path, None, false).await
     }
 
+    /// Follows redirects from `url` (a path of the server or an absolute
+    /// URL) to the first answer that is not one: its URL and the answer.
+    pub async fn follow(&mut self, url: &str) -> (String, Answer) {
+        let mut url = if url.starts_with("http") {
+            url.to_owned()
+        } else {
+            format!("{}{url}", self.base)
+        };
+        for _ in 0..20 {
+            let answer = self.get(&url).await;
+            if !(300..400).contains(&answer.status) {
+                return (url, answer);
+            }
+            let location = answer.headers["location"].to_str().expect("a Location").to_owned();
+            url = reqwest::Url::parse(&url)
+                .and_then(|base| base.join(&location))
+                .expect("a URL to follow")
+                .to_string();
+        }
+        panic!("more than 20 redirects from {url}");
+    }
+
     pub async fn post(&mut self, path: &str, body: Value) -> Answer {
         self.send(Method::POST, path, Some(body), true).await
     }

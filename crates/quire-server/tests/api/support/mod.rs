@@ -119,6 +119,12 @@ impl TestAppBuilder {
         self
     }
 
+    /// People may sign in with this OpenID provider.
+    pub fn oidc(mut self, settings: quire_app::settings::OidcSettings) -> Self {
+        self.settings.oidc = Some(settings);
+        self
+    }
+
     pub async fn start(self) -> TestApp {
         TestApp::start_with(self).await
     }
