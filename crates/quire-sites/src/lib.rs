@@ -203,8 +203,8 @@ pub struct NewSite {
 }
 
 /// Path segments of the public URL that belong to Quire, not to sites.
-const RESERVED_BASENAMES: [&str; 16] = [
-    "v1", "health", "api", "s", "o", "c", "account", "auth", "sign-in", "saml", "sso", "static", "assets", "app",
+const RESERVED_BASENAMES: [&str; 17] = [
+    "v1", "health", "api", "s", "o", "c", "me", "account", "auth", "sign-in", "saml", "sso", "static", "assets", "app",
     "login", "logout",
 ];
 

@@ -31,3 +31,4 @@ mod sites;
 mod spaces;
 mod teams;
 mod translations;
+mod web_app;

@@ -17,8 +17,8 @@ use serde_json::{Value, json};
 use crate::sign_in::Browser;
 use crate::support::{Backend, TestApp};
 
-const CLIENT_ID: &str = "quire";
-const CLIENT_SECRET: &str = "a-client-secret-long-enough-for-hs256-use";
+pub(crate) const CLIENT_ID: &str = "quire";
+pub(crate) const CLIENT_SECRET: &str = "a-client-secret-long-enough-for-hs256-use";
 
 /// The provider's folder with its packages installed (once per run).
 fn provider_dir() -> &'static Path {
@@ -53,7 +53,7 @@ fn provider_dir() -> &'static Path {
 }
 
 /// A running provider, stopped when dropped.
-struct Provider(Child);
+pub(crate) struct Provider(Child);
 
 impl Drop for Provider {
     fn drop(&mut self) {
@@ -62,7 +62,7 @@ impl Drop for Provider {
     }
 }
 
-fn free_port() -> u16 {
+pub(crate) fn free_port() -> u16 {
     std::net::TcpListener::bind("127.0.0.1:0")
         .and_then(|l| l.local_addr())
         .map(|a| a.port())
@@ -71,7 +71,7 @@ fn free_port() -> u16 {
 
 /// Starts the provider on `port` for Quire at `base_url`, logging in as
 /// `account` (its claims).
-fn start_provider(port: u16, base_url: &str, account: &Value) -> Provider {
+pub(crate) fn start_provider(port: u16, base_url: &str, account: &Value) -> Provider {
     let mut child = Command::new("node")
         .arg("provider.mjs")
         .current_dir(provider_dir())
@@ -100,7 +100,7 @@ fn start_provider(port: u16, base_url: &str, account: &Value) -> Provider {
 }
 
 /// Quire configured for the provider on `port`.
-async fn quire(backend: Backend, port: u16, allowed_domains: &[&str]) -> TestApp {
+pub(crate) async fn quire(backend: Backend, port: u16, allowed_domains: &[&str]) -> TestApp {
     TestApp::builder(backend)
         .oidc(OidcSettings {
             issuer: format!("http://127.0.0.1:{port}"),

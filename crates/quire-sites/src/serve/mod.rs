@@ -75,13 +75,7 @@ struct SiteState {
 /// instance's router.
 pub fn router(app: App, public_url: &str) -> Router {
     let public_url = public_url.trim_end_matches('/');
-    let public_host = public_url
-        .split_once("://")
-        .map_or(public_url, |(_, rest)| rest)
-        .split('/')
-        .next()
-        .unwrap_or_default()
-        .to_ascii_lowercase();
+    let public_host = quire_core::percent::host_of(public_url);
     Router::new()
         .fallback(serve)
         .layer(axum::middleware::map_response(crate::serve::security::secure))

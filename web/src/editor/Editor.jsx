@@ -1,0 +1,207 @@
+// The page editor: the page's JSON document in a Tiptap (ProseMirror)
+// editor, saved into the change request as the reader types (autosave, one
+// request at a time, the latest state last), with a slash menu for blocks
+// and a markdown source mode.
+import { Editor as TiptapEditor } from '@tiptap/core';
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { post, get } from '../api.js';
+import { extensions, HINT_STYLES } from './extensions.js';
+import { fromEditor, toEditor } from './document.js';
+
+const SAVE_AFTER_MS = 400;
+
+/// Block kinds of the slash menu: label and what inserting does.
+const SLASH_ITEMS = [
+  { label: 'Text', run: (c) => c.setParagraph() },
+  { label: 'Heading 1', run: (c) => c.setHeading({ level: 1 }) },
+  { label: 'Heading 2', run: (c) => c.setHeading({ level: 2 }) },
+  { label: 'Heading 3', run: (c) => c.setHeading({ level: 3 }) },
+  { label: 'Bulleted list', run: (c) => c.toggleBulletList() },
+  { label: 'Numbered list', run: (c) => c.toggleOrderedList() },
+  { label: 'Task list', run: (c) => c.toggleTaskList() },
+  { label: 'Quote', run: (c) => c.setBlockquote() },
+  { label: 'Code block', run: (c) => c.setCodeBlock() },
+  ...HINT_STYLES.map((style) => ({
+    label: `Hint (${style})`,
+    run: (c) => c.insertContent({ type: 'hint', attrs: { style }, content: [{ type: 'paragraph' }] }),
+  })),
+  { label: 'Divider', run: (c) => c.setHorizontalRule() },
+];
+
+/// Saves one change at a time; changes made meanwhile are merged (the
+/// latest title, the latest body) and sent next.
+function saver(send, onState) {
+  let pending = null;
+  let running = false;
+  let timer = null;
+  const run = async () => {
+    if (running || !pending) return;
+    running = true;
+    const change = pending;
+    pending = null;
+    onState('saving');
+    try {
+      await send(change);
+      onState(pending ? 'saving' : 'saved');
+    } catch (error) {
+      onState(`error: ${error.message}`);
+    }
+    running = false;
+    run();
+  };
+  return {
+    schedule(change) {
+      pending = { ...pending, ...change };
+      onState('editing');
+      clearTimeout(timer);
+      timer = setTimeout(run, SAVE_AFTER_MS);
+    },
+    flush() {
+      clearTimeout(timer);
+      return run();
+    },
+  };
+}
+
+export function PageEditor({ spaceId, changeRequest, page, document }) {
+  const mount = useRef(null);
+  const editorRef = useRef(null);
+  const [state, setState] = useState('saved');
+  const [title, setTitle] = useState(page.title);
+  const [mode, setMode] = useState('rich');
+  const [markdown, setMarkdown] = useState('');
+  const [slash, setSlash] = useState(null);
+  const base = `/v1/spaces/${spaceId}/change-requests/${changeRequest.id}`;
+  const save = useRef(null);
+  if (!save.current) {
+    save.current = saver(
+      (change) => post(`${base}/content`, { changes: [{ operation: 'update_page', page: page.id, ...change }] }),
+      setState,
+    );
+  }
+
+  useEffect(() => {
+    if (mode !== 'rich') return undefined;
+    const editor = new TiptapEditor({
+      element: mount.current,
+      extensions: extensions(),
+      content: toEditor(document.current),
+      editorProps: {
+        attributes: { class: 'prose', 'aria-label': 'Page content', role: 'textbox', 'aria-multiline': 'true' },
+      },
+      onUpdate: ({ editor: e }) => {
+        const json = fromEditor(e.getJSON());
+        document.current = json;
+        save.current.schedule({ document: { document: json } });
+        const { $from } = e.state.selection;
+        const text = $from.parent.textContent;
+        if ($from.parent.type.name === 'paragraph' && text.startsWith('/') && !text.includes(' ')) {
+          const query = text.slice(1).toLowerCase();
+          const coords = e.view.coordsAtPos($from.pos);
+          setSlash({ query, index: 0, top: coords.bottom + window.scrollY, left: coords.left });
+        } else {
+          setSlash(null);
+        }
+      },
+    });
+    editorRef.current = editor;
+    window.quireEditor = editor;
+    return () => {
+      editor.destroy();
+      editorRef.current = null;
+    };
+  }, [mode]);
+
+  useEffect(() => () => save.current.flush(), []);
+
+  const items = slash ? SLASH_ITEMS.filter((i) => i.label.toLowerCase().includes(slash.query)) : [];
+
+  const choose = (item) => {
+    const editor = editorRef.current;
+    const { $from } = editor.state.selection;
+    const from = $from.start();
+    editor.chain().focus().deleteRange({ from, to: $from.end() }).run();
+    item.run(editor.chain().focus()).run();
+    setSlash(null);
+  };
+
+  const onKeyDown = (event) => {
+    if (!slash || items.length === 0) return;
+    if (event.key === 'ArrowDown' || event.key === 'ArrowUp') {
+      event.preventDefault();
+      event.stopPropagation();
+      const step = event.key === 'ArrowDown' ? 1 : -1;
+      setSlash({ ...slash, index: (slash.index + step + items.length) % items.length });
+    } else if (event.key === 'Enter') {
+      event.preventDefault();
+      event.stopPropagation();
+      choose(items[Math.min(slash.index, items.length - 1)]);
+    } else if (event.key === 'Escape') {
+      setSlash(null);
+    }
+  };
+
+  const switchMode = async () => {
+    await save.current.flush();
+    if (mode === 'rich') {
+      const answer = await get(`${base}/content/page/${page.id}?format=markdown`);
+      setMarkdown(answer.markdown ?? '');
+      setMode('markdown');
+    } else {
+      const answer = await get(`${base}/content/page/${page.id}`);
+      document.current = answer.document;
+      setMode('rich');
+    }
+  };
+
+  return (
+    <div class="editor">
+      <div class="editor-bar">
+        <label class="visually-hidden" for="page-title">Page title</label>
+        <input
+          id="page-title"
+          class="title-input"
+          value={title}
+          onInput={(e) => {
+            setTitle(e.currentTarget.value);
+            save.current.schedule({ title: e.currentTarget.value });
+          }}
+        />
+        <button type="button" onClick={switchMode}>{mode === 'rich' ? 'Markdown' : 'Rich text'}</button>
+        <span class="save-state" role="status" aria-live="polite" data-state={state}>
+          {state === 'saved' ? 'Saved' : state === 'saving' || state === 'editing' ? 'Saving…' : state}
+        </span>
+      </div>
+      {mode === 'rich' ? (
+        <div ref={mount} onKeyDownCapture={onKeyDown} class="editor-surface" />
+      ) : (
+        <textarea
+          class="markdown-source"
+          aria-label="Page markdown"
+          value={markdown}
+          onInput={(e) => {
+            setMarkdown(e.currentTarget.value);
+            save.current.schedule({ document: { markdown: e.currentTarget.value } });
+          }}
+        />
+      )}
+      {slash && items.length > 0 && (
+        <ul class="slash-menu" role="listbox" aria-label="Insert a block" style={{ top: `${slash.top}px`, left: `${slash.left}px` }}>
+          {items.map((item, i) => (
+            <li
+              role="option"
+              aria-selected={i === slash.index}
+              class={i === slash.index ? 'selected' : ''}
+              onMouseDown={(e) => {
+                e.preventDefault();
+                choose(item);
+              }}
+            >
+              {item.label}
+            </li>
+          ))}
+        </ul>
+      )}
+    </div>
+  );
+}

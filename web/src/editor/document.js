@@ -1,0 +1,205 @@
+// Between the API's JSON document (GitBook's `JSONDocument`: blocks,
+// inlines, text nodes of leaves with marks) and the editor's ProseMirror
+// document. Blocks the editor has a view for become editable nodes; every
+// other block (tabs, expandables, cards, tables, embeds, OpenAPI, ...)
+// travels as an `opaque` node holding its JSON untouched, so what is saved
+// reads back identical whether or not the editor knows the block.
+
+const MARKS = { bold: 'bold', italic: 'italic', strikethrough: 'strike', code: 'code' };
+const MARKS_BACK = Object.fromEntries(Object.entries(MARKS).map(([k, v]) => [v, k]));
+
+function leafText(leaf) {
+  const marks = (leaf.marks ?? []).map((m) => MARKS[m.type]).filter(Boolean).map((type) => ({ type }));
+  return leaf.text ? [{ type: 'text', text: leaf.text, ...(marks.length ? { marks } : {}) }] : [];
+}
+
+/// Inline nodes (text, links) as ProseMirror inline content.
+function inlines(nodes = []) {
+  const out = [];
+  for (const node of nodes) {
+    if (node.object === 'text') {
+      for (const leaf of node.leaves ?? []) out.push(...leafText(leaf));
+    } else if (node.object === 'inline' && node.type === 'link') {
+      const ref = node.data?.ref ?? {};
+      const href = ref.kind === 'url' ? ref.url : null;
+      for (const inner of inlines(node.nodes)) {
+        const marks = [...(inner.marks ?? []), { type: 'link', attrs: { href, gitbookRef: href ? null : JSON.stringify(ref) } }];
+        out.push({ ...inner, marks });
+      }
+    } else {
+      out.push({ type: 'opaqueInline', attrs: { json: JSON.stringify(node) } });
+    }
+  }
+  return out;
+}
+
+function blocks(nodes = []) {
+  return nodes.map(blockToEditor);
+}
+
+function blockToEditor(node) {
+  const data = node.data ?? {};
+  switch (node.type) {
+    case 'paragraph':
+      return { type: 'paragraph', content: inlines(node.nodes) };
+    case 'heading-1':
+    case 'heading-2':
+    case 'heading-3':
+      return { type: 'heading', attrs: { level: Number(node.type.slice(-1)) }, content: inlines(node.nodes) };
+    case 'blockquote':
+      return { type: 'blockquote', content: blocks(node.nodes) };
+    case 'divider':
+      return { type: 'horizontalRule' };
+    case 'hint':
+      return { type: 'hint', attrs: { style: data.style ?? 'info' }, content: blocks(node.nodes) };
+    case 'code': {
+      const text = (node.nodes ?? [])
+        .map((line) => (line.nodes ?? []).flatMap((t) => (t.leaves ?? []).map((l) => l.text)).join(''))
+        .join('\n');
+      return {
+        type: 'codeBlock',
+        attrs: { language: data.syntax ?? null, title: data.title ?? null, extra: extraCodeData(data) },
+        content: text ? [{ type: 'text', text }] : [],
+      };
+    }
+    case 'list-unordered':
+    case 'list-ordered':
+    case 'list-tasks': {
+      const tasks = node.type === 'list-tasks';
+      const items = (node.nodes ?? []).map((item) => ({
+        type: tasks ? 'taskItem' : 'listItem',
+        ...(tasks ? { attrs: { checked: Boolean(item.data?.checked) } } : {}),
+        content: listItemContent(item.nodes),
+      }));
+      if (tasks) return { type: 'taskList', content: items };
+      if (node.type === 'list-ordered') return { type: 'orderedList', attrs: { start: data.start ?? 1 }, content: items };
+      return { type: 'bulletList', content: items };
+    }
+    default:
+      return { type: 'opaque', attrs: { json: JSON.stringify(node) } };
+  }
+}
+
+/// A list item starts with a paragraph in the editor's schema.
+function listItemContent(nodes) {
+  const content = blocks(nodes);
+  if (content[0]?.type !== 'paragraph') content.unshift({ type: 'paragraph', content: [] });
+  return content;
+}
+
+function extraCodeData(data) {
+  const { syntax, title, ...extra } = data;
+  return Object.keys(extra).length ? JSON.stringify(extra) : null;
+}
+
+/// The API's document as the editor's.
+export function toEditor(document) {
+  const content = blocks(document?.nodes ?? []);
+  return { type: 'doc', content: content.length ? content : [{ type: 'paragraph' }] };
+}
+
+// Back to the API's form.
+
+function block(type, data, nodes) {
+  return { object: 'block', type, isVoid: false, data, nodes };
+}
+
+function sameMarks(a, b) {
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
+/// Editor inline content as text nodes and link inlines.
+function inlinesBack(content = []) {
+  const out = [];
+  let leaves = [];
+  const flush = () => {
+    if (leaves.length) out.push({ object: 'text', leaves });
+    leaves = [];
+  };
+  let i = 0;
+  while (i < content.length) {
+    const node = content[i];
+    const link = node.marks?.find((m) => m.type === 'link');
+    if (link) {
+      flush();
+      const run = [];
+      while (i < content.length && sameMarks(content[i].marks?.find((m) => m.type === 'link'), link)) {
+        run.push({ ...content[i], marks: content[i].marks.filter((m) => m.type !== 'link') });
+        i += 1;
+      }
+      const ref = link.attrs.gitbookRef ? JSON.parse(link.attrs.gitbookRef) : { kind: 'url', url: link.attrs.href };
+      out.push({ object: 'inline', type: 'link', isVoid: false, data: { ref }, nodes: inlinesBack(run) });
+      continue;
+    }
+    if (node.type === 'text') {
+      const marks = (node.marks ?? []).map((m) => MARKS_BACK[m.type]).filter(Boolean).map((type) => ({ object: 'mark', type }));
+      const last = leaves[leaves.length - 1];
+      if (last && sameMarks(last.marks, marks)) last.text += node.text;
+      else leaves.push({ object: 'leaf', text: node.text, marks });
+    } else if (node.type === 'opaqueInline') {
+      flush();
+      out.push(JSON.parse(node.attrs.json));
+    } else if (node.type === 'hardBreak') {
+      const last = leaves[leaves.length - 1];
+      if (last && last.marks.length === 0) last.text += '\n';
+      else leaves.push({ object: 'leaf', text: '\n', marks: [] });
+    }
+    i += 1;
+  }
+  flush();
+  return out;
+}
+
+function paragraphBack(node) {
+  const nodes = inlinesBack(node.content);
+  return block('paragraph', {}, nodes.length ? nodes : [{ object: 'text', leaves: [{ object: 'leaf', text: '', marks: [] }] }]);
+}
+
+function blocksBack(content = []) {
+  return content.map(blockBack);
+}
+
+function blockBack(node) {
+  const attrs = node.attrs ?? {};
+  switch (node.type) {
+    case 'paragraph':
+      return paragraphBack(node);
+    case 'heading':
+      return block(`heading-${Math.min(3, Math.max(1, attrs.level))}`, {}, inlinesBack(node.content));
+    case 'blockquote':
+      return block('blockquote', {}, blocksBack(node.content));
+    case 'horizontalRule':
+      return { object: 'block', type: 'divider', isVoid: true, data: {} };
+    case 'hint':
+      return block('hint', { style: attrs.style ?? 'info' }, blocksBack(node.content));
+    case 'codeBlock': {
+      const text = (node.content ?? []).map((t) => t.text).join('');
+      const data = { ...(attrs.extra ? JSON.parse(attrs.extra) : {}) };
+      if (attrs.language) data.syntax = attrs.language;
+      if (attrs.title) data.title = attrs.title;
+      const lines = text.split('\n').map((line) =>
+        block('code-line', { highlighted: false }, [{ object: 'text', leaves: [{ object: 'leaf', text: line, marks: [] }] }]),
+      );
+      return block('code', data, lines);
+    }
+    case 'bulletList':
+      return block('list-unordered', {}, (node.content ?? []).map((item) => block('list-item', {}, blocksBack(item.content))));
+    case 'orderedList':
+      return block('list-ordered', { start: attrs.start ?? 1 }, (node.content ?? []).map((item) => block('list-item', {}, blocksBack(item.content))));
+    case 'taskList':
+      return block(
+        'list-tasks',
+        {},
+        (node.content ?? []).map((item) => block('list-item', { checked: Boolean(item.attrs?.checked) }, blocksBack(item.content))),
+      );
+    case 'opaque':
+      return JSON.parse(attrs.json);
+    default:
+      return paragraphBack({ content: [] });
+  }
+}
+
+/// The editor's document in the API's form.
+export function fromEditor(doc) {
+  return { object: 'document', data: { schemaVersion: 1 }, nodes: blocksBack(doc.content ?? []) };
+}

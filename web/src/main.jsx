@@ -1,0 +1,81 @@
+// The application: who is signed in, the header, and the screen the
+// address names. Every screen is a client of the public API.
+import { render } from 'preact';
+import { useEffect, useState } from 'preact/hooks';
+import { currentSession } from './api.js';
+import { interceptLinks, navigate, route, useLocation } from './router.js';
+import { SignIn, LinkScreen } from './screens/SignIn.jsx';
+import { Home, Org, Collection } from './screens/Home.jsx';
+import { Space, EditPage } from './screens/Space.jsx';
+import { ChangeRequests, ChangeRequest } from './screens/ChangeRequests.jsx';
+import { Account } from './screens/Account.jsx';
+import { SearchDialog } from './Search.jsx';
+import './style.css';
+
+function Header({ me, onSearch }) {
+  return (
+    <header class="header">
+      <a class="skip" href="#main">Skip to content</a>
+      <a class="brand" href="/">Quire</a>
+      <button type="button" class="search-button" onClick={onSearch} aria-keyshortcuts="Control+K Meta+K">
+        Search <kbd>Ctrl K</kbd>
+      </button>
+      <a href="/me" class="me">{me.user.displayName}</a>
+    </header>
+  );
+}
+
+function App() {
+  const location = useLocation();
+  const [me, setMe] = useState(undefined);
+  const [searching, setSearching] = useState(false);
+  useEffect(() => {
+    currentSession().then(setMe, () => setMe(null));
+  }, []);
+  useEffect(() => {
+    const onKey = (event) => {
+      if ((event.ctrlKey || event.metaKey) && event.key.toLowerCase() === 'k') {
+        event.preventDefault();
+        setSearching(true);
+      }
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, []);
+
+  const where = route(location.path);
+  if (me === undefined) return <main id="main" aria-busy="true" />;
+  if (where.screen === 'link') return <LinkScreen onSignedIn={setMe} />;
+  if (!me) {
+    if (where.screen !== 'sign-in') {
+      navigate(`/sign-in?returnTo=${encodeURIComponent(location.path)}`, { replace: true });
+      return null;
+    }
+    return <SignIn onSignedIn={setMe} />;
+  }
+  if (where.screen === 'sign-in') {
+    navigate('/', { replace: true });
+    return null;
+  }
+  const screens = {
+    home: () => <Home />,
+    org: () => <Org orgId={where.orgId} />,
+    collection: () => <Collection collectionId={where.collectionId} />,
+    space: () => <Space spaceId={where.spaceId} pagePath={where.pagePath} me={me.user} />,
+    editor: () => <EditPage spaceId={where.spaceId} number={where.number} pageId={where.pageId} />,
+    'change-requests': () => <ChangeRequests spaceId={where.spaceId} />,
+    'change-request': () => <ChangeRequest spaceId={where.spaceId} number={where.number} />,
+    account: () => <Account me={me} onSignedOut={() => setMe(null)} />,
+    'not-found': () => <main id="main" class="page"><h1>Not found</h1></main>,
+  };
+  return (
+    <>
+      <Header me={me} onSearch={() => setSearching(true)} />
+      {screens[where.screen]()}
+      <SearchDialog open={searching} onClose={() => setSearching(false)} />
+    </>
+  );
+}
+
+interceptLinks();
+render(<App />, document.getElementById('app'));

@@ -1,0 +1,130 @@
+// Finding one's way: organizations, then their collections and spaces.
+import { useEffect, useState } from 'preact/hooks';
+import { all, get, post } from '../api.js';
+import { navigate } from '../router.js';
+
+function useLoad(load, deps) {
+  const [state, setState] = useState({ data: null, error: null });
+  const reload = () => load().then((data) => setState({ data, error: null }), (error) => setState({ data: null, error }));
+  useEffect(() => {
+    reload();
+  }, deps);
+  return [state, reload];
+}
+
+export { useLoad };
+
+function CreateForm({ label, onCreate }) {
+  const [error, setError] = useState(null);
+  const submit = async (event) => {
+    event.preventDefault();
+    const input = event.currentTarget.elements.title;
+    try {
+      await onCreate(input.value);
+      input.value = '';
+      setError(null);
+    } catch (e) {
+      setError(e.message);
+    }
+  };
+  return (
+    <form class="inline-form" onSubmit={submit}>
+      <label>
+        <span class="visually-hidden">{label} title</span>
+        <input name="title" placeholder={`New ${label.toLowerCase()} title`} required maxLength={50} />
+      </label>
+      <button type="submit">Create {label.toLowerCase()}</button>
+      {error && <span class="error" role="alert">{error}</span>}
+    </form>
+  );
+}
+
+export function Home() {
+  const [{ data: orgs, error }, reload] = useLoad(() => all('/v1/orgs'), []);
+  return (
+    <main id="main" class="page">
+      <h1>Organizations</h1>
+      {error && <p class="error" role="alert">{error.message}</p>}
+      <ul class="cards">
+        {orgs?.map((org) => (
+          <li key={org.id}><a href={`/o/${org.id}/`}>{org.title}</a></li>
+        ))}
+      </ul>
+      {orgs && orgs.length === 0 && <p class="muted">You belong to no organization yet: create one.</p>}
+      <CreateForm
+        label="Organization"
+        onCreate={async (title) => {
+          const org = await post('/v1/orgs', { title });
+          reload();
+          navigate(`/o/${org.id}/`);
+        }}
+      />
+    </main>
+  );
+}
+
+function SpaceList({ spaces, collections }) {
+  return (
+    <ul class="cards">
+      {collections.map((c) => (
+        <li key={c.id}><a href={`/c/${c.id}/`}><span aria-hidden="true">▤ </span>{c.title}</a></li>
+      ))}
+      {spaces.map((s) => (
+        <li key={s.id}><a href={`/s/${s.id}/`}>{s.emoji ? `${s.emoji} ` : ''}{s.title}</a></li>
+      ))}
+    </ul>
+  );
+}
+
+export function Org({ orgId }) {
+  const [{ data, error }, reload] = useLoad(async () => {
+    const [org, spaces, collections] = await Promise.all([
+      get(`/v1/orgs/${orgId}`),
+      all(`/v1/orgs/${orgId}/spaces`),
+      all(`/v1/orgs/${orgId}/collections`),
+    ]);
+    return {
+      org,
+      spaces: spaces.filter((s) => !s.parent),
+      collections: collections.filter((c) => !c.parent),
+    };
+  }, [orgId]);
+  if (error) return <main id="main" class="page"><p class="error" role="alert">{error.message}</p></main>;
+  if (!data) return <main id="main" class="page" aria-busy="true" />;
+  return (
+    <main id="main" class="page">
+      <p class="crumbs"><a href="/">Organizations</a></p>
+      <h1>{data.org.title}</h1>
+      <h2>Spaces</h2>
+      <SpaceList spaces={data.spaces} collections={data.collections} />
+      <CreateForm
+        label="Space"
+        onCreate={async (title) => {
+          const space = await post(`/v1/orgs/${orgId}/spaces`, { title });
+          reload();
+          navigate(`/s/${space.id}/`);
+        }}
+      />
+    </main>
+  );
+}
+
+export function Collection({ collectionId }) {
+  const [{ data, error }] = useLoad(async () => {
+    const collection = await get(`/v1/collections/${collectionId}`);
+    const [spaces, collections] = await Promise.all([
+      all(`/v1/collections/${collectionId}/spaces`),
+      all(`/v1/orgs/${collection.organization}/collections`),
+    ]);
+    return { collection, spaces, collections: collections.filter((c) => c.parent === collectionId) };
+  }, [collectionId]);
+  if (error) return <main id="main" class="page"><p class="error" role="alert">{error.message}</p></main>;
+  if (!data) return <main id="main" class="page" aria-busy="true" />;
+  return (
+    <main id="main" class="page">
+      <p class="crumbs"><a href={`/o/${data.collection.organization}/`}>Organization</a></p>
+      <h1>{data.collection.title}</h1>
+      <SpaceList spaces={data.spaces} collections={data.collections} />
+    </main>
+  );
+}

@@ -1,0 +1,106 @@
+// Signing in: email and password, the OpenID provider when the server has
+// one, and one-time links (sign-in, password reset, invitation).
+import { useEffect, useState } from 'preact/hooks';
+import { get, post, setCsrf } from '../api.js';
+import { navigate } from '../router.js';
+
+function returnTo() {
+  const to = new URLSearchParams(window.location.search).get('returnTo');
+  return to && to.startsWith('/') && !to.startsWith('//') ? to : '/';
+}
+
+export function SignIn({ onSignedIn }) {
+  const [methods, setMethods] = useState(null);
+  const [error, setError] = useState(() => new URLSearchParams(window.location.search).get('error'));
+  const [busy, setBusy] = useState(false);
+  useEffect(() => {
+    get('/auth/methods').then(setMethods, (e) => setError(e.message));
+  }, []);
+
+  const submit = async (event) => {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget);
+    setBusy(true);
+    try {
+      const session = await post('/auth/sign-in', { email: form.get('email'), password: form.get('password') });
+      setCsrf(session.csrfToken);
+      onSignedIn(session);
+      navigate(returnTo(), { replace: true });
+    } catch (e) {
+      setError(e.message);
+    }
+    setBusy(false);
+  };
+
+  return (
+    <main class="narrow" id="main">
+      <h1>Sign in to Quire</h1>
+      {error && <p class="error" role="alert">{error}</p>}
+      <form onSubmit={submit} class="stack">
+        <label>Email<input name="email" type="email" autocomplete="username" required /></label>
+        <label>Password<input name="password" type="password" autocomplete="current-password" required /></label>
+        <button type="submit" class="primary" disabled={busy}>Sign in</button>
+      </form>
+      {methods?.oidc && (
+        <p>
+          <a class="button" href={`${methods.oidc.startUrl}?returnTo=${encodeURIComponent(returnTo())}`}>
+            Sign in with {methods.oidc.name}
+          </a>
+        </p>
+      )}
+      <p class="muted">No password yet? Ask an admin for a link, or run <code>quire sign-in-link</code> on the server.</p>
+    </main>
+  );
+}
+
+export function LinkScreen({ onSignedIn }) {
+  const [token] = useState(() => window.location.hash.slice(1));
+  const [info, setInfo] = useState(null);
+  const [error, setError] = useState(null);
+  useEffect(() => {
+    // The token leaves the address bar (and so history) at once.
+    history.replaceState(null, '', '/sign-in/link');
+    if (!token) {
+      setError('This link is incomplete.');
+      return;
+    }
+    post('/auth/links/inspect', { token }).then(setInfo, (e) => setError(e.message));
+  }, []);
+
+  const submit = async (event) => {
+    event.preventDefault();
+    const form = new FormData(event.currentTarget);
+    const body = { token };
+    if (form.get('password')) body.password = form.get('password');
+    if (form.get('displayName')) body.displayName = form.get('displayName');
+    try {
+      const session = await post('/auth/links/use', body);
+      setCsrf(session.csrfToken);
+      onSignedIn(session);
+      navigate('/', { replace: true });
+    } catch (e) {
+      setError(e.message);
+    }
+  };
+
+  const heading = { invitation: 'Accept your invitation', reset: 'Set a new password', 'sign-in': 'Sign in' }[info?.purpose] ?? 'Sign in';
+  return (
+    <main class="narrow" id="main">
+      <h1>{heading}</h1>
+      {error && <p class="error" role="alert">{error}</p>}
+      {info && (
+        <form onSubmit={submit} class="stack">
+          <p>For <strong>{info.email}</strong></p>
+          {info.needsDisplayName && (
+            <label>Your name<input name="displayName" autocomplete="name" required /></label>
+          )}
+          <label>
+            {info.needsPassword ? 'New password (10 characters or more)' : 'Set a password (optional)'}
+            <input name="password" type="password" autocomplete="new-password" minLength={10} required={info.needsPassword} />
+          </label>
+          <button type="submit" class="primary">Continue</button>
+        </form>
+      )}
+    </main>
+  );
+}

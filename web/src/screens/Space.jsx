@@ -1,0 +1,170 @@
+// A space: its page tree and a page, read; editing opens (or continues) a
+// change request, as every edit happens in one.
+import { useEffect, useRef, useState } from 'preact/hooks';
+import { Editor as TiptapEditor } from '@tiptap/core';
+import { all, get, post } from '../api.js';
+import { navigate } from '../router.js';
+import { useLoad } from './Home.jsx';
+import { extensions } from '../editor/extensions.js';
+import { toEditor } from '../editor/document.js';
+import { PageEditor } from '../editor/Editor.jsx';
+
+/// Every page of a tree, depth first.
+export function flatten(pages, depth = 0, out = []) {
+  for (const page of pages ?? []) {
+    out.push({ page, depth });
+    flatten(page.pages, depth + 1, out);
+  }
+  return out;
+}
+
+/// The page tree: a list of links, indented by depth, only the rows in view
+/// drawn (10,000 pages stay smooth).
+export function PageTree({ pages, currentId, hrefOf, label = 'Pages' }) {
+  const rows = flatten(pages).filter(({ page }) => page.type !== 'link');
+  const ROW = 30;
+  const scroller = useRef(null);
+  const [view, setView] = useState({ top: 0, height: 800 });
+  useEffect(() => {
+    const el = scroller.current;
+    if (!el) return undefined;
+    const update = () => setView({ top: el.scrollTop, height: el.clientHeight || 800 });
+    update();
+    el.addEventListener('scroll', update, { passive: true });
+    return () => el.removeEventListener('scroll', update);
+  }, []);
+  const first = Math.max(0, Math.floor(view.top / ROW) - 10);
+  const last = Math.min(rows.length, Math.ceil((view.top + view.height) / ROW) + 10);
+  return (
+    <nav class="tree" aria-label={label} ref={scroller}>
+      <ul style={{ height: `${rows.length * ROW}px` }}>
+        {rows.slice(first, last).map(({ page, depth }, i) => (
+          <li key={page.id} style={{ top: `${(first + i) * ROW}px`, paddingLeft: `${0.5 + depth}rem` }}>
+            <a href={hrefOf(page)} aria-current={page.id === currentId ? 'page' : undefined}>
+              {page.emoji ? `${page.emoji} ` : ''}{page.title}
+            </a>
+          </li>
+        ))}
+      </ul>
+    </nav>
+  );
+}
+
+/// A document shown read-only, with the editor's own rendering.
+export function DocumentView({ document }) {
+  const mount = useRef(null);
+  useEffect(() => {
+    const editor = new TiptapEditor({
+      element: mount.current,
+      extensions: extensions(),
+      content: toEditor(document),
+      editable: false,
+      editorProps: { attributes: { class: 'prose', 'aria-label': 'Page content' } },
+    });
+    return () => editor.destroy();
+  }, [document]);
+  return <div ref={mount} />;
+}
+
+/// The caller's open change request on the space, or a new one.
+async function ownChangeRequest(spaceId, me, subject) {
+  const open = await all(`/v1/spaces/${spaceId}/change-requests?status=open`);
+  const mine = open.find((cr) => cr.createdBy?.id === me.id);
+  return mine ?? post(`/v1/spaces/${spaceId}/change-requests`, { subject });
+}
+
+export function Space({ spaceId, pagePath, me }) {
+  const [{ data, error }] = useLoad(async () => {
+    const [space, content] = await Promise.all([get(`/v1/spaces/${spaceId}`), get(`/v1/spaces/${spaceId}/content`)]);
+    const rows = flatten(content.pages).filter(({ page }) => page.type === 'document');
+    const current = pagePath ? rows.find(({ page }) => page.path === pagePath)?.page : rows[0]?.page;
+    const page = current ? await get(`/v1/spaces/${spaceId}/content/page/${current.id}`) : null;
+    return { space, content, page };
+  }, [spaceId, pagePath]);
+  const [busy, setBusy] = useState(false);
+  if (error) return <main id="main" class="page"><p class="error" role="alert">{error.message}</p></main>;
+  if (!data) return <main id="main" class="page" aria-busy="true" />;
+  const { space, content, page } = data;
+
+  const edit = async () => {
+    setBusy(true);
+    const cr = await ownChangeRequest(spaceId, me, page ? `Edit ${page.title}` : 'New page');
+    navigate(`/s/${spaceId}/change-requests/${cr.number}/edit/${page?.id ?? ''}`);
+  };
+  const newPage = async () => {
+    setBusy(true);
+    const cr = await ownChangeRequest(spaceId, me, 'New page');
+    const result = await post(`/v1/spaces/${spaceId}/change-requests/${cr.id}/content?compat=false`, {
+      changes: [{ operation: 'insert_page', title: 'Untitled', ref: 'new', document: {} }],
+    });
+    const created = result.changes.find((c) => c.object === 'created_page')?.page.id;
+    navigate(`/s/${spaceId}/change-requests/${cr.number}/edit/${created ?? ''}`);
+  };
+
+  return (
+    <div class="space-layout">
+      <aside class="sidebar">
+        <p class="crumbs"><a href={space.parent ? `/c/${space.parent}/` : `/o/${space.organization}/`}>Back</a></p>
+        <h2 class="space-title">{space.emoji ? `${space.emoji} ` : ''}{space.title}</h2>
+        <PageTree pages={content.pages} currentId={page?.id} hrefOf={(p) => `/s/${spaceId}/${p.path}`} />
+        <p><a href={`/s/${spaceId}/change-requests`}>Change requests</a></p>
+      </aside>
+      <main id="main" class="page">
+        <div class="toolbar">
+          <button type="button" class="primary" onClick={edit} disabled={busy || !page}>Edit</button>
+          <button type="button" onClick={newPage} disabled={busy}>New page</button>
+        </div>
+        {page ? (
+          <article>
+            <h1>{page.title}</h1>
+            {page.description && <p class="lead">{page.description}</p>}
+            <DocumentView document={page.document} />
+          </article>
+        ) : (
+          <p class="muted">This space has no page yet.</p>
+        )}
+      </main>
+    </div>
+  );
+}
+
+/// Editing a page in a change request.
+export function EditPage({ spaceId, number, pageId }) {
+  const document = useRef(null);
+  const [{ data, error }] = useLoad(async () => {
+    const crs = await all(`/v1/spaces/${spaceId}/change-requests`);
+    const cr = crs.find((c) => c.number === number);
+    if (!cr) throw new Error(`change request #${number} not found`);
+    const content = await get(`/v1/spaces/${spaceId}/change-requests/${cr.id}/content`);
+    const rows = flatten(content.pages).filter(({ page }) => page.type === 'document');
+    const id = pageId || rows[0]?.page.id;
+    const page = id ? await get(`/v1/spaces/${spaceId}/change-requests/${cr.id}/content/page/${id}`) : null;
+    document.current = page?.document;
+    return { cr, content, page };
+  }, [spaceId, number, pageId]);
+  if (error) return <main id="main" class="page"><p class="error" role="alert">{error.message}</p></main>;
+  if (!data) return <main id="main" class="page" aria-busy="true" />;
+  const { cr, content, page } = data;
+  return (
+    <div class="space-layout">
+      <aside class="sidebar">
+        <p class="crumbs"><a href={`/s/${spaceId}/change-requests/${number}`}>#{number} {cr.subject}</a></p>
+        <PageTree
+          pages={content.pages}
+          currentId={page?.id}
+          hrefOf={(p) => `/s/${spaceId}/change-requests/${number}/edit/${p.id}`}
+        />
+      </aside>
+      <main id="main" class="page">
+        <div class="toolbar">
+          <a class="button" href={`/s/${spaceId}/change-requests/${number}`}>Review and merge</a>
+        </div>
+        {page ? (
+          <PageEditor key={page.id} spaceId={spaceId} changeRequest={cr} page={page} document={document} />
+        ) : (
+          <p class="muted">No page to edit.</p>
+        )}
+      </main>
+    </div>
+  );
+}
