@@ -64,7 +64,7 @@ function App() {
     space: () => <Space spaceId={where.spaceId} pagePath={where.pagePath} me={me.user} />,
     editor: () => <EditPage spaceId={where.spaceId} number={where.number} pageId={where.pageId} />,
     'change-requests': () => <ChangeRequests spaceId={where.spaceId} />,
-    'change-request': () => <ChangeRequest spaceId={where.spaceId} number={where.number} />,
+    'change-request': () => <ChangeRequest spaceId={where.spaceId} number={where.number} me={me.user} />,
     account: () => <Account me={me} onSignedOut={() => setMe(null)} />,
     'not-found': () => <main id="main" class="page"><h1>Not found</h1></main>,
   };

@@ -3,7 +3,9 @@
 // creates an organization, a space and a page; writes the page by keyboard
 // (markdown shortcuts and the slash menu), reloads and finds it identical
 // (in the editor and through the API's markdown); reviews the change
-// request's diff and merges it; searches with Ctrl-K; sees their sessions.
+// request's diff; a reviewer who signs in with OpenID Connect approves it
+// with a comment, the writer replies and merges; searches with Ctrl-K;
+// sees their sessions.
 // Every screen is checked with axe-core (no serious or critical
 // violation; the page's CSP is bypassed only to inject axe) and photographed at desktop and phone width, in light and
 // dark. Run by crates/quire-server/tests/api/web_app.rs with:
@@ -13,7 +15,7 @@
 import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { chromium } from 'playwright-core';
+import { call, launch } from './browser.mjs';
 
 const require = createRequire(import.meta.url);
 const AXE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
@@ -22,10 +24,7 @@ const artifacts = process.env.ARTIFACTS ?? 'artifacts';
 const PASSWORD = 'correct horse battery';
 mkdirSync(artifacts, { recursive: true });
 
-const browser = await chromium.launch({
-  executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
-  args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-});
+const browser = await launch();
 
 async function step(name, run) {
   try {
@@ -74,6 +73,7 @@ await step('a CLI sign-in link signs the first admin in and sets a password', as
 });
 
 let spaceUrl;
+let reviewer;
 await step('an organization, a space and a page are created', async () => {
   await page.getByLabel('Organization title').fill('Acme Docs');
   await page.getByRole('button', { name: 'Create organization' }).click();
@@ -159,15 +159,67 @@ await step('reloading finds the page identical, in the editor and through the AP
   assert.equal(markdownAfter, markdownBefore);
 });
 
-await step('the change request shows its diff and merges', async () => {
+let reviewUrl;
+await step('the change request shows its diff, side by side', async () => {
   await page.getByRole('link', { name: 'Review and merge' }).click();
   await page.getByRole('heading', { name: '1 changed page' }).waitFor();
+  reviewUrl = page.url();
   const added = await page.locator('.diff-added').allTextContents();
   assert.ok(added.some((line) => line.includes('# Getting started')), added.join('\n'));
   await screen(page, 'review-desktop');
   await page.getByRole('tab', { name: 'Side by side' }).click();
   await page.getByRole('heading', { name: 'After' }).waitFor();
   await shot(page, 'review-side-by-side-desktop');
+});
+
+if (process.env.QUIRE_OIDC_NAME) {
+  await step('an invited reviewer signs in with OpenID Connect and joins', async () => {
+    const orgId = await page.evaluate(async () => {
+      const orgs = await (await fetch('/v1/orgs')).json();
+      return orgs.items[0].id;
+    });
+    const invited = await call(page, 'POST', `/v1/orgs/${orgId}/invites`, {
+      emails: [{ email: process.env.QUIRE_OIDC_EMAIL, role: 'review' }],
+    });
+    assert.equal(invited.status, 200, invited.body);
+    const other = await browser.newContext({ viewport: { width: 1280, height: 800 }, bypassCSP: true });
+    const p = await other.newPage();
+    await p.goto(`${url}/sign-in`);
+    await p.getByRole('link', { name: `Sign in with ${process.env.QUIRE_OIDC_NAME}` }).click();
+    await p.getByRole('heading', { name: 'Organizations' }).waitFor();
+    await p.getByRole('link', { name: 'Acme Docs' }).waitFor();
+    const me = await p.evaluate(async () => (await (await fetch('/auth/session')).json()).user.email);
+    assert.equal(me, process.env.QUIRE_OIDC_EMAIL);
+    reviewer = { context: other, page: p };
+  });
+
+  await step('a review is requested, given with a comment and an approval', async () => {
+    await page.goto(reviewUrl);
+    await page.getByLabel('Ask for a review from').selectOption({ label: 'Grace Hopper' });
+    await page.getByRole('button', { name: 'Request review' }).click();
+    await page.getByText('review requested').waitFor();
+    const p = reviewer.page;
+    await p.goto(reviewUrl);
+    await p.getByRole('heading', { name: '1 changed page' }).waitFor();
+    await p.getByLabel('Approve').check();
+    await p.getByLabel('Comment (optional)').fill('Clear and short: ship it.');
+    await p.getByRole('button', { name: 'Submit review' }).click();
+    await p.locator('.review-approved').waitFor();
+    await screen(p, 'review-approved-desktop');
+    await reviewer.context.close();
+    await page.reload();
+    await page.locator('.review-approved').waitFor();
+    await page.getByText('Clear and short: ship it.').first().waitFor();
+    await page.getByRole('textbox', { name: 'Reply to Grace Hopper' }).fill('Thanks!');
+    await page.getByRole('button', { name: 'Reply' }).click();
+    await page.locator('.replies').getByText('Thanks!').waitFor();
+    assert.equal(await page.getByRole('textbox', { name: 'Reply to Grace Hopper' }).inputValue(), '', 'the reply box empties');
+    await screen(page, 'review-discussion-desktop');
+  });
+}
+
+await step('the change request merges', async () => {
+  await page.goto(reviewUrl);
   await page.getByRole('button', { name: 'Merge' }).click();
   await page.getByRole('heading', { name: 'Welcome' }).waitFor();
   await page.getByRole('heading', { name: 'Getting started' }).waitFor();
@@ -181,7 +233,7 @@ await step('Ctrl-K searches across spaces and opens the page', async () => {
   const box = page.getByRole('dialog', { name: 'Search' });
   await box.waitFor();
   await page.keyboard.type('change request');
-  await box.getByRole('option').first().waitFor();
+  await box.getByRole('option', { name: /Welcome/ }).waitFor();
   await screen(page, 'search-desktop');
   await page.keyboard.press('Enter');
   await page.getByRole('heading', { name: 'Welcome' }).waitFor();
@@ -237,18 +289,5 @@ await step('a password signs in on another browser', async () => {
   await p.getByRole('heading', { name: 'Getting started' }).waitFor();
   await other.close();
 });
-
-if (process.env.QUIRE_OIDC_NAME) {
-  await step('OpenID Connect signs in through the provider', async () => {
-    const other = await browser.newContext({ viewport: { width: 1280, height: 800 }, bypassCSP: true });
-    const p = await other.newPage();
-    await p.goto(`${url}/sign-in`);
-    await p.getByRole('link', { name: `Sign in with ${process.env.QUIRE_OIDC_NAME}` }).click();
-    await p.getByRole('heading', { name: 'Organizations' }).waitFor();
-    const me = await p.evaluate(async () => (await (await fetch('/auth/session')).json()).user.email);
-    assert.equal(me, process.env.QUIRE_OIDC_EMAIL);
-    await other.close();
-  });
-}
 
 await browser.close();

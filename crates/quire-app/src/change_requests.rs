@@ -75,7 +75,8 @@ async fn shape(
     })
 }
 
-fn subject(text: &str) -> AppResult<String> {
+/// A change request subject, checked and trimmed.
+pub fn subject(text: &str) -> AppResult<String> {
     if text.chars().count() > MAX_SUBJECT {
         return Err(AppError::invalid(format!(
             "subject must be at most {MAX_SUBJECT} characters"

@@ -24,6 +24,7 @@ mod routes;
 mod views;
 pub use routes::router;
 mod input;
+pub mod reviews;
 mod shape;
 
 use quire_core::{Role, Timestamp};

@@ -37,6 +37,22 @@ pub fn router() -> Router<AppState> {
         )
         .route("/spaces/{spaceId}/commenters", get(commenters))
         .route(
+            "/spaces/{spaceId}/change-requests/{changeRequestId}/reviews",
+            get(list_reviews).post(submit_review),
+        )
+        .route(
+            "/spaces/{spaceId}/change-requests/{changeRequestId}/reviews/{reviewId}",
+            get(read_review),
+        )
+        .route(
+            "/spaces/{spaceId}/change-requests/{changeRequestId}/requested-reviewers",
+            get(list_requested_reviewers).post(request_reviewers),
+        )
+        .route(
+            "/spaces/{spaceId}/change-requests/{changeRequestId}/requested-reviewers/{userId}",
+            axum::routing::delete(remove_requested_reviewer),
+        )
+        .route(
             "/spaces/{spaceId}/change-requests/{changeRequestId}/comments",
             get(list_comments).post(post_comment),
         )
@@ -247,4 +263,103 @@ async fn commenters(
     Ok(Json(List::from_page(page, COMMENTER_ORDER, |m| {
         shared::member(&state, &m)
     })))
+}
+
+const REVIEWS_ORDER: ListOrder = ListOrder::ascending_by("createdAt");
+
+#[derive(Debug, Deserialize)]
+struct ReviewsQuery {
+    #[serde(default)]
+    format: BodyFormat,
+    outdated: Option<bool>,
+}
+
+async fn list_reviews(
+    State(state): State<AppState>,
+    Auth(caller): Auth,
+    Path((space, cr)): Path<(String, String)>,
+    Query(query): Query<ReviewsQuery>,
+    page: PageParams,
+) -> ApiResult<Json<List<views::Review>>> {
+    let request = page.request(REVIEWS_ORDER)?;
+    let reviews = crate::reviews::list(&state.app, &caller, &space, &cr, query.outdated).await?;
+    Ok(Json(List::from_page(
+        quire_store::Page::of_list(reviews, &request),
+        REVIEWS_ORDER,
+        |r| views::review(&state, r, query.format),
+    )))
+}
+
+async fn submit_review(
+    State(state): State<AppState>,
+    Auth(caller): Auth,
+    Path((space, cr)): Path<(String, String)>,
+    JsonBody(body): JsonBody<crate::reviews::NewReview>,
+) -> ApiResult<(StatusCode, [(axum::http::HeaderName, String); 1], Json<views::Review>)> {
+    let review = crate::reviews::submit(&state.app, &caller, &space, &cr, body).await?;
+    let view = views::review(&state, review, BodyFormat::Markdown);
+    Ok((
+        StatusCode::CREATED,
+        [(axum::http::header::LOCATION, view.urls.location.clone())],
+        Json(view),
+    ))
+}
+
+async fn read_review(
+    State(state): State<AppState>,
+    Auth(caller): Auth,
+    Path((space, cr, review)): Path<(String, String, String)>,
+    Query(query): Query<FormatQuery>,
+) -> ApiResult<Json<views::Review>> {
+    let review = crate::reviews::get(&state.app, &caller, &space, &cr, &review).await?;
+    Ok(Json(views::review(&state, review, query.format)))
+}
+
+const REQUESTS_ORDER: ListOrder = ListOrder::ascending_by("createdAt");
+
+async fn list_requested_reviewers(
+    State(state): State<AppState>,
+    Auth(caller): Auth,
+    Path((space, cr)): Path<(String, String)>,
+    page: PageParams,
+) -> ApiResult<Json<List<views::RequestedReviewer>>> {
+    let request = page.request(REQUESTS_ORDER)?;
+    let requests = crate::reviews::requested(&state.app, &caller, &space, &cr).await?;
+    Ok(Json(List::from_page(
+        quire_store::Page::of_list(requests, &request),
+        REQUESTS_ORDER,
+        |r| views::requested_reviewer(&state, r),
+    )))
+}
+
+#[derive(Debug, serde::Serialize)]
+struct RequestedUsers {
+    users: Vec<views::RequestedReviewer>,
+}
+
+async fn request_reviewers(
+    State(state): State<AppState>,
+    Auth(caller): Auth,
+    Path((space, cr)): Path<(String, String)>,
+    JsonBody(body): JsonBody<crate::reviews::NewRequests>,
+) -> ApiResult<Json<RequestedUsers>> {
+    let made = crate::reviews::request(&state.app, &caller, &space, &cr, body).await?;
+    Ok(Json(RequestedUsers {
+        users: made.into_iter().map(|r| views::requested_reviewer(&state, r)).collect(),
+    }))
+}
+
+/// 205 when a request was withdrawn, 204 when there was none (as the
+/// official API answers).
+async fn remove_requested_reviewer(
+    State(state): State<AppState>,
+    Auth(caller): Auth,
+    Path((space, cr, user)): Path<(String, String, String)>,
+) -> ApiResult<StatusCode> {
+    let removed = crate::reviews::unrequest(&state.app, &caller, &space, &cr, &user).await?;
+    Ok(if removed {
+        StatusCode::RESET_CONTENT
+    } else {
+        StatusCode::NO_CONTENT
+    })
 }

@@ -256,3 +256,67 @@ pub fn reply(state: &AppState, info: ReplyInfo, format: BodyFormat) -> CommentRe
         permissions,
     }
 }
+
+/// A change request's review (`ChangeRequestReview`).
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Review {
+    pub object: &'static str,
+    pub id: String,
+    pub revision: String,
+    pub reviewer: User,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub requested_by: Option<User>,
+    pub status: String,
+    pub outdated: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub comment: Option<Comment>,
+    pub created_at: Timestamp,
+    pub updated_at: Timestamp,
+    pub urls: LocationUrls,
+}
+
+pub fn review(state: &AppState, info: crate::reviews::ReviewInfo, format: BodyFormat) -> Review {
+    let row = info.row;
+    Review {
+        object: "change-request-review",
+        urls: LocationUrls {
+            location: state.api_url(&format!(
+                "/spaces/{}/change-requests/{}/reviews/{}",
+                info.space_id, row.change_request_id, row.id
+            )),
+        },
+        id: row.id,
+        revision: row.revision_id,
+        reviewer: views::user(state, &info.viewer, &info.reviewer),
+        requested_by: info.requested_by.as_ref().map(|u| views::user(state, &info.viewer, u)),
+        status: row.status,
+        outdated: info.outdated,
+        comment: info.comment.map(|c| comment(state, c, format)),
+        created_at: row.created_at,
+        updated_at: row.created_at,
+    }
+}
+
+/// A pending review request (`ChangeRequestRequestedReviewer`, of a user).
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RequestedReviewer {
+    pub object: &'static str,
+    pub revision: String,
+    pub requested_by: User,
+    pub created_at: Timestamp,
+    pub kind: &'static str,
+    pub user: User,
+}
+
+pub fn requested_reviewer(state: &AppState, info: crate::reviews::RequestInfo) -> RequestedReviewer {
+    RequestedReviewer {
+        object: "change-request-requested-reviewer",
+        revision: info.row.revision_id,
+        requested_by: views::user(state, &info.viewer, &info.requested_by),
+        created_at: info.row.created_at,
+        kind: "user",
+        user: views::user(state, &info.viewer, &info.user),
+    }
+}

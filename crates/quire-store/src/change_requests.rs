@@ -224,3 +224,19 @@ pub async fn counts_for(
     }
     Ok(out)
 }
+
+/// Renames a change request's subject.
+pub async fn set_subject(
+    conn: &mut AnyConnection,
+    change_request_id: &str,
+    subject: &str,
+    now: Timestamp,
+) -> StoreResult<()> {
+    sqlx::query("UPDATE change_requests SET subject = $2, updated_at = $3 WHERE id = $1")
+        .bind(change_request_id)
+        .bind(subject)
+        .bind(now.0)
+        .execute(conn)
+        .await?;
+    Ok(())
+}

@@ -24,6 +24,7 @@ pub mod openapi;
 pub mod orgs;
 pub mod page;
 pub mod pdfs;
+pub mod reviews;
 pub mod saml;
 pub mod search;
 pub mod sessions;

@@ -37,7 +37,11 @@ function saver(send, onState) {
   const run = async () => {
     if (running || !pending) return;
     running = true;
-    const change = pending;
+    // A change's fields may be thunks, evaluated only when it is sent (the
+    // document is turned into JSON once per save, not once per keystroke).
+    const change = Object.fromEntries(
+      Object.entries(pending).map(([k, v]) => [k, typeof v === 'function' ? v() : v]),
+    );
     pending = null;
     onState('saving');
     try {
@@ -90,9 +94,13 @@ export function PageEditor({ spaceId, changeRequest, page, document }) {
         attributes: { class: 'prose', 'aria-label': 'Page content', role: 'textbox', 'aria-multiline': 'true' },
       },
       onUpdate: ({ editor: e }) => {
-        const json = fromEditor(e.getJSON());
-        document.current = json;
-        save.current.schedule({ document: { document: json } });
+        save.current.schedule({
+          document: () => {
+            const json = fromEditor(e.getJSON());
+            document.current = json;
+            return { document: json };
+          },
+        });
         const { $from } = e.state.selection;
         const text = $from.parent.textContent;
         if ($from.parent.type.name === 'paragraph' && text.startsWith('/') && !text.includes(' ')) {

@@ -10,13 +10,14 @@ export function Account({ me, onSignedOut }) {
   const [message, setMessage] = useState(null);
   const change = async (event) => {
     event.preventDefault();
-    const form = new FormData(event.currentTarget);
-    const body = { newPassword: form.get('newPassword') };
-    if (form.get('currentPassword')) body.currentPassword = form.get('currentPassword');
+    const form = event.currentTarget;
+    const fields = new FormData(form);
+    const body = { newPassword: fields.get('newPassword') };
+    if (fields.get('currentPassword')) body.currentPassword = fields.get('currentPassword');
     try {
       await put('/auth/password', body);
       setMessage('Password changed; your other sessions were ended.');
-      event.currentTarget?.reset();
+      form.reset();
       reload();
     } catch (e) {
       setMessage(e.message);

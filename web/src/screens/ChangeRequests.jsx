@@ -6,6 +6,7 @@ import { all, get, post } from '../api.js';
 import { navigate } from '../router.js';
 import { useLoad } from './Home.jsx';
 import { DocumentView, flatten } from './Space.jsx';
+import { ReviewPanel } from './Review.jsx';
 
 const STATUSES = ['open', 'merged', 'archived'];
 
@@ -135,17 +136,17 @@ function PageChange({ spaceId, cr, change }) {
   );
 }
 
-export function ChangeRequest({ spaceId, number }) {
+export function ChangeRequest({ spaceId, number, me }) {
   const [{ data, error }, reload] = useLoad(async () => {
-    const crs = await all(`/v1/spaces/${spaceId}/change-requests`);
+    const [crs, space] = await Promise.all([all(`/v1/spaces/${spaceId}/change-requests`), get(`/v1/spaces/${spaceId}`)]);
     const cr = crs.find((c) => c.number === number);
     if (!cr) throw new Error(`change request #${number} not found`);
-    return { cr, changes: await changedPages(spaceId, cr) };
+    return { cr, space, changes: await changedPages(spaceId, cr) };
   }, [spaceId, number]);
   const [problem, setProblem] = useState(null);
   if (error) return <main id="main" class="page"><p class="error" role="alert">{error.message}</p></main>;
   if (!data) return <main id="main" class="page" aria-busy="true" />;
-  const { cr, changes } = data;
+  const { cr, space, changes } = data;
   const merge = async () => {
     try {
       await post(`/v1/spaces/${spaceId}/change-requests/${cr.id}/merge`);
@@ -169,6 +170,7 @@ export function ChangeRequest({ spaceId, number }) {
       )}
       <h2>{changes.length} changed page{changes.length === 1 ? '' : 's'}</h2>
       {changes.map((change) => <PageChange key={change.page.id} spaceId={spaceId} cr={cr} change={change} />)}
+      <ReviewPanel spaceId={spaceId} cr={cr} me={me} orgId={space.organization} />
     </main>
   );
 }

@@ -1,11 +1,19 @@
 // Finding one's way: organizations, then their collections and spaces.
-import { useEffect, useState } from 'preact/hooks';
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { all, get, post } from '../api.js';
 import { navigate } from '../router.js';
 
+/// Loads data for a screen again whenever `deps` change; an answer that
+/// arrives after a newer request started is dropped.
 function useLoad(load, deps) {
   const [state, setState] = useState({ data: null, error: null });
-  const reload = () => load().then((data) => setState({ data, error: null }), (error) => setState({ data: null, error }));
+  const latest = useRef(0);
+  const reload = () => {
+    latest.current += 1;
+    const mine = latest.current;
+    const keep = (next) => mine === latest.current && setState(next);
+    return load().then((data) => keep({ data, error: null }), (error) => keep({ data: null, error }));
+  };
   useEffect(() => {
     reload();
   }, deps);

@@ -74,17 +74,20 @@ async function ownChangeRequest(spaceId, me, subject) {
 }
 
 export function Space({ spaceId, pagePath, me }) {
+  // The tree shows as soon as the space's content arrives; the page follows.
   const [{ data, error }] = useLoad(async () => {
     const [space, content] = await Promise.all([get(`/v1/spaces/${spaceId}`), get(`/v1/spaces/${spaceId}/content`)]);
-    const rows = flatten(content.pages).filter(({ page }) => page.type === 'document');
-    const current = pagePath ? rows.find(({ page }) => page.path === pagePath)?.page : rows[0]?.page;
-    const page = current ? await get(`/v1/spaces/${spaceId}/content/page/${current.id}`) : null;
-    return { space, content, page };
-  }, [spaceId, pagePath]);
+    return { space, content, rows: flatten(content.pages).filter(({ page }) => page.type === 'document') };
+  }, [spaceId]);
+  const current = data && (pagePath ? data.rows.find(({ page }) => page.path === pagePath)?.page : data.rows[0]?.page);
+  const [{ data: page, error: pageError }] = useLoad(
+    async () => (current ? get(`/v1/spaces/${spaceId}/content/page/${current.id}`) : null),
+    [spaceId, current?.id],
+  );
   const [busy, setBusy] = useState(false);
-  if (error) return <main id="main" class="page"><p class="error" role="alert">{error.message}</p></main>;
+  if (error || pageError) return <main id="main" class="page"><p class="error" role="alert">{(error ?? pageError).message}</p></main>;
   if (!data) return <main id="main" class="page" aria-busy="true" />;
-  const { space, content, page } = data;
+  const { space, content } = data;
 
   const edit = async () => {
     setBusy(true);
@@ -106,10 +109,10 @@ export function Space({ spaceId, pagePath, me }) {
       <aside class="sidebar">
         <p class="crumbs"><a href={space.parent ? `/c/${space.parent}/` : `/o/${space.organization}/`}>Back</a></p>
         <h2 class="space-title">{space.emoji ? `${space.emoji} ` : ''}{space.title}</h2>
-        <PageTree pages={content.pages} currentId={page?.id} hrefOf={(p) => `/s/${spaceId}/${p.path}`} />
+        <PageTree pages={content.pages} currentId={current?.id} hrefOf={(p) => `/s/${spaceId}/${p.path}`} />
         <p><a href={`/s/${spaceId}/change-requests`}>Change requests</a></p>
       </aside>
-      <main id="main" class="page">
+      <main id="main" class="page" aria-busy={current && !page ? 'true' : undefined}>
         <div class="toolbar">
           <button type="button" class="primary" onClick={edit} disabled={busy || !page}>Edit</button>
           <button type="button" onClick={newPage} disabled={busy}>New page</button>
@@ -121,7 +124,7 @@ export function Space({ spaceId, pagePath, me }) {
             <DocumentView document={page.document} />
           </article>
         ) : (
-          <p class="muted">This space has no page yet.</p>
+          !current && <p class="muted">This space has no page yet.</p>
         )}
       </main>
     </div>

@@ -24,6 +24,7 @@ mod orgs;
 mod pdf;
 mod permissions;
 mod published_sites;
+mod reviews;
 mod saml;
 mod search;
 mod sign_in;

@@ -69,7 +69,7 @@ async fn the_web_app_in_chromium(backend: Backend) {
         .env("ARTIFACTS", &artifacts);
     let out = run_node(node, "the web application's browser test").await;
     assert!(
-        out.contains("ok   OpenID Connect signs in through the provider"),
+        out.contains("ok   a review is requested, given with a comment and an approval"),
         "{out}"
     );
 }
