@@ -4,7 +4,8 @@
 // (markdown shortcuts and the slash menu), reloads and finds it identical
 // (in the editor and through the API's markdown); reviews the change
 // request's diff; a reviewer who signs in with OpenID Connect approves it
-// with a comment, the writer replies and merges; searches with Ctrl-K;
+// with a comment, the writer replies and merges; a conflicting merge is
+// settled by editing the result; searches with Ctrl-K;
 // sees their sessions.
 // Every screen is checked with axe-core (no serious or critical
 // violation; the page's CSP is bypassed only to inject axe) and photographed at desktop and phone width, in light and
@@ -226,13 +227,45 @@ await step('the change request merges', async () => {
   await screen(page, 'page-desktop');
 });
 
+await step('a conflicting merge is settled in the browser', async () => {
+  const spaceId = new URL(spaceUrl).pathname.split('/')[2];
+  const json = async (method, path, body) => {
+    const answer = await call(page, method, path, body);
+    assert.ok(answer.status < 300, `${method} ${path}: ${answer.status} ${answer.body}`);
+    return answer.body ? JSON.parse(answer.body) : null;
+  };
+  const content = await json('GET', `/v1/spaces/${spaceId}/content`);
+  const pageId = content.pages.find((p) => p.title === 'Welcome').id;
+  const edit = async (subject, line) => {
+    const cr = await json('POST', `/v1/spaces/${spaceId}/change-requests`, { subject });
+    await json('POST', `/v1/spaces/${spaceId}/change-requests/${cr.id}/content`, {
+      changes: [{ operation: 'update_page', page: pageId, document: { markdown: `# Getting started\n\n${line}\n` } }],
+    });
+    return cr;
+  };
+  const mine = await edit('My wording', 'Quire keeps all your docs.');
+  const theirs = await edit('Their wording', 'Quire keeps the docs together.');
+  await json('POST', `/v1/spaces/${spaceId}/change-requests/${theirs.id}/merge`);
+  await page.goto(`${url}/s/${spaceId}/change-requests/${mine.number}`);
+  await page.getByRole('heading', { name: 'Conflicts' }).waitFor();
+  assert.ok(await page.getByRole('button', { name: 'Merge' }).isDisabled(), 'no merge while pages conflict');
+  await page.getByText('Quire keeps the docs together.').waitFor();
+  await page.getByLabel('Edit the result').check();
+  await page.getByLabel('The result for Welcome').fill('# Getting started\n\nQuire keeps all your docs together.\n');
+  await screen(page, 'conflict-desktop');
+  await page.getByRole('button', { name: 'Settle conflicts' }).click();
+  await page.getByRole('heading', { name: 'Conflicts' }).waitFor({ state: 'detached' });
+  await page.getByRole('button', { name: 'Merge' }).click();
+  await page.getByText('Quire keeps all your docs together.').waitFor();
+});
+
 await step('Ctrl-K searches across spaces and opens the page', async () => {
   await page.goto(`${url}/`);
   await page.getByRole('heading', { name: 'Organizations' }).waitFor();
   await page.keyboard.press('Control+k');
   const box = page.getByRole('dialog', { name: 'Search' });
   await box.waitFor();
-  await page.keyboard.type('change request');
+  await page.keyboard.type('together');
   await box.getByRole('option', { name: /Welcome/ }).waitFor();
   await screen(page, 'search-desktop');
   await page.keyboard.press('Enter');

@@ -3,7 +3,9 @@
 //! is the engine's; this module decides who may do it.
 
 use quire_core::{ChangeRequestStatus, Role};
-use quire_engine::{AppliedChange, Change};
+use std::collections::HashMap;
+
+use quire_engine::{AppliedChange, Change, PageConflict, Resolution};
 use quire_store::change_requests::{self, ChangeRequestFilter, ChangeRequestRow};
 use quire_store::page::PageRequest;
 use quire_store::spaces::SpaceRow;
@@ -234,8 +236,56 @@ pub async fn merge(app: &App, caller: &Caller, space_id: &str, change_request: &
     Ok(app.engine.merges.merge(&space, &cr, caller.id()).await?.revision)
 }
 
-/// Brings the change request up to date with its space; returns its head.
-pub async fn update_from_space(app: &App, caller: &Caller, space_id: &str, change_request: &str) -> AppResult<String> {
+/// How one conflicting page is settled, as a request gives it: keep a
+/// side, or a markdown text.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ResolutionInput {
+    pub page: String,
+    /// `mine` (the change request's text) or `theirs` (the space's).
+    pub keep: Option<String>,
+    pub markdown: Option<String>,
+}
+
+fn resolutions(inputs: Vec<ResolutionInput>) -> AppResult<HashMap<String, Resolution>> {
+    let mut out = HashMap::new();
+    for input in inputs {
+        let resolution = match (input.keep.as_deref(), input.markdown) {
+            (Some("mine"), None) => Resolution::Mine,
+            (Some("theirs"), None) => Resolution::Theirs,
+            (None, Some(markdown)) => {
+                if markdown.len() > quire_engine::changes::MAX_PAGE_MARKDOWN_BYTES {
+                    return Err(AppError::TooLarge(format!(
+                        "the resolution of page {:?} is larger than a page may be",
+                        input.page
+                    )));
+                }
+                Resolution::Markdown(markdown)
+            }
+            _ => {
+                return Err(AppError::invalid(format!(
+                    "the resolution of page {:?} needs either keep (\"mine\" or \"theirs\") or markdown",
+                    input.page
+                )));
+            }
+        };
+        if out.insert(input.page.clone(), resolution).is_some() {
+            return Err(AppError::invalid(format!("page {:?} is resolved twice", input.page)));
+        }
+    }
+    Ok(out)
+}
+
+/// Brings the change request up to date with its space, settling the
+/// conflicting pages `resolutions` name; returns its head.
+pub async fn update_from_space(
+    app: &App,
+    caller: &Caller,
+    space_id: &str,
+    change_request: &str,
+    resolutions: Vec<ResolutionInput>,
+) -> AppResult<String> {
+    let resolutions = self::resolutions(resolutions)?;
     let (space, _, cr) = load(
         app,
         caller,
@@ -245,7 +295,24 @@ pub async fn update_from_space(app: &App, caller: &Caller, space_id: &str, chang
         "update change requests",
     )
     .await?;
-    Ok(app.engine.merges.update(&space, &cr, caller.id()).await?.revision)
+    Ok(app
+        .engine
+        .merges
+        .update_resolving(&space, &cr, caller.id(), &resolutions)
+        .await?
+        .revision)
+}
+
+/// The pages that keep the change request from merging, with the text each
+/// started from and both sides' texts.
+pub async fn conflicts(
+    app: &App,
+    caller: &Caller,
+    space_id: &str,
+    change_request: &str,
+) -> AppResult<Vec<PageConflict>> {
+    let (space, _, cr) = load(app, caller, space_id, change_request, Role::Read, "see change requests").await?;
+    Ok(app.engine.merges.conflicts(&space, &cr).await?)
 }
 
 /// Applies a batch of changes to the change request's content.

@@ -49,7 +49,7 @@ pub use edits::Edits;
 pub use files::Files;
 pub use imports::Imports;
 pub use links::Links;
-pub use merges::{MergeResult, Merges};
+pub use merges::{MergeResult, Merges, PageConflict, Resolution};
 pub use revisions::Revisions;
 pub use snapshot::{GitTarget, Snapshot};
 

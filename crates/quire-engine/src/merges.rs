@@ -1,6 +1,9 @@
 //! Merging a change request into its space, and updating a change request
 //! from its space: both are three-way merges whose result is a revision with
-//! two parents.
+//! two parents. When both sides changed the same lines of a page, the
+//! update can be told how to settle it ([`Resolution`]: keep the change
+//! request's text, the space's, or a text the writer wrote), after reading
+//! the three versions ([`Merges::conflicts`]).
 
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -14,6 +17,33 @@ use quire_store::spaces::SpaceRow;
 use crate::revisions::{Head, Revisions};
 use crate::snapshot::{Draft, Snapshot};
 use crate::{EngineError, EngineResult};
+
+/// How a writer settles a page whose texts do not merge.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Resolution {
+    /// The change request's text.
+    Mine,
+    /// The space's text.
+    Theirs,
+    /// A text the writer made (markdown).
+    Markdown(String),
+}
+
+/// A page that does not merge: why, and (for a text conflict) the text it
+/// started from and both sides' texts, as markdown.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PageConflict {
+    pub page: String,
+    pub title: String,
+    pub reason: String,
+    /// Whether a [`Resolution`] settles it (both sides edited the text);
+    /// other conflicts (a page moved or deleted on one side and changed on
+    /// the other) are settled by editing the change request.
+    pub resolvable: bool,
+    pub base: String,
+    pub mine: String,
+    pub theirs: String,
+}
 
 /// Merges change requests into their space and updates them from it.
 pub struct Merges {
@@ -35,7 +65,15 @@ impl Merges {
 
     /// Merges `ours` and `theirs` (descendants of `base`) into a draft that
     /// starts from `ours`, so only what differs from it is rewritten.
-    async fn merge_snapshots(&self, base: &Snapshot, ours: &Snapshot, theirs: &Snapshot) -> EngineResult<Draft> {
+    /// `resolutions` settle pages whose texts do not merge (`Mine` is
+    /// `ours`).
+    async fn merge_snapshots(
+        &self,
+        base: &Snapshot,
+        ours: &Snapshot,
+        theirs: &Snapshot,
+        resolutions: &HashMap<String, Resolution>,
+    ) -> EngineResult<Draft> {
         let mut candidates = base.changed_pages(ours);
         candidates.extend(base.changed_pages(theirs));
         let merged = merge::merge_pages(&base.tree, &ours.tree, &theirs.tree, &candidates).map_err(conflicts)?;
@@ -43,28 +81,18 @@ impl Merges {
         let mut text_conflicts = Vec::new();
         let mut merged_texts = HashMap::new();
         for text in &merged.text_merges {
-            let base_text = match &text.base {
-                Some(hash) => self.revisions.document(hash).await?.to_string(),
-                None => String::new(),
+            let (base_text, o, t) = self.texts(text).await?;
+            let settled = match resolutions.get(&text.page) {
+                Some(Resolution::Mine) => Some(o.clone()),
+                Some(Resolution::Theirs) => Some(t.clone()),
+                Some(Resolution::Markdown(markdown)) => Some(markdown.clone()),
+                None => merge::merge_text(&base_text, &o, &t),
             };
-            let (o, t) = (
-                self.revisions.document(&text.ours).await?,
-                self.revisions.document(&text.theirs).await?,
-            );
-            match merge::merge_text(&base_text, &o, &t) {
+            match settled {
                 Some(result) => {
                     merged_texts.insert(text.page.clone(), result);
                 }
-                None => text_conflicts.push(Conflict {
-                    page: text.page.clone(),
-                    title: merged
-                        .tree
-                        .pages
-                        .get(&text.page)
-                        .map(|p| p.meta.title.clone())
-                        .unwrap_or_default(),
-                    reason: "the same lines of the document changed on both sides".into(),
-                }),
+                None => text_conflicts.push(text_conflict(&merged.tree, &text.page)),
             }
         }
         if !text_conflicts.is_empty() {
@@ -127,7 +155,7 @@ impl Merges {
         let base = self.revisions.snapshot(&space.id, &cr.revision_merged_ancestor).await?;
         let main = self.revisions.snapshot(&space.id, &main_id).await?;
         let head = self.revisions.snapshot(&space.id, &cr.revision_id).await?;
-        let draft = self.merge_snapshots(&base, &main, &head).await?;
+        let draft = self.merge_snapshots(&base, &main, &head, &HashMap::new()).await?;
 
         let now = self.clock.now();
         let parents = vec![main_id.clone(), cr.revision_id.clone()];
@@ -172,7 +200,7 @@ impl Merges {
         let base = self.revisions.snapshot(&space.id, base).await?;
         let main = self.revisions.snapshot(&space.id, &space.revision_id).await?;
         let theirs = self.revisions.snapshot(&space.id, theirs).await?;
-        let draft = self.merge_snapshots(&base, &main, &theirs).await?;
+        let draft = self.merge_snapshots(&base, &main, &theirs, &HashMap::new()).await?;
         let parents = vec![main.revision.id.clone(), theirs.revision.id.clone()];
         let mut revision = self.revisions.new_revision(&space.id, parents, user_id, "edits", None);
         revision.git = theirs.revision.git.clone();
@@ -183,8 +211,80 @@ impl Merges {
         self.revisions.commit(draft, revision, &[head]).await
     }
 
+    /// The three texts of a page both sides changed: base, ours, theirs.
+    async fn texts(&self, text: &merge::TextMerge) -> EngineResult<(String, String, String)> {
+        let base = match &text.base {
+            Some(hash) => self.revisions.document(hash).await?.to_string(),
+            None => String::new(),
+        };
+        Ok((
+            base,
+            self.revisions.document(&text.ours).await?.to_string(),
+            self.revisions.document(&text.theirs).await?.to_string(),
+        ))
+    }
+
+    /// The pages that keep the change request from being brought up to
+    /// date with the space (and so from merging), with their texts; empty
+    /// when it merges cleanly.
+    pub async fn conflicts(&self, space: &SpaceRow, cr: &ChangeRequestRow) -> EngineResult<Vec<PageConflict>> {
+        if space.revision_id == cr.revision_merged_ancestor {
+            return Ok(Vec::new());
+        }
+        let base = self.revisions.snapshot(&space.id, &cr.revision_merged_ancestor).await?;
+        let head = self.revisions.snapshot(&space.id, &cr.revision_id).await?;
+        let main = self.revisions.snapshot(&space.id, &space.revision_id).await?;
+        let mut candidates = base.changed_pages(&head);
+        candidates.extend(base.changed_pages(&main));
+        let merged = match merge::merge_pages(&base.tree, &head.tree, &main.tree, &candidates) {
+            Ok(merged) => merged,
+            Err(tree) => {
+                return Ok(tree
+                    .into_iter()
+                    .map(|c| PageConflict {
+                        page: c.page,
+                        title: c.title,
+                        reason: c.reason,
+                        resolvable: false,
+                        base: String::new(),
+                        mine: String::new(),
+                        theirs: String::new(),
+                    })
+                    .collect());
+            }
+        };
+        let mut out = Vec::new();
+        for text in &merged.text_merges {
+            let (b, mine, theirs) = self.texts(text).await?;
+            if merge::merge_text(&b, &mine, &theirs).is_none() {
+                let Conflict { page, title, reason } = text_conflict(&merged.tree, &text.page);
+                out.push(PageConflict {
+                    page,
+                    title,
+                    reason,
+                    resolvable: true,
+                    base: b,
+                    mine,
+                    theirs,
+                });
+            }
+        }
+        Ok(out)
+    }
+
     /// Brings the change request up to date with the space's current content.
     pub async fn update(&self, space: &SpaceRow, cr: &ChangeRequestRow, user_id: &str) -> EngineResult<MergeResult> {
+        self.update_resolving(space, cr, user_id, &HashMap::new()).await
+    }
+
+    /// [`Merges::update`], settling the pages `resolutions` name.
+    pub async fn update_resolving(
+        &self,
+        space: &SpaceRow,
+        cr: &ChangeRequestRow,
+        user_id: &str,
+        resolutions: &HashMap<String, Resolution>,
+    ) -> EngineResult<MergeResult> {
         if !cr.is_active() {
             return Err(EngineError::conflict(format!(
                 "this change request is {} and cannot be updated",
@@ -201,7 +301,7 @@ impl Merges {
         let base = self.revisions.snapshot(&space.id, &cr.revision_merged_ancestor).await?;
         let head = self.revisions.snapshot(&space.id, &cr.revision_id).await?;
         let main = self.revisions.snapshot(&space.id, &main_id).await?;
-        let draft = self.merge_snapshots(&base, &head, &main).await?;
+        let draft = self.merge_snapshots(&base, &head, &main, resolutions).await?;
 
         let parents = vec![cr.revision_id.clone(), main_id.clone()];
         let revision = self.revisions.new_revision(&space.id, parents, user_id, "update", None);
@@ -220,6 +320,15 @@ impl Merges {
             revision: snapshot.revision.id.clone(),
             change_request: updated,
         })
+    }
+}
+
+/// A page whose texts do not merge, named by its title in the merged tree.
+fn text_conflict(tree: &quire_content::tree::FlatTree, page: &str) -> Conflict {
+    Conflict {
+        page: page.to_owned(),
+        title: tree.pages.get(page).map(|p| p.meta.title.clone()).unwrap_or_default(),
+        reason: "the same lines of the document changed on both sides".into(),
     }
 }
 

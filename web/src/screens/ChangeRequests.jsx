@@ -7,6 +7,7 @@ import { navigate } from '../router.js';
 import { useLoad } from './Home.jsx';
 import { DocumentView, flatten } from './Space.jsx';
 import { ReviewPanel } from './Review.jsx';
+import { ConflictPanel } from './Conflicts.jsx';
 
 const STATUSES = ['open', 'merged', 'archived'];
 
@@ -141,12 +142,16 @@ export function ChangeRequest({ spaceId, number, me }) {
     const [crs, space] = await Promise.all([all(`/v1/spaces/${spaceId}/change-requests`), get(`/v1/spaces/${spaceId}`)]);
     const cr = crs.find((c) => c.number === number);
     if (!cr) throw new Error(`change request #${number} not found`);
-    return { cr, space, changes: await changedPages(spaceId, cr) };
+    const [changes, conflicts] = await Promise.all([
+      changedPages(spaceId, cr),
+      cr.status === 'open' ? get(`/v1/spaces/${spaceId}/change-requests/${cr.id}/conflicts`).then((c) => c.items) : [],
+    ]);
+    return { cr, space, changes, conflicts };
   }, [spaceId, number]);
   const [problem, setProblem] = useState(null);
   if (error) return <main id="main" class="page"><p class="error" role="alert">{error.message}</p></main>;
   if (!data) return <main id="main" class="page" aria-busy="true" />;
-  const { cr, space, changes } = data;
+  const { cr, space, changes, conflicts } = data;
   const merge = async () => {
     try {
       await post(`/v1/spaces/${spaceId}/change-requests/${cr.id}/merge`);
@@ -165,8 +170,18 @@ export function ChangeRequest({ spaceId, number, me }) {
       {cr.status === 'open' && (
         <div class="toolbar">
           <a class="button" href={`/s/${spaceId}/change-requests/${cr.number}/edit/`}>Continue editing</a>
-          <button type="button" class="primary" onClick={merge}>Merge</button>
+          <button type="button" class="primary" onClick={merge} disabled={conflicts.length > 0}>Merge</button>
         </div>
+      )}
+      {conflicts.length > 0 && (
+        <ConflictPanel
+          base={`/v1/spaces/${spaceId}/change-requests/${cr.id}`}
+          conflicts={conflicts}
+          onSettled={() => {
+            setProblem(null);
+            reload();
+          }}
+        />
       )}
       <h2>{changes.length} changed page{changes.length === 1 ? '' : 's'}</h2>
       {changes.map((change) => <PageChange key={change.page.id} spaceId={spaceId} cr={cr} change={change} />)}

@@ -27,6 +27,10 @@ pub fn router() -> Router<AppState> {
         )
         .route("/spaces/{spaceId}/change-requests/{changeRequestId}/merge", post(merge))
         .route(
+            "/spaces/{spaceId}/change-requests/{changeRequestId}/conflicts",
+            get(conflicts),
+        )
+        .route(
             "/spaces/{spaceId}/change-requests/{changeRequestId}/update",
             post(update_from_space),
         )
@@ -121,13 +125,49 @@ async fn merge(
     Ok(Json(json!({ "revision": revision, "result": "merge" })))
 }
 
+/// The optional body of an update: how to settle pages that conflict
+/// (Quire's addition; without it, a conflict is refused as before).
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct UpdateBody {
+    #[serde(default)]
+    resolutions: Vec<change_requests::ResolutionInput>,
+}
+
 async fn update_from_space(
     State(state): State<AppState>,
     Auth(caller): Auth,
     Path((space_id, cr)): Path<(String, String)>,
+    JsonBody(body): JsonBody<UpdateBody>,
 ) -> ApiResult<Json<Value>> {
-    let revision = change_requests::update_from_space(&state.app, &caller, &space_id, &cr).await?;
+    let revision = change_requests::update_from_space(&state.app, &caller, &space_id, &cr, body.resolutions).await?;
     Ok(Json(json!({ "revision": revision, "result": "update" })))
+}
+
+/// `GET .../conflicts` (Quire's addition): the pages that keep the change
+/// request from merging, each with its base, mine and theirs markdown.
+async fn conflicts(
+    State(state): State<AppState>,
+    Auth(caller): Auth,
+    Path((space_id, cr)): Path<(String, String)>,
+) -> ApiResult<Json<Value>> {
+    let pages = change_requests::conflicts(&state.app, &caller, &space_id, &cr).await?;
+    let items: Vec<Value> = pages
+        .into_iter()
+        .map(|c| {
+            json!({
+                "object": "change-request-conflict",
+                "page": c.page,
+                "title": c.title,
+                "reason": c.reason,
+                "resolvable": c.resolvable,
+                "base": { "markdown": c.base },
+                "mine": { "markdown": c.mine },
+                "theirs": { "markdown": c.theirs },
+            })
+        })
+        .collect();
+    Ok(Json(json!({ "items": items })))
 }
 
 #[derive(Debug, Deserialize)]

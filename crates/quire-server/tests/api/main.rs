@@ -5,6 +5,7 @@ mod support;
 mod browser;
 mod change_requests;
 mod collections;
+mod conflicts;
 mod content;
 mod discussions;
 mod errors;
