@@ -138,9 +138,10 @@ async fn update_from_space(
     State(state): State<AppState>,
     Auth(caller): Auth,
     Path((space_id, cr)): Path<(String, String)>,
-    JsonBody(body): JsonBody<UpdateBody>,
+    JsonBody(body): JsonBody<Option<UpdateBody>>,
 ) -> ApiResult<Json<Value>> {
-    let revision = change_requests::update_from_space(&state.app, &caller, &space_id, &cr, body.resolutions).await?;
+    let resolutions = body.map(|b| b.resolutions).unwrap_or_default();
+    let revision = change_requests::update_from_space(&state.app, &caller, &space_id, &cr, resolutions).await?;
     Ok(Json(json!({ "revision": revision, "result": "update" })))
 }
 
