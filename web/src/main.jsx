@@ -9,6 +9,7 @@ import { Home, Org, Collection } from './screens/Home.jsx';
 import { Space, EditPage } from './screens/Space.jsx';
 import { ChangeRequests, ChangeRequest } from './screens/ChangeRequests.jsx';
 import { Account } from './screens/Account.jsx';
+import { History } from './screens/History.jsx';
 import { SearchDialog } from './Search.jsx';
 import './style.css';
 
@@ -61,7 +62,8 @@ function App() {
     home: () => <Home />,
     org: () => <Org orgId={where.orgId} />,
     collection: () => <Collection collectionId={where.collectionId} />,
-    space: () => <Space spaceId={where.spaceId} pagePath={where.pagePath} me={me.user} />,
+    space: () => <Space spaceId={where.spaceId} pagePath={where.pagePath} revision={where.revision} me={me.user} />,
+    history: () => <History spaceId={where.spaceId} />,
     editor: () => <EditPage spaceId={where.spaceId} number={where.number} pageId={where.pageId} />,
     'change-requests': () => <ChangeRequests spaceId={where.spaceId} />,
     'change-request': () => <ChangeRequest spaceId={where.spaceId} number={where.number} me={me.user} />,

@@ -5,7 +5,8 @@
 // (in the editor and through the API's markdown); reviews the change
 // request's diff; a reviewer who signs in with OpenID Connect approves it
 // with a comment, the writer replies and merges; a conflicting merge is
-// settled by editing the result; searches with Ctrl-K;
+// settled by editing the result; the page is restored from its history;
+// searches with Ctrl-K;
 // sees their sessions.
 // Every screen is checked with axe-core (no serious or critical
 // violation; the page's CSP is bypassed only to inject axe) and photographed at desktop and phone width, in light and
@@ -259,13 +260,34 @@ await step('a conflicting merge is settled in the browser', async () => {
   await page.getByText('Quire keeps all your docs together.').waitFor();
 });
 
+await step('a page is restored from its history', async () => {
+  await page.goto(spaceUrl);
+  await page.getByRole('link', { name: 'Page history' }).click();
+  await page.getByRole('heading', { name: 'History of Welcome' }).waitFor();
+  const versions = page.locator('.history > li');
+  assert.equal(await versions.count(), 3, 'written, their wording, my wording');
+  await screen(page, 'history-desktop');
+  await versions.last().getByRole('link', { name: 'View' }).click();
+  await page.getByText('You are reading a past version of this space.').waitFor();
+  await page.getByText('Every edit happens in a change request.').waitFor();
+  await page.getByRole('button', { name: 'Compare with now' }).click();
+  await page.locator('.past .diff-added').first().waitFor();
+  await screen(page, 'past-version-desktop');
+  await page.getByRole('button', { name: 'Restore this page' }).click();
+  await page.getByRole('heading', { name: '1 changed page' }).waitFor();
+  await page.getByRole('button', { name: 'Merge' }).click();
+  await page.waitForURL(spaceUrl);
+  await page.getByRole('heading', { name: 'Welcome', exact: true }).waitFor();
+  await page.getByText('Every edit happens in a change request.').waitFor();
+});
+
 await step('Ctrl-K searches across spaces and opens the page', async () => {
   await page.goto(`${url}/`);
   await page.getByRole('heading', { name: 'Organizations' }).waitFor();
   await page.keyboard.press('Control+k');
   const box = page.getByRole('dialog', { name: 'Search' });
   await box.waitFor();
-  await page.keyboard.type('together');
+  await page.keyboard.type('change request');
   await box.getByRole('option', { name: /Welcome/ }).waitFor();
   await screen(page, 'search-desktop');
   await page.keyboard.press('Enter');

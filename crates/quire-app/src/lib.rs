@@ -21,6 +21,7 @@ pub mod change_requests;
 pub mod collections;
 pub mod content;
 pub mod error;
+pub mod history;
 pub mod input;
 pub mod invites;
 pub mod jobs;

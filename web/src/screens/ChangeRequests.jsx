@@ -70,6 +70,22 @@ export function lineDiff(a, b) {
   return out;
 }
 
+/// A line diff, each line marked (and named for screen readers) as added
+/// or removed.
+export function DiffView({ lines, label }) {
+  return (
+    <pre class="diff" aria-label={label}>
+      {lines.map((line) => (
+        <div class={`diff-${line.kind}`}>
+          <span aria-hidden="true">{line.kind === 'added' ? '+ ' : line.kind === 'removed' ? '- ' : '  '}</span>
+          <span class="visually-hidden">{line.kind === 'same' ? '' : `${line.kind}: `}</span>
+          {line.text}
+        </div>
+      ))}
+    </pre>
+  );
+}
+
 async function changedPages(spaceId, cr) {
   const [before, after] = await Promise.all([
     get(`/v1/spaces/${spaceId}/revisions/${cr.revisionInitial}`),
@@ -118,15 +134,7 @@ function PageChange({ spaceId, cr, change }) {
         <button type="button" role="tab" aria-selected={view === 'rendered'} onClick={showRendered}>Side by side</button>
       </div>
       {view === 'diff' ? (
-        <pre class="diff" aria-label={`Changes to ${change.page.title}`}>
-          {lineDiff(change.before, change.after).map((line) => (
-            <div class={`diff-${line.kind}`}>
-              <span aria-hidden="true">{line.kind === 'added' ? '+ ' : line.kind === 'removed' ? '- ' : '  '}</span>
-              <span class="visually-hidden">{line.kind === 'same' ? '' : `${line.kind}: `}</span>
-              {line.text}
-            </div>
-          ))}
-        </pre>
+        <DiffView lines={lineDiff(change.before, change.after)} label={`Changes to ${change.page.title}`} />
       ) : (
         <div class="side-by-side">
           <div><h4>Before</h4>{docs?.before ? <DocumentView document={docs.before} /> : <p class="muted">No page</p>}</div>

@@ -8,6 +8,8 @@ import { useLoad } from './Home.jsx';
 import { extensions } from '../editor/extensions.js';
 import { toEditor } from '../editor/document.js';
 import { PageEditor } from '../editor/Editor.jsx';
+import { DiffView, lineDiff } from './ChangeRequests.jsx';
+import { restore } from './History.jsx';
 
 /// Every page of a tree, depth first.
 export function flatten(pages, depth = 0, out = []) {
@@ -73,16 +75,47 @@ async function ownChangeRequest(spaceId, me, subject) {
   return mine ?? post(`/v1/spaces/${spaceId}/change-requests`, { subject });
 }
 
-export function Space({ spaceId, pagePath, me }) {
+/// A past version of a page: when it was, how it differs from now, and
+/// restoring it.
+function PastVersion({ spaceId, revision, page }) {
+  const [diff, setDiff] = useState(null);
+  const [busy, setBusy] = useState(false);
+  const compare = async () => {
+    const [then, now] = await Promise.all([
+      get(`/v1/spaces/${spaceId}/revisions/${revision}/page/${page.id}?format=markdown`),
+      get(`/v1/spaces/${spaceId}/content/page/${page.id}?format=markdown`).catch(() => ({ markdown: '' })),
+    ]);
+    setDiff(lineDiff(now.markdown ?? '', then.markdown ?? ''));
+  };
+  const restorePage = async () => {
+    setBusy(true);
+    const number = await restore(spaceId, revision, [page.id], `Restore ${page.title}`);
+    navigate(`/s/${spaceId}/change-requests/${number}`);
+  };
+  return (
+    <div class="past" role="note">
+      <p>You are reading a past version of this space.</p>
+      <div class="toolbar">
+        <button type="button" onClick={compare}>Compare with now</button>
+        <button type="button" class="primary" onClick={restorePage} disabled={busy}>Restore this page</button>
+        <a class="button" href={`/s/${spaceId}/`}>Back to now</a>
+      </div>
+      {diff && <DiffView lines={diff} label="From now to this version" />}
+    </div>
+  );
+}
+
+export function Space({ spaceId, pagePath, revision, me }) {
   // The tree shows as soon as the space's content arrives; the page follows.
+  const source = revision ? `revisions/${revision}` : 'content';
   const [{ data, error }] = useLoad(async () => {
-    const [space, content] = await Promise.all([get(`/v1/spaces/${spaceId}`), get(`/v1/spaces/${spaceId}/content`)]);
+    const [space, content] = await Promise.all([get(`/v1/spaces/${spaceId}`), get(`/v1/spaces/${spaceId}/${source}`)]);
     return { space, content, rows: flatten(content.pages).filter(({ page }) => page.type === 'document') };
-  }, [spaceId]);
+  }, [spaceId, source]);
   const current = data && (pagePath ? data.rows.find(({ page }) => page.path === pagePath)?.page : data.rows[0]?.page);
   const [{ data: page, error: pageError }] = useLoad(
-    async () => (current ? get(`/v1/spaces/${spaceId}/content/page/${current.id}`) : null),
-    [spaceId, current?.id],
+    async () => (current ? get(`/v1/spaces/${spaceId}/${revision ? `revisions/${revision}/page` : 'content/page'}/${current.id}`) : null),
+    [spaceId, source, current?.id],
   );
   const [busy, setBusy] = useState(false);
   if (error || pageError) return <main id="main" class="page"><p class="error" role="alert">{(error ?? pageError).message}</p></main>;
@@ -109,14 +142,24 @@ export function Space({ spaceId, pagePath, me }) {
       <aside class="sidebar">
         <p class="crumbs"><a href={space.parent ? `/c/${space.parent}/` : `/o/${space.organization}/`}>Back</a></p>
         <h2 class="space-title">{space.emoji ? `${space.emoji} ` : ''}{space.title}</h2>
-        <PageTree pages={content.pages} currentId={current?.id} hrefOf={(p) => `/s/${spaceId}/${p.path}`} />
+        <PageTree
+          pages={content.pages}
+          currentId={current?.id}
+          hrefOf={(p) => (revision ? `/s/${spaceId}/revisions/${revision}/${p.path}` : `/s/${spaceId}/${p.path}`)}
+        />
         <p><a href={`/s/${spaceId}/change-requests`}>Change requests</a></p>
+        <p><a href={`/s/${spaceId}/history`}>History</a></p>
       </aside>
       <main id="main" class="page" aria-busy={current && !page ? 'true' : undefined}>
-        <div class="toolbar">
-          <button type="button" class="primary" onClick={edit} disabled={busy || !page}>Edit</button>
-          <button type="button" onClick={newPage} disabled={busy}>New page</button>
-        </div>
+        {revision ? (
+          page && <PastVersion spaceId={spaceId} revision={revision} page={page} />
+        ) : (
+          <div class="toolbar">
+            <button type="button" class="primary" onClick={edit} disabled={busy || !page}>Edit</button>
+            <button type="button" onClick={newPage} disabled={busy}>New page</button>
+            {page && <a class="button" href={`/s/${spaceId}/history?page=${page.id}`}>Page history</a>}
+          </div>
+        )}
         {page ? (
           <article>
             <h1>{page.title}</h1>

@@ -74,6 +74,7 @@ pub fn router() -> Router<AppState> {
             "/spaces/{spaceId}/change-requests/{changeRequestId}/content/files/{fileId}/backlinks",
             get(read_backlinks),
         )
+        .route("/spaces/{spaceId}/revisions", get(read_history))
         .route("/spaces/{spaceId}/revisions/{revisionId}", get(read_revision))
         .route("/spaces/{spaceId}/revisions/{revisionId}/pages", get(read_pages))
         .route("/spaces/{spaceId}/revisions/{revisionId}/page/{pageId}", get(read_page))
@@ -149,6 +150,43 @@ impl ContentPath {
 struct RevisionQuery {
     metadata: Option<bool>,
     computed: Option<bool>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct HistoryQuery {
+    /// Only the revisions that changed this page.
+    page_id: Option<String>,
+    /// Where the page of history starts (the `next.page` of the last one).
+    page: Option<String>,
+    limit: Option<usize>,
+}
+
+/// `GET /spaces/{spaceId}/revisions` (Quire's addition): the space's main
+/// line, newest first, 20 at a time.
+async fn read_history(
+    State(state): State<AppState>,
+    Auth(caller): Auth,
+    Path(space): Path<String>,
+    Query(query): Query<HistoryQuery>,
+) -> ApiResult<Json<Value>> {
+    let history = quire_app::history::history(
+        &state.app,
+        &caller,
+        &space,
+        query.page_id.as_deref(),
+        query.page.as_deref(),
+        query.limit.unwrap_or(20),
+    )
+    .await?;
+    let items: Vec<Value> = history
+        .entries
+        .into_iter()
+        .map(|entry| views::history_entry(&state, &space, entry))
+        .collect();
+    Ok(Json(
+        json!({ "items": items, "next": history.next.map(|page| json!({ "page": page })) }),
+    ))
 }
 
 async fn read_revision(

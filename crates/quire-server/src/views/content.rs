@@ -344,3 +344,22 @@ pub fn change_request(state: &AppState, info: ChangeRequestInfo) -> ChangeReques
         comments,
     }
 }
+
+/// One revision of a space's history (`GET /spaces/{spaceId}/revisions`,
+/// Quire's addition): authors are shown with their public profile.
+pub fn history_entry(state: &AppState, space_id: &str, entry: quire_app::history::HistoryEntry) -> Value {
+    let rev = entry.revision;
+    json!({
+        "object": "revision",
+        "id": rev.id,
+        "parents": rev.parents,
+        "type": rev.kind,
+        "createdAt": rev.created_at,
+        "author": entry.author.map(|a| views::user_as(state, &a, quire_app::accounts::Visibility::Public)),
+        "changeRequest": rev.merged_from,
+        "urls": {
+            "location": state.api_url(&format!("/spaces/{space_id}/revisions/{}", rev.id)),
+            "app": state.app_url(&format!("/s/{space_id}/revisions/{}/", rev.id)),
+        },
+    })
+}

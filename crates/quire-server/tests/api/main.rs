@@ -12,6 +12,7 @@ mod errors;
 mod files;
 mod git_sync;
 mod gitbook_fidelity;
+mod history;
 mod hostile;
 mod imports;
 mod invites;

@@ -1,0 +1,83 @@
+// History: the space's revisions (or one page's), newest first; any
+// revision opened; a page or the whole space restored to a revision as a
+// change request, reviewed and merged like any other.
+import { useState } from 'preact/hooks';
+import { all, get, post } from '../api.js';
+import { navigate } from '../router.js';
+import { useLoad } from './Home.jsx';
+import { flatten } from './Space.jsx';
+
+/// Opens a change request that puts the pages `ids` back as they were at
+/// `revision`; returns its number.
+export async function restore(spaceId, revision, ids, subject) {
+  const cr = await post(`/v1/spaces/${spaceId}/change-requests`, { subject });
+  for (let i = 0; i < ids.length; i += 50) {
+    const changes = ids.slice(i, i + 50).map((page) => ({ operation: 'revert_page', page, revision }));
+    await post(`/v1/spaces/${spaceId}/change-requests/${cr.id}/content`, { changes });
+  }
+  return cr.number;
+}
+
+export function History({ spaceId }) {
+  const pageId = new URLSearchParams(window.location.search).get('page');
+  const [entries, setEntries] = useState([]);
+  const [{ data, error }] = useLoad(async () => {
+    const [space, first] = await Promise.all([
+      get(`/v1/spaces/${spaceId}`),
+      get(`/v1/spaces/${spaceId}/revisions${pageId ? `?pageId=${pageId}` : ''}`),
+    ]);
+    const page = pageId ? await get(`/v1/spaces/${spaceId}/content/page/${pageId}`).catch(() => null) : null;
+    setEntries(first.items);
+    return { space, page, next: first.next?.page };
+  }, [spaceId, pageId]);
+  const [next, setNext] = useState(undefined);
+  const [busy, setBusy] = useState(false);
+  if (error) return <main id="main" class="page"><p class="error" role="alert">{error.message}</p></main>;
+  if (!data) return <main id="main" class="page" aria-busy="true" />;
+  const cursor = next === undefined ? data.next : next;
+  const more = async () => {
+    const answer = await get(`/v1/spaces/${spaceId}/revisions?page=${cursor}${pageId ? `&pageId=${pageId}` : ''}`);
+    setEntries([...entries, ...answer.items]);
+    setNext(answer.next?.page ?? null);
+  };
+  const restoreTo = async (revision) => {
+    setBusy(true);
+    let ids = [pageId];
+    let subject = `Restore ${data.page?.title ?? 'a page'}`;
+    if (!pageId) {
+      const [then, now] = await Promise.all([
+        get(`/v1/spaces/${spaceId}/revisions/${revision}`),
+        get(`/v1/spaces/${spaceId}/content`),
+      ]);
+      ids = [...new Set([...flatten(then.pages), ...flatten(now.pages)].map(({ page }) => page.id))];
+      subject = 'Restore the space';
+    }
+    const number = await restore(spaceId, revision, ids, subject);
+    navigate(`/s/${spaceId}/change-requests/${number}`);
+  };
+  return (
+    <main id="main" class="page">
+      <p class="crumbs"><a href={`/s/${spaceId}/`}>{data.space.title}</a></p>
+      <h1>{data.page ? `History of ${data.page.title}` : 'History'}</h1>
+      <ol class="history">
+        {entries.map((entry, i) => (
+          <li key={entry.id}>
+            <div>
+              <strong>{new Date(entry.createdAt).toLocaleString()}</strong> · {entry.type}
+              {entry.author && <span class="muted"> by {entry.author.displayName}</span>}
+            </div>
+            <div class="toolbar">
+              <a class="button" href={`/s/${spaceId}/revisions/${entry.id}/${data.page ? data.page.path ?? '' : ''}`}>View</a>
+              {i > 0 && (
+                <button type="button" disabled={busy} onClick={() => restoreTo(entry.id)}>
+                  {pageId ? 'Restore this page to this version' : 'Restore the space to this version'}
+                </button>
+              )}
+            </div>
+          </li>
+        ))}
+      </ol>
+      {cursor && <button type="button" onClick={more}>Older revisions</button>}
+    </main>
+  );
+}
