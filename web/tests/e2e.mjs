@@ -6,7 +6,7 @@
 // request's diff; a reviewer who signs in with OpenID Connect approves it
 // with a comment, the writer replies and merges; a conflicting merge is
 // settled by editing the result; the page is restored from its history;
-// searches with Ctrl-K;
+// searches with Ctrl-K; pages move in the tree by keyboard and dragging;
 // sees their sessions.
 // Every screen is checked with axe-core (no serious or critical
 // violation; the page's CSP is bypassed only to inject axe) and photographed at desktop and phone width, in light and
@@ -223,7 +223,8 @@ if (process.env.QUIRE_OIDC_NAME) {
 await step('the change request merges', async () => {
   await page.goto(reviewUrl);
   await page.getByRole('button', { name: 'Merge' }).click();
-  await page.getByRole('heading', { name: 'Welcome' }).waitFor();
+  await page.waitForURL(spaceUrl);
+  await page.getByRole('heading', { name: 'Welcome', exact: true }).waitFor();
   await page.getByRole('heading', { name: 'Getting started' }).waitFor();
   await screen(page, 'page-desktop');
 });
@@ -257,6 +258,7 @@ await step('a conflicting merge is settled in the browser', async () => {
   await page.getByRole('button', { name: 'Settle conflicts' }).click();
   await page.getByRole('heading', { name: 'Conflicts' }).waitFor({ state: 'detached' });
   await page.getByRole('button', { name: 'Merge' }).click();
+  await page.waitForURL(spaceUrl);
   await page.getByText('Quire keeps all your docs together.').waitFor();
 });
 
@@ -343,6 +345,37 @@ await step('a password signs in on another browser', async () => {
   await p.getByRole('button', { name: 'Sign in' }).click();
   await p.getByRole('heading', { name: 'Getting started' }).waitFor();
   await other.close();
+});
+
+await step('pages move in the tree by keyboard and by dragging', async () => {
+  const addPage = async (title) => {
+    await page.goto(spaceUrl);
+    await page.getByRole('button', { name: 'New page' }).click();
+    await page.getByLabel('Page title').fill(title);
+    await page.locator('.save-state[data-state="saved"]').waitFor();
+  };
+  await addPage('Second');
+  await addPage('Third');
+  await page.reload();
+  const tree = page.getByRole('navigation', { name: 'Pages' });
+  await tree.getByRole('link', { name: 'Third' }).waitFor();
+  const titles = async () => (await tree.getByRole('link').allTextContents()).map((t) => t.trim());
+  assert.deepEqual(await titles(), ['Welcome', 'Second', 'Third']);
+  const cr = new URL(page.url()).pathname.split('/')[4];
+  await tree.getByRole('link', { name: 'Third' }).focus();
+  await page.keyboard.press('Alt+ArrowUp');
+  await page.waitForFunction(() => [...document.querySelectorAll('.tree a')].map((a) => a.textContent.trim()).join(',') === 'Welcome,Third,Second');
+  await page.keyboard.press('Alt+ArrowRight');
+  await page.waitForFunction(() => document.querySelector('.tree li:nth-child(2)')?.style.paddingLeft === '1.5rem');
+  await tree.getByRole('link', { name: 'Second' }).dragTo(tree.getByRole('link', { name: 'Welcome' }));
+  await page.waitForFunction(() => [...document.querySelectorAll('.tree li')].filter((li) => li.style.paddingLeft === '1.5rem').length === 2);
+  await screen(page, 'tree-moved-desktop');
+  const spaceId = new URL(spaceUrl).pathname.split('/')[2];
+  const answer = await call(page, 'GET', `/v1/spaces/${spaceId}/change-requests?status=open`);
+  const open = JSON.parse(answer.body).items.find((c) => String(c.number) === cr);
+  const content = JSON.parse((await call(page, 'GET', `/v1/spaces/${spaceId}/change-requests/${open.id}/content`)).body);
+  const welcome = content.pages.find((p) => p.title === 'Welcome');
+  assert.deepEqual(welcome.pages.map((p) => p.title).sort(), ['Second', 'Third']);
 });
 
 await browser.close();

@@ -11,18 +11,50 @@ import { PageEditor } from '../editor/Editor.jsx';
 import { DiffView, lineDiff } from './ChangeRequests.jsx';
 import { restore } from './History.jsx';
 
-/// Every page of a tree, depth first.
-export function flatten(pages, depth = 0, out = []) {
-  for (const page of pages ?? []) {
-    out.push({ page, depth });
-    flatten(page.pages, depth + 1, out);
-  }
+/// Every page of a tree, depth first, with its parent's id and its place
+/// among its siblings.
+export function flatten(pages, depth = 0, out = [], parent = null) {
+  (pages ?? []).forEach((page, index) => {
+    out.push({ page, depth, parent, index, siblings: pages });
+    flatten(page.pages, depth + 1, out, page.id);
+  });
   return out;
+}
+
+/// Where a move puts a page: `{ into, at }` as `update_page` takes them (the
+/// place among the new siblings, the page itself left out), or null when
+/// the move makes no sense (into itself or its own subpages).
+export function placeFor(rows, moving, target, zone) {
+  if (moving.page.id === target.page.id) return null;
+  for (let up = target; up; up = rows.find((r) => r.page.id === up.parent)) {
+    if (up.page.id === moving.page.id) return null;
+  }
+  if (zone === 'into') return { into: target.page.id, at: (target.page.pages ?? []).filter((p) => p.id !== moving.page.id).length };
+  let at = zone === 'before' ? target.index : target.index + 1;
+  if (moving.parent === target.parent && moving.index < at) at -= 1;
+  return { into: target.parent, at };
+}
+
+/// The keyboard's moves (Alt with an arrow): up and down among siblings,
+/// right into the previous sibling, left out of the parent.
+function keyboardPlace(rows, row, key) {
+  const siblings = row.siblings;
+  if (key === 'ArrowUp' && row.index > 0) return { into: row.parent, at: row.index - 1 };
+  if (key === 'ArrowDown' && row.index < siblings.length - 1) return { into: row.parent, at: row.index + 1 };
+  if (key === 'ArrowRight' && row.index > 0) {
+    const previous = siblings[row.index - 1];
+    return { into: previous.id, at: (previous.pages ?? []).length };
+  }
+  if (key === 'ArrowLeft' && row.parent) {
+    const parent = rows.find((r) => r.page.id === row.parent);
+    return { into: parent.parent, at: parent.index + 1 };
+  }
+  return null;
 }
 
 /// The page tree: a list of links, indented by depth, only the rows in view
 /// drawn (10,000 pages stay smooth).
-export function PageTree({ pages, currentId, hrefOf, label = 'Pages' }) {
+export function PageTree({ pages, currentId, hrefOf, label = 'Pages', onMove }) {
   const rows = flatten(pages).filter(({ page }) => page.type !== 'link');
   const ROW = 30;
   const scroller = useRef(null);
@@ -35,19 +67,64 @@ export function PageTree({ pages, currentId, hrefOf, label = 'Pages' }) {
     el.addEventListener('scroll', update, { passive: true });
     return () => el.removeEventListener('scroll', update);
   }, []);
+  const [drag, setDrag] = useState(null);
+  const zoneOf = (event) => {
+    const { top, height } = event.currentTarget.getBoundingClientRect();
+    const y = event.clientY - top;
+    return y < height / 4 ? 'before' : y > (3 * height) / 4 ? 'after' : 'into';
+  };
+  const movable = onMove
+    ? (row) => ({
+        draggable: true,
+        onDragStart: (event) => {
+          event.dataTransfer.setData('text/plain', row.page.id);
+          setDrag({ moving: row });
+        },
+        onDragOver: (event) => {
+          if (!drag) return;
+          event.preventDefault();
+          setDrag({ ...drag, over: row.page.id, zone: zoneOf(event) });
+        },
+        onDrop: (event) => {
+          event.preventDefault();
+          const place = drag && placeFor(rows, drag.moving, row, zoneOf(event));
+          setDrag(null);
+          if (place) onMove(drag.moving.page, place);
+        },
+        onDragEnd: () => setDrag(null),
+        onKeyDown: (event) => {
+          if (!event.altKey) return;
+          const place = keyboardPlace(rows, row, event.key);
+          if (!place) return;
+          event.preventDefault();
+          onMove(row.page, place);
+        },
+      })
+    : () => ({});
   const first = Math.max(0, Math.floor(view.top / ROW) - 10);
   const last = Math.min(rows.length, Math.ceil((view.top + view.height) / ROW) + 10);
   return (
     <nav class="tree" aria-label={label} ref={scroller}>
       <ul style={{ height: `${rows.length * ROW}px` }}>
-        {rows.slice(first, last).map(({ page, depth }, i) => (
-          <li key={page.id} style={{ top: `${(first + i) * ROW}px`, paddingLeft: `${0.5 + depth}rem` }}>
-            <a href={hrefOf(page)} aria-current={page.id === currentId ? 'page' : undefined}>
+        {rows.slice(first, last).map((row, i) => {
+          const { page, depth } = row;
+          const over = drag?.over === page.id ? ` drop-${drag.zone}` : '';
+          return (
+          <li key={page.id} class={over} style={{ top: `${(first + i) * ROW}px`, paddingLeft: `${0.5 + depth}rem` }}>
+            <a
+              href={hrefOf(page)}
+              aria-current={page.id === currentId ? 'page' : undefined}
+              aria-keyshortcuts={onMove ? 'Alt+ArrowUp Alt+ArrowDown Alt+ArrowLeft Alt+ArrowRight' : undefined}
+              data-page={page.id}
+              {...movable(row)}
+            >
               {page.emoji ? `${page.emoji} ` : ''}{page.title}
             </a>
           </li>
-        ))}
+          );
+        })}
       </ul>
+      {onMove && <p class="muted tree-help">Drag pages, or Alt with the arrow keys, to move them.</p>}
     </nav>
   );
 }
@@ -177,7 +254,7 @@ export function Space({ spaceId, pagePath, revision, me }) {
 /// Editing a page in a change request.
 export function EditPage({ spaceId, number, pageId }) {
   const document = useRef(null);
-  const [{ data, error }] = useLoad(async () => {
+  const [{ data, error }, reload] = useLoad(async () => {
     const crs = await all(`/v1/spaces/${spaceId}/change-requests`);
     const cr = crs.find((c) => c.number === number);
     if (!cr) throw new Error(`change request #${number} not found`);
@@ -199,6 +276,13 @@ export function EditPage({ spaceId, number, pageId }) {
           pages={content.pages}
           currentId={page?.id}
           hrefOf={(p) => `/s/${spaceId}/change-requests/${number}/edit/${p.id}`}
+          onMove={async (moved, place) => {
+            await post(`/v1/spaces/${spaceId}/change-requests/${cr.id}/content`, {
+              changes: [{ operation: 'update_page', page: moved.id, into: place.into, at: place.at }],
+            });
+            await reload();
+            window.document.querySelector(`.tree a[data-page="${moved.id}"]`)?.focus();
+          }}
         />
       </aside>
       <main id="main" class="page">
