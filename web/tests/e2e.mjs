@@ -90,10 +90,10 @@ await step('an organization, a space and a page are created', async () => {
 });
 
 const editor = () => page.locator('.editor-surface .prose');
-/// The editor's HTML without the empty paragraph the editor keeps after a
-/// last code block for the caret (an empty paragraph is no content, and is
-/// not saved).
-const content = async () => (await editor().innerHTML()).replace(/<p><br class="ProseMirror-trailingBreak"><\/p>$/, '');
+/// The editor's HTML without the empty paragraphs at its end (the editor
+/// keeps one after a last block for the caret; an empty paragraph is no
+/// content, and is not saved).
+const content = async () => (await editor().innerHTML()).replace(/(<p>(<br class="ProseMirror-trailingBreak">)?<\/p>)+$/, '');
 const saved = () => page.locator('.save-state[data-state="saved"]').waitFor();
 
 let markdownBefore;
@@ -126,6 +126,14 @@ await step('a page is written by keyboard, markdown shortcuts and the slash menu
   await k.press('Enter');
   await k.type('```js ');
   await k.type('const answer = 42;');
+  await k.press('ArrowDown');
+  await k.type('/math');
+  await page.getByRole('option', { name: 'Math' }).waitFor();
+  await k.press('Enter');
+  await k.type('/embed');
+  await page.getByRole('option', { name: 'Embed' }).waitFor();
+  await k.press('Enter');
+  await page.getByLabel('Embed URL').fill('https://example.com/video');
   await saved();
   const html = await content();
   assert.match(html, /<h1[^>]*>Getting started<\/h1>/);
@@ -143,7 +151,7 @@ await step('a page is written by keyboard, markdown shortcuts and the slash menu
     const answer = await (await fetch(`/v1/spaces/${space}/change-requests/${cr.id}/content/page/${pageId}?format=markdown`)).json();
     return answer.markdown;
   });
-  for (const expected of ['# Getting started', '**docs**', '{% hint style="info" %}', '- first item', '[ ] a task to do', '> a quote', '```js']) {
+  for (const expected of ['# Getting started', '**docs**', '{% hint style="info" %}', '- first item', '[ ] a task to do', '> a quote', '```js', '{% embed url="https://example.com/video" %}', 'x^2']) {
     assert.ok(markdownBefore.includes(expected), `the markdown holds ${expected}:\n${markdownBefore}`);
   }
 });

@@ -5,7 +5,7 @@
 import { Editor as TiptapEditor } from '@tiptap/core';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { post, get } from '../api.js';
-import { extensions, HINT_STYLES } from './extensions.js';
+import { extensions, HINT_STYLES, voidBlock } from './extensions.js';
 import { fromEditor, toEditor } from './document.js';
 
 const SAVE_AFTER_MS = 400;
@@ -26,6 +26,16 @@ const SLASH_ITEMS = [
     run: (c) => c.insertContent({ type: 'hint', attrs: { style }, content: [{ type: 'paragraph' }] }),
   })),
   { label: 'Divider', run: (c) => c.setHorizontalRule() },
+  { label: 'Embed', run: (c) => c.insertContent([voidBlock('embed', { url: 'https://' }), { type: 'paragraph' }]) },
+  { label: 'Math', run: (c) => c.insertContent([voidBlock('math', { formula: 'x^2' }), { type: 'paragraph' }]) },
+  {
+    label: 'OpenAPI operation',
+    run: (c) =>
+      c.insertContent([
+        voidBlock('openapi-operation', { ref: { kind: 'openapi', spec: '' }, method: 'get', path: '/' }),
+        { type: 'paragraph' },
+      ]),
+  },
 ];
 
 /// Saves one change at a time; changes made meanwhile are merged (the

@@ -5,6 +5,18 @@
 // travels as an `opaque` node holding its JSON untouched, so what is saved
 // reads back identical whether or not the editor knows the block.
 
+/// JSON with its object keys sorted, so the same block is the same text
+/// whichever side wrote it.
+export function canonical(value) {
+  const sort = (v) =>
+    Array.isArray(v)
+      ? v.map(sort)
+      : v && typeof v === 'object'
+        ? Object.fromEntries(Object.keys(v).sort().map((k) => [k, sort(v[k])]))
+        : v;
+  return JSON.stringify(sort(value));
+}
+
 const MARKS = { bold: 'bold', italic: 'italic', strikethrough: 'strike', code: 'code' };
 const MARKS_BACK = Object.fromEntries(Object.entries(MARKS).map(([k, v]) => [v, k]));
 
@@ -27,7 +39,7 @@ function inlines(nodes = []) {
         out.push({ ...inner, marks });
       }
     } else {
-      out.push({ type: 'opaqueInline', attrs: { json: JSON.stringify(node) } });
+      out.push({ type: 'opaqueInline', attrs: { json: canonical(node) } });
     }
   }
   return out;
@@ -76,7 +88,7 @@ function blockToEditor(node) {
       return { type: 'bulletList', content: items };
     }
     default:
-      return { type: 'opaque', attrs: { json: JSON.stringify(node) } };
+      return { type: 'opaque', attrs: { json: canonical(node) } };
   }
 }
 

@@ -8,6 +8,7 @@ import StarterKit from '@tiptap/starter-kit';
 import CodeBlock from '@tiptap/extension-code-block';
 import Link from '@tiptap/extension-link';
 import { TaskList, TaskItem } from '@tiptap/extension-list';
+import { canonical } from './document.js';
 
 export const HINT_STYLES = ['info', 'success', 'warning', 'danger'];
 
@@ -27,8 +28,42 @@ const Hint = Node.create({
   },
 });
 
+/// The fields of blocks without text that the editor lets one fill in
+/// (a path into the block's `data`, and its label).
+export const VOID_FIELDS = {
+  embed: [['url', 'Embed URL']],
+  math: [['formula', 'Formula (TeX)']],
+  'openapi-operation': [['ref.spec', 'OpenAPI spec'], ['method', 'Method'], ['path', 'Path']],
+};
+
+const BLOCK_NAMES = {
+  embed: 'Embed',
+  math: 'Math',
+  'openapi-operation': 'OpenAPI operation',
+  tabs: 'Tabs',
+  expandable: 'Expandable',
+  table: 'Table',
+  images: 'Images',
+  file: 'File',
+  'reusable-content': 'Included content',
+  stepper: 'Stepper',
+};
+
+function getPath(data, path) {
+  return path.split('.').reduce((v, k) => (v == null ? v : v[k]), data) ?? '';
+}
+
+function setPath(data, path, value) {
+  const keys = path.split('.');
+  const out = structuredClone(data ?? {});
+  let at = out;
+  for (const key of keys.slice(0, -1)) at = at[key] ??= {};
+  at[keys[keys.length - 1]] = value;
+  return out;
+}
+
 /// A block kept as its JSON: shown as a labelled card, moved and deleted
-/// whole.
+/// whole; for the blocks of `VOID_FIELDS`, with inputs for their fields.
 const Opaque = Node.create({
   name: 'opaque',
   group: 'block',
@@ -42,15 +77,71 @@ const Opaque = Node.create({
     return [{ tag: 'div[data-opaque]', getAttrs: (el) => ({ json: el.getAttribute('data-json') }) }];
   },
   renderHTML({ node }) {
-    let kind = 'block';
-    try {
-      kind = JSON.parse(node.attrs.json).type ?? kind;
-    } catch {
-      /* shown as a block */
-    }
-    return ['div', { 'data-opaque': '', 'data-json': node.attrs.json, class: 'opaque', contenteditable: 'false' }, `${kind} block (edit it in markdown mode)`];
+    return ['div', { 'data-opaque': '', 'data-json': node.attrs.json, class: 'opaque' }, 'block'];
+  },
+  addNodeView() {
+    return ({ node, getPos, editor }) => {
+      let block = {};
+      try {
+        block = JSON.parse(node.attrs.json);
+      } catch {
+        /* shown as an unknown block */
+      }
+      const dom = document.createElement('div');
+      dom.className = 'opaque';
+      dom.setAttribute('data-opaque', '');
+      dom.setAttribute('data-json', node.attrs.json);
+      dom.contentEditable = 'false';
+      const title = document.createElement('div');
+      title.className = 'opaque-title';
+      title.textContent = BLOCK_NAMES[block.type] ?? `${block.type ?? 'Unknown'} block`;
+      dom.append(title);
+      const fields = VOID_FIELDS[block.type];
+      if (fields && editor.isEditable) {
+        for (const [path, label] of fields) {
+          const wrap = document.createElement('label');
+          wrap.textContent = label;
+          const input = document.createElement('input');
+          input.value = getPath(block.data, path);
+          input.addEventListener('input', () => {
+            block = { ...block, data: setPath(block.data, path, input.value) };
+            const pos = getPos();
+            if (typeof pos === 'number') {
+              editor.view.dispatch(editor.view.state.tr.setNodeMarkup(pos, undefined, { json: canonical(block) }));
+            }
+          });
+          wrap.append(input);
+          dom.append(wrap);
+        }
+      } else if (fields) {
+        const summary = document.createElement('div');
+        summary.className = 'muted';
+        summary.textContent = fields.map(([path]) => getPath(block.data, path)).filter(Boolean).join(' ');
+        dom.append(summary);
+      } else {
+        const hint = document.createElement('div');
+        hint.className = 'muted';
+        hint.textContent = editor.isEditable ? 'Edit this block in markdown mode.' : '';
+        dom.append(hint);
+      }
+      return {
+        dom,
+        stopEvent: (event) => event.target instanceof HTMLInputElement,
+        ignoreMutation: () => true,
+        update: (updated) => {
+          if (updated.type.name !== 'opaque') return false;
+          dom.setAttribute('data-json', updated.attrs.json);
+          return true;
+        },
+      };
+    };
   },
 });
+
+/// A new block without text, as the API's JSON, for the slash menu.
+export function voidBlock(type, data) {
+  return { type: 'opaque', attrs: { json: canonical({ object: 'block', type, isVoid: true, data }) } };
+}
 
 const OpaqueInline = Node.create({
   name: 'opaqueInline',
