@@ -7,6 +7,7 @@
 // with a comment, the writer replies and merges; a conflicting merge is
 // settled by editing the result; the page is restored from its history;
 // searches with Ctrl-K; pages move in the tree by keyboard and dragging;
+// pasting from Google Docs and Word gives clean blocks;
 // sees their sessions.
 // Every screen is checked with axe-core (no serious or critical
 // violation; the page's CSP is bypassed only to inject axe) and photographed at desktop and phone width, in light and
@@ -384,6 +385,44 @@ await step('pages move in the tree by keyboard and by dragging', async () => {
   const content = JSON.parse((await call(page, 'GET', `/v1/spaces/${spaceId}/change-requests/${open.id}/content`)).body);
   const welcome = content.pages.find((p) => p.title === 'Welcome');
   assert.deepEqual(welcome.pages.map((p) => p.title).sort(), ['Second', 'Third']);
+});
+
+await step('pasting from Google Docs and Word gives clean blocks', async () => {
+  await page.getByRole('navigation', { name: 'Pages' }).getByRole('link', { name: 'Third' }).click();
+  await page.getByLabel('Page title').waitFor();
+  await editor().click();
+  const paste = (html) =>
+    page.evaluate((html) => {
+      const data = new DataTransfer();
+      data.setData('text/html', html);
+      data.setData('text/plain', 'plain');
+      const event = new ClipboardEvent('paste', { clipboardData: data, bubbles: true, cancelable: true });
+      document.querySelector('.editor-surface .ProseMirror').dispatchEvent(event);
+    }, html);
+  await paste(
+    '<meta charset="utf-8"><b style="font-weight:normal;" id="docs-internal-guid-5a1b"><h2 dir="ltr" style="line-height:1.38"><span style="font-size:16pt;font-weight:400">Install</span></h2>' +
+      '<p dir="ltr"><span style="font-weight:400">Run the </span><span style="font-weight:700">installer</span><span style="font-weight:400"> twice.</span></p>' +
+      '<ul><li dir="ltr"><p dir="ltr"><span style="font-weight:400">One</span></p></li><li dir="ltr"><p dir="ltr"><span style="font-weight:400">Two</span></p></li></ul></b>',
+  );
+  await page.keyboard.press('Enter');
+  await page.keyboard.press('Enter');
+  await paste(
+    "<html xmlns:o='urn:schemas-microsoft-com:office:office'><head><style>p.MsoNormal{margin:0}</style></head><body>" +
+      "<p class=MsoNormal><span lang=EN-US style='font-size:11pt'>From <i>Word</i> as well<o:p></o:p></span></p></body></html>",
+  );
+  await saved();
+  const pageId = new URL(page.url()).pathname.split('/').pop();
+  const spaceId = new URL(spaceUrl).pathname.split('/')[2];
+  const number = new URL(page.url()).pathname.split('/')[4];
+  const crs = JSON.parse((await call(page, 'GET', `/v1/spaces/${spaceId}/change-requests?status=open`)).body).items;
+  const cr = crs.find((c) => String(c.number) === number);
+  const markdown = JSON.parse((await call(page, 'GET', `/v1/spaces/${spaceId}/change-requests/${cr.id}/content/page/${pageId}?format=markdown`)).body).markdown;
+  for (const expected of ['## Install', 'Run the **installer** twice.', '- One', '- Two', 'From *Word* as well']) {
+    assert.ok(markdown.includes(expected), `the pasted page holds ${expected}:\n${markdown}`);
+  }
+  for (const unwanted of ['**Run', 'mso', 'o:p', 'font-']) {
+    assert.ok(!markdown.includes(unwanted), `no ${unwanted} in:\n${markdown}`);
+  }
 });
 
 await browser.close();

@@ -7,6 +7,7 @@ import { useEffect, useRef, useState } from 'preact/hooks';
 import { post, get } from '../api.js';
 import { extensions, HINT_STYLES, voidBlock } from './extensions.js';
 import { fromEditor, toEditor } from './document.js';
+import { cleanPastedHtml } from './paste.js';
 
 const SAVE_AFTER_MS = 400;
 
@@ -102,6 +103,7 @@ export function PageEditor({ spaceId, changeRequest, page, document }) {
       content: toEditor(document.current),
       editorProps: {
         attributes: { class: 'prose', 'aria-label': 'Page content', role: 'textbox', 'aria-multiline': 'true' },
+        transformPastedHTML: cleanPastedHtml,
       },
       onUpdate: ({ editor: e }) => {
         save.current.schedule({
