@@ -66,6 +66,7 @@ export function SearchDialog({ open, onClose }) {
       <div class="dialog" role="dialog" aria-modal="true" aria-label="Search">
         <input
           ref={input}
+          autoFocus
           type="search"
           class="search-input"
           placeholder="Search pages…"

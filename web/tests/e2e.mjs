@@ -29,12 +29,15 @@ mkdirSync(artifacts, { recursive: true });
 
 const browser = await launch();
 
+let page;
+
 async function step(name, run) {
   try {
     await run();
     console.log(`ok   ${name}`);
   } catch (error) {
     console.error(`FAIL ${name}`);
+    await page?.screenshot({ path: `${artifacts}/failure.png`, fullPage: true }).catch(() => {});
     throw error;
   }
 }
@@ -61,7 +64,7 @@ async function screen(page, name) {
 }
 
 const desktop = await browser.newContext({ viewport: { width: 1280, height: 800 }, bypassCSP: true });
-const page = await desktop.newPage();
+page = await desktop.newPage();
 page.on('pageerror', (error) => console.error(`page error: ${error.message}`));
 
 await step('a CLI sign-in link signs the first admin in and sets a password', async () => {
@@ -298,6 +301,7 @@ await step('Ctrl-K searches across spaces and opens the page', async () => {
   await page.keyboard.press('Control+k');
   const box = page.getByRole('dialog', { name: 'Search' });
   await box.waitFor();
+  await page.waitForFunction(() => document.activeElement?.getAttribute('aria-label') === 'Search pages');
   await page.keyboard.type('change request');
   await box.getByRole('option', { name: /Welcome/ }).waitFor();
   await screen(page, 'search-desktop');
@@ -387,7 +391,7 @@ await step('pages move in the tree by keyboard and by dragging', async () => {
   assert.deepEqual(welcome.pages.map((p) => p.title).sort(), ['Second', 'Third']);
 });
 
-await step('pasting from Google Docs and Word gives clean blocks', async () => {
+await step('pasting from Google Docs and Word gives clean blocks; an image is uploaded', async () => {
   await page.getByRole('navigation', { name: 'Pages' }).getByRole('link', { name: 'Third' }).click();
   await page.getByLabel('Page title').waitFor();
   await editor().click();
@@ -410,6 +414,14 @@ await step('pasting from Google Docs and Word gives clean blocks', async () => {
     "<html xmlns:o='urn:schemas-microsoft-com:office:office'><head><style>p.MsoNormal{margin:0}</style></head><body>" +
       "<p class=MsoNormal><span lang=EN-US style='font-size:11pt'>From <i>Word</i> as well<o:p></o:p></span></p></body></html>",
   );
+  // An image, uploaded from the slash menu.
+  await page.keyboard.press('Enter');
+  await page.keyboard.type('/image');
+  await page.getByRole('option', { name: 'Image (upload)' }).waitFor();
+  await page.keyboard.press('Enter');
+  const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
+  await page.getByLabel('Upload an image').setInputFiles({ name: 'diagram.png', mimeType: 'image/png', buffer: png });
+  await page.locator('.opaque-title', { hasText: 'Images' }).waitFor();
   await saved();
   const pageId = new URL(page.url()).pathname.split('/').pop();
   const spaceId = new URL(spaceUrl).pathname.split('/')[2];
@@ -417,7 +429,7 @@ await step('pasting from Google Docs and Word gives clean blocks', async () => {
   const crs = JSON.parse((await call(page, 'GET', `/v1/spaces/${spaceId}/change-requests?status=open`)).body).items;
   const cr = crs.find((c) => String(c.number) === number);
   const markdown = JSON.parse((await call(page, 'GET', `/v1/spaces/${spaceId}/change-requests/${cr.id}/content/page/${pageId}?format=markdown`)).body).markdown;
-  for (const expected of ['## Install', 'Run the **installer** twice.', '- One', '- Two', 'From *Word* as well']) {
+  for (const expected of ['## Install', 'Run the **installer** twice.', '- One', '- Two', 'From *Word* as well', '![](/files/']) {
     assert.ok(markdown.includes(expected), `the pasted page holds ${expected}:\n${markdown}`);
   }
   for (const unwanted of ['**Run', 'mso', 'o:p', 'font-']) {

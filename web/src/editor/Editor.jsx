@@ -6,6 +6,7 @@ import { Editor as TiptapEditor } from '@tiptap/core';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { post, get } from '../api.js';
 import { extensions, HINT_STYLES, voidBlock } from './extensions.js';
+import { canonical } from './document.js';
 import { fromEditor, toEditor } from './document.js';
 import { cleanPastedHtml } from './paste.js';
 
@@ -27,6 +28,7 @@ const SLASH_ITEMS = [
     run: (c) => c.insertContent({ type: 'hint', attrs: { style }, content: [{ type: 'paragraph' }] }),
   })),
   { label: 'Divider', run: (c) => c.setHorizontalRule() },
+  { label: 'Image (upload)', upload: true },
   { label: 'Embed', run: (c) => c.insertContent([voidBlock('embed', { url: 'https://' }), { type: 'paragraph' }]) },
   { label: 'Math', run: (c) => c.insertContent([voidBlock('math', { formula: 'x^2' }), { type: 'paragraph' }]) },
   {
@@ -38,6 +40,33 @@ const SLASH_ITEMS = [
       ]),
   },
 ];
+
+/// A file as base64.
+function base64Of(file) {
+  return new Promise((resolve, reject) => {
+    const reader = new FileReader();
+    reader.onload = () => resolve(String(reader.result).split(',')[1] ?? '');
+    reader.onerror = () => reject(reader.error);
+    reader.readAsDataURL(file);
+  });
+}
+
+/// An `images` block showing the files `ids`, as the editor holds it.
+function imagesBlock(ids) {
+  const caption = {
+    object: 'fragment',
+    fragment: 'caption',
+    nodes: [{ object: 'block', type: 'paragraph', isVoid: false, data: {}, nodes: [{ object: 'text', leaves: [{ object: 'leaf', text: '', marks: [] }] }] }],
+  };
+  const images = ids.map((file) => ({
+    object: 'block',
+    type: 'image',
+    isVoid: true,
+    data: { ref: { kind: 'file', file } },
+    fragments: [caption],
+  }));
+  return { type: 'opaque', attrs: { json: canonical({ object: 'block', type: 'images', isVoid: false, data: {}, nodes: images }) } };
+}
 
 /// Saves one change at a time; changes made meanwhile are merged (the
 /// latest title, the latest body) and sent next.
@@ -104,6 +133,20 @@ export function PageEditor({ spaceId, changeRequest, page, document }) {
       editorProps: {
         attributes: { class: 'prose', 'aria-label': 'Page content', role: 'textbox', 'aria-multiline': 'true' },
         transformPastedHTML: cleanPastedHtml,
+        handlePaste: (_view, event) => {
+          const files = event.clipboardData?.files;
+          if (!files || files.length === 0) return false;
+          event.preventDefault();
+          insertImages(files);
+          return true;
+        },
+        handleDrop: (_view, event) => {
+          const files = event.dataTransfer?.files;
+          if (!files || files.length === 0) return false;
+          event.preventDefault();
+          insertImages(files);
+          return true;
+        },
       },
       onUpdate: ({ editor: e }) => {
         save.current.schedule({
@@ -136,13 +179,33 @@ export function PageEditor({ spaceId, changeRequest, page, document }) {
 
   const items = slash ? SLASH_ITEMS.filter((i) => i.label.toLowerCase().includes(slash.query)) : [];
 
+  const upload = useRef(null);
   const choose = (item) => {
     const editor = editorRef.current;
     const { $from } = editor.state.selection;
     const from = $from.start();
     editor.chain().focus().deleteRange({ from, to: $from.end() }).run();
-    item.run(editor.chain().focus()).run();
+    if (item.upload) upload.current?.click();
+    else item.run(editor.chain().focus()).run();
     setSlash(null);
+  };
+
+  /// Stores image files in the change request and inserts them.
+  const insertImages = async (files) => {
+    const images = [...files].filter((f) => f.type.startsWith('image/'));
+    if (images.length === 0) return false;
+    setState('saving');
+    try {
+      const encoded = await Promise.all(
+        images.map(async (f, i) => ({ name: f.name || `pasted-${Date.now()}-${i}.png`, contentType: f.type, base64: await base64Of(f) })),
+      );
+      const answer = await post(`${base}/content?compat=false`, { changes: [{ operation: 'insert_files', files: encoded }] });
+      const ids = (answer.insertedFiles ?? []).map((f) => f.id);
+      editorRef.current?.chain().focus().insertContent([imagesBlock(ids), { type: 'paragraph' }]).run();
+    } catch (error) {
+      setState(`error: ${error.message}`);
+    }
+    return true;
   };
 
   const onKeyDown = (event) => {
@@ -192,6 +255,19 @@ export function PageEditor({ spaceId, changeRequest, page, document }) {
           {state === 'saved' ? 'Saved' : state === 'saving' || state === 'editing' ? 'Saving…' : state}
         </span>
       </div>
+      <input
+        ref={upload}
+        type="file"
+        accept="image/*"
+        multiple
+        class="visually-hidden"
+        aria-label="Upload an image"
+        tabIndex={-1}
+        onChange={(e) => {
+          insertImages(e.currentTarget.files);
+          e.currentTarget.value = '';
+        }}
+      />
       {mode === 'rich' ? (
         <div ref={mount} onKeyDownCapture={onKeyDown} class="editor-surface" />
       ) : (

@@ -16,7 +16,7 @@ use crate::error::{ApiError, ApiResult};
 use crate::extract::{JsonBody, Path, Query};
 use crate::pagination::{List, ListOrder, PageParams};
 use crate::state::AppState;
-use crate::views::content::{self as views, ChangeRequest};
+use crate::views::content::{self as views, ChangeRequest, ContentContext};
 
 pub fn router() -> Router<AppState> {
     Router::new()
@@ -193,6 +193,10 @@ async fn write_content(
 ) -> ApiResult<Json<Value>> {
     let (cr, applied) = change_requests::write_content(&state.app, &caller, &space_id, &cr, body.changes).await?;
     let cr_id = cr.change_request.id.clone();
+    let head = (
+        cr.change_request.space_id.clone(),
+        cr.change_request.revision_id.clone(),
+    );
     let view = serde_json::to_value(views::change_request(&state, cr)).map_err(|e| ApiError::Internal(e.into()))?;
     if query.compat.unwrap_or(true) {
         return Ok(Json(view));
@@ -219,5 +223,31 @@ async fn write_content(
             AppliedChange::FileInserted { .. } => None,
         })
         .collect();
-    Ok(Json(json!({ "changeRequest": view, "changes": changes })))
+    let mut answer = json!({ "changeRequest": view, "changes": changes });
+    let inserted: Vec<&str> = applied
+        .iter()
+        .filter_map(|change| match change {
+            AppliedChange::FileInserted { file } => Some(file.as_str()),
+            _ => None,
+        })
+        .collect();
+    if !inserted.is_empty() {
+        let snapshot = state
+            .app
+            .engine
+            .revisions
+            .snapshot(&head.0, &head.1)
+            .await
+            .map_err(quire_app::AppError::from)?;
+        let ctx = ContentContext {
+            state: &state,
+            space_id: &head.0,
+        };
+        answer["insertedFiles"] = inserted
+            .iter()
+            .filter_map(|id| snapshot.files.iter().find(|(_, f)| f.id == *id))
+            .map(|(_, f)| ctx.file(&snapshot, f))
+            .collect();
+    }
+    Ok(Json(answer))
 }
