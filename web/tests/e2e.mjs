@@ -5,7 +5,9 @@
 // (in the editor and through the API's markdown); reviews the change
 // request's diff; a reviewer who signs in with OpenID Connect approves it
 // with a comment, the writer replies and merges; a conflicting merge is
-// settled by editing the result; the page is restored from its history;
+// settled by editing the result; two versions of the page are compared and
+// the page is restored from its history; the organization shows recent
+// changes;
 // searches with Ctrl-K; pages move in the tree by keyboard and dragging;
 // pasting from Google Docs and Word gives clean blocks;
 // sees their sessions.
@@ -280,6 +282,9 @@ await step('a page is restored from its history', async () => {
   await page.getByRole('heading', { name: 'History of Welcome' }).waitFor();
   const versions = page.locator('.history > li');
   assert.equal(await versions.count(), 3, 'written, their wording, my wording');
+  await versions.first().getByLabel('Compare').check();
+  await versions.last().getByLabel('Compare').check();
+  await page.getByRole('heading', { name: 'From the older to the newer version' }).waitFor();
   await screen(page, 'history-desktop');
   await versions.last().getByRole('link', { name: 'View' }).click();
   await page.getByText('You are reading a past version of this space.').waitFor();
@@ -293,6 +298,14 @@ await step('a page is restored from its history', async () => {
   await page.waitForURL(spaceUrl);
   await page.getByRole('heading', { name: 'Welcome', exact: true }).waitFor();
   await page.getByText('Every edit happens in a change request.').waitFor();
+});
+
+await step('the organization shows its recent changes', async () => {
+  await page.goto(spaceUrl);
+  await page.getByRole('link', { name: 'Back' }).click();
+  await page.getByRole('heading', { name: 'Recent changes' }).waitFor();
+  assert.ok((await page.locator('#recent-heading + ul > li').count()) >= 4, 'the merges show');
+  await screen(page, 'organization-desktop');
 });
 
 await step('Ctrl-K searches across spaces and opens the page', async () => {

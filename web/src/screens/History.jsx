@@ -6,6 +6,7 @@ import { all, get, post } from '../api.js';
 import { navigate } from '../router.js';
 import { useLoad } from './Home.jsx';
 import { flatten } from './Space.jsx';
+import { DiffView, lineDiff } from './ChangeRequests.jsx';
 
 /// Opens a change request that puts the pages `ids` back as they were at
 /// `revision`; returns its number.
@@ -32,6 +33,8 @@ export function History({ spaceId }) {
   }, [spaceId, pageId]);
   const [next, setNext] = useState(undefined);
   const [busy, setBusy] = useState(false);
+  const [picked, setPicked] = useState([]);
+  const [comparison, setComparison] = useState(null);
   if (error) return <main id="main" class="page"><p class="error" role="alert">{error.message}</p></main>;
   if (!data) return <main id="main" class="page" aria-busy="true" />;
   const cursor = next === undefined ? data.next : next;
@@ -39,6 +42,19 @@ export function History({ spaceId }) {
     const answer = await get(`/v1/spaces/${spaceId}/revisions?page=${cursor}${pageId ? `&pageId=${pageId}` : ''}`);
     setEntries([...entries, ...answer.items]);
     setNext(answer.next?.page ?? null);
+  };
+  /// Picks a revision to compare; with two picked, the page's markdown
+  /// from the older to the newer.
+  const pick = async (id) => {
+    const next = picked.includes(id) ? picked.filter((p) => p !== id) : [...picked, id].slice(-2);
+    setPicked(next);
+    setComparison(null);
+    if (next.length !== 2) return;
+    const [older, newer] = [...next].sort((a, b) => entries.findIndex((e) => e.id === b) - entries.findIndex((e) => e.id === a));
+    const text = (rev) =>
+      get(`/v1/spaces/${spaceId}/revisions/${rev}/page/${pageId}?format=markdown`).then((p) => p.markdown ?? '', () => '');
+    const [before, after] = await Promise.all([text(older), text(newer)]);
+    setComparison(lineDiff(before, after));
   };
   const restoreTo = async (revision) => {
     setBusy(true);
@@ -68,6 +84,12 @@ export function History({ spaceId }) {
             </div>
             <div class="toolbar">
               <a class="button" href={`/s/${spaceId}/revisions/${entry.id}/${data.page ? data.page.path ?? '' : ''}`}>View</a>
+              {pageId && (
+                <label class="choice">
+                  <input type="checkbox" checked={picked.includes(entry.id)} onChange={() => pick(entry.id)} />
+                  Compare
+                </label>
+              )}
               {i > 0 && (
                 <button type="button" disabled={busy} onClick={() => restoreTo(entry.id)}>
                   {pageId ? 'Restore this page to this version' : 'Restore the space to this version'}
@@ -78,6 +100,12 @@ export function History({ spaceId }) {
         ))}
       </ol>
       {cursor && <button type="button" onClick={more}>Older revisions</button>}
+      {comparison && (
+        <section aria-labelledby="comparison-heading">
+          <h2 id="comparison-heading">From the older to the newer version</h2>
+          <DiffView lines={comparison} label="Changes between the two versions" />
+        </section>
+      )}
     </main>
   );
 }

@@ -84,6 +84,42 @@ function SpaceList({ spaces, collections }) {
   );
 }
 
+/// The latest revisions of the organization's spaces (the 20 first
+/// spaces, 5 revisions each), newest first.
+function RecentChanges({ spaces }) {
+  const [{ data }] = useLoad(async () => {
+    const lists = await Promise.all(
+      spaces.slice(0, 20).map((space) =>
+        get(`/v1/spaces/${space.id}/revisions?limit=5`).then(
+          (answer) => answer.items.map((entry) => ({ ...entry, space })),
+          () => [],
+        ),
+      ),
+    );
+    return lists
+      .flat()
+      .filter((entry) => entry.parents.length > 0)
+      .sort((a, b) => (a.createdAt < b.createdAt ? 1 : -1))
+      .slice(0, 15);
+  }, [spaces.map((s) => s.id).join()]);
+  if (!data || data.length === 0) return null;
+  return (
+    <section aria-labelledby="recent-heading">
+      <h2 id="recent-heading">Recent changes</h2>
+      <ul class="list">
+        {data.map((entry) => (
+          <li key={entry.id}>
+            <a href={`/s/${entry.space.id}/revisions/${entry.id}/`}>{entry.space.title}</a>{' '}
+            <span class="muted">
+              {entry.type} {entry.author ? `by ${entry.author.displayName} ` : ''}· {new Date(entry.createdAt).toLocaleString()}
+            </span>
+          </li>
+        ))}
+      </ul>
+    </section>
+  );
+}
+
 export function Org({ orgId }) {
   const [{ data, error }, reload] = useLoad(async () => {
     const [org, spaces, collections] = await Promise.all([
@@ -113,6 +149,7 @@ export function Org({ orgId }) {
           navigate(`/s/${space.id}/`);
         }}
       />
+      <RecentChanges spaces={data.spaces} />
     </main>
   );
 }
