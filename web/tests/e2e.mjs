@@ -133,6 +133,22 @@ await step('a page is written by keyboard, markdown shortcuts and the slash menu
   await k.type('```js ');
   await k.type('const answer = 42;');
   await k.press('ArrowDown');
+  await k.type('/tabs');
+  await page.getByRole('option', { name: 'Tabs' }).waitFor();
+  await k.press('Enter');
+  await k.type('On macOS, drag the app to Applications.');
+  await page.getByRole('textbox', { name: 'Tab title' }).first().fill('macOS');
+  await page.getByRole('textbox', { name: 'Tab title' }).nth(1).fill('Linux');
+  await page.locator('.tab-item-body').nth(1).click();
+  await k.type('On Linux, unpack the archive.');
+  await page.evaluate(() => window.quireEditor.commands.focus('end'));
+  await k.type('/expandable');
+  await page.getByRole('option', { name: 'Expandable' }).waitFor();
+  await k.press('Enter');
+  await k.type('Hidden until opened.');
+  await page.getByRole('textbox', { name: 'Expandable summary' }).fill('Why two tabs?');
+  await page.locator('.expandable-body').click();
+  await page.evaluate(() => window.quireEditor.commands.focus('end'));
   await k.type('/math');
   await page.getByRole('option', { name: 'Math' }).waitFor();
   await k.press('Enter');
@@ -157,7 +173,7 @@ await step('a page is written by keyboard, markdown shortcuts and the slash menu
     const answer = await (await fetch(`/v1/spaces/${space}/change-requests/${cr.id}/content/page/${pageId}?format=markdown`)).json();
     return answer.markdown;
   });
-  for (const expected of ['# Getting started', '**docs**', '{% hint style="info" %}', '- first item', '[ ] a task to do', '> a quote', '```js', '{% embed url="https://example.com/video" %}', 'x^2']) {
+  for (const expected of ['# Getting started', '**docs**', '{% hint style="info" %}', '- first item', '[ ] a task to do', '> a quote', '```js', '{% embed url="https://example.com/video" %}', 'x^2', '{% tab title="macOS" %}', 'On Linux, unpack the archive.', '<summary>Why two tabs?</summary>', 'Hidden until opened.']) {
     assert.ok(markdownBefore.includes(expected), `the markdown holds ${expected}:\n${markdownBefore}`);
   }
 });

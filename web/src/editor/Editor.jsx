@@ -28,6 +28,23 @@ const SLASH_ITEMS = [
     run: (c) => c.insertContent({ type: 'hint', attrs: { style }, content: [{ type: 'paragraph' }] }),
   })),
   { label: 'Divider', run: (c) => c.setHorizontalRule() },
+  {
+    label: 'Tabs',
+    run: (c) =>
+      c.insertContent({
+        type: 'tabs',
+        content: [
+          { type: 'tabItem', attrs: { title: 'First' }, content: [{ type: 'paragraph' }] },
+          { type: 'tabItem', attrs: { title: 'Second' }, content: [{ type: 'paragraph' }] },
+        ],
+      }),
+    // The caret goes to the first tab (tabs, tab, paragraph: three openings in).
+    after: (editor, at) => editor.commands.setTextSelection(at + 3),
+  },
+  {
+    label: 'Expandable',
+    run: (c) => c.insertContent({ type: 'expandable', attrs: { title: 'Details' }, content: [{ type: 'paragraph' }] }),
+  },
   { label: 'Image (upload)', upload: true },
   { label: 'Embed', run: (c) => c.insertContent([voidBlock('embed', { url: 'https://' }), { type: 'paragraph' }]) },
   { label: 'Math', run: (c) => c.insertContent([voidBlock('math', { formula: 'x^2' }), { type: 'paragraph' }]) },
@@ -186,7 +203,10 @@ export function PageEditor({ spaceId, changeRequest, page, document }) {
     const from = $from.start();
     editor.chain().focus().deleteRange({ from, to: $from.end() }).run();
     if (item.upload) upload.current?.click();
-    else item.run(editor.chain().focus()).run();
+    else {
+      item.run(editor.chain().focus()).run();
+      item.after?.(editor, from - 1);
+    }
     setSlash(null);
   };
 

@@ -64,6 +64,26 @@ function blockToEditor(node) {
       return { type: 'horizontalRule' };
     case 'hint':
       return { type: 'hint', attrs: { style: data.style ?? 'info' }, content: blocks(node.nodes) };
+    case 'tabs':
+      return {
+        type: 'tabs',
+        content: (node.nodes ?? []).map((item) => {
+          const content = blocks(item.nodes);
+          return { type: 'tabItem', attrs: { title: item.data?.title ?? '' }, content: content.length ? content : [{ type: 'paragraph' }] };
+        }),
+      };
+    case 'expandable': {
+      const fragment = (name) => (node.fragments ?? []).find((f) => f.fragment === name);
+      const title = inlines(fragment('expandable-title')?.nodes?.[0]?.nodes);
+      // Only a plain-text summary is edited as text; any other stays as is.
+      if (title.some((t) => t.type !== 'text' || t.marks)) return { type: 'opaque', attrs: { json: canonical(node) } };
+      const body = blocks(fragment('expandable-body')?.nodes);
+      return {
+        type: 'expandable',
+        attrs: { title: title.map((t) => t.text).join(''), open: Boolean(data.defaultExpanded) },
+        content: body.length ? body : [{ type: 'paragraph' }],
+      };
+    }
     case 'code': {
       const text = (node.nodes ?? [])
         .map((line) => (line.nodes ?? []).flatMap((t) => (t.leaves ?? []).map((l) => l.text)).join(''))
@@ -184,6 +204,25 @@ function blockBack(node) {
       return { object: 'block', type: 'divider', isVoid: true, data: {} };
     case 'hint':
       return block('hint', { style: attrs.style ?? 'info' }, blocksBack(node.content));
+    case 'tabs':
+      return block(
+        'tabs',
+        {},
+        (node.content ?? []).map((item) => block('tabs-item', { title: item.attrs?.title ?? '' }, blocksBack(item.content))),
+      );
+    case 'expandable': {
+      const fragment = (name, nodes) => ({ object: 'fragment', fragment: name, type: name, nodes });
+      return {
+        object: 'block',
+        type: 'expandable',
+        isVoid: true,
+        data: { defaultExpanded: Boolean(attrs.open) },
+        fragments: [
+          fragment('expandable-title', [paragraphBack({ content: attrs.title ? [{ type: 'text', text: attrs.title }] : [] })]),
+          fragment('expandable-body', blocksBack(node.content)),
+        ],
+      };
+    }
     case 'codeBlock': {
       const text = (node.content ?? []).map((t) => t.text).join('');
       const data = { ...(attrs.extra ? JSON.parse(attrs.extra) : {}) };

@@ -138,6 +138,112 @@ const Opaque = Node.create({
   },
 });
 
+/// A node view whose node has a text attribute edited in an input above its
+/// content (a tab's title, an expandable's summary).
+function titledView(className, attribute, label, extra) {
+  return ({ node, getPos, editor }) => {
+    const dom = document.createElement('div');
+    dom.className = className;
+    dom.setAttribute(`data-${attribute}`, node.attrs[attribute]);
+    const head = document.createElement('div');
+    head.className = `${className}-head`;
+    head.contentEditable = 'false';
+    const input = document.createElement('input');
+    input.value = node.attrs[attribute];
+    input.setAttribute('aria-label', label);
+    input.readOnly = !editor.isEditable;
+    input.addEventListener('input', () => {
+      const pos = getPos();
+      if (typeof pos === 'number') {
+        editor.view.dispatch(editor.view.state.tr.setNodeAttribute(pos, attribute, input.value));
+      }
+    });
+    head.append(input);
+    extra?.(head, { node, getPos, editor });
+    const contentDOM = document.createElement('div');
+    contentDOM.className = `${className}-body`;
+    dom.append(head, contentDOM);
+    return {
+      dom,
+      contentDOM,
+      stopEvent: (event) => head.contains(event.target),
+      ignoreMutation: (mutation) => !contentDOM.contains(mutation.target),
+      update: (updated) => {
+        if (updated.type !== node.type) return false;
+        dom.setAttribute(`data-${attribute}`, updated.attrs[attribute]);
+        if (input.value !== updated.attrs[attribute]) input.value = updated.attrs[attribute];
+        return true;
+      },
+    };
+  };
+}
+
+/// Tabs: titled panels, one after the other while editing.
+const Tabs = Node.create({
+  name: 'tabs',
+  group: 'block',
+  content: 'tabItem+',
+  defining: true,
+  parseHTML() {
+    return [{ tag: 'div[data-tabs]' }];
+  },
+  renderHTML() {
+    return ['div', { 'data-tabs': '', class: 'tabs-block', role: 'group', 'aria-label': 'Tabs' }, 0];
+  },
+});
+
+const TabItem = Node.create({
+  name: 'tabItem',
+  content: 'block+',
+  defining: true,
+  addAttributes() {
+    return { title: { default: 'Tab' } };
+  },
+  parseHTML() {
+    return [{ tag: 'div[data-tab]', getAttrs: (el) => ({ title: el.getAttribute('data-title') ?? 'Tab' }) }];
+  },
+  renderHTML({ node }) {
+    return ['div', { 'data-tab': '', 'data-title': node.attrs.title, class: 'tab-item' }, 0];
+  },
+  addNodeView() {
+    return titledView('tab-item', 'title', 'Tab title', (head, { node, getPos, editor }) => {
+      if (!editor.isEditable) return;
+      const add = document.createElement('button');
+      add.type = 'button';
+      add.textContent = 'Add a tab after';
+      add.addEventListener('click', () => {
+        const pos = getPos();
+        if (typeof pos !== 'number') return;
+        editor
+          .chain()
+          .insertContentAt(pos + node.nodeSize, { type: 'tabItem', attrs: { title: 'New tab' }, content: [{ type: 'paragraph' }] })
+          .run();
+      });
+      head.append(add);
+    });
+  },
+});
+
+/// An expandable: a summary (plain text) and the blocks it hides.
+const Expandable = Node.create({
+  name: 'expandable',
+  group: 'block',
+  content: 'block+',
+  defining: true,
+  addAttributes() {
+    return { title: { default: 'Details' }, open: { default: false } };
+  },
+  parseHTML() {
+    return [{ tag: 'div[data-expandable]', getAttrs: (el) => ({ title: el.getAttribute('data-title') ?? '' }) }];
+  },
+  renderHTML({ node }) {
+    return ['div', { 'data-expandable': '', 'data-title': node.attrs.title, class: 'expandable' }, 0];
+  },
+  addNodeView() {
+    return titledView('expandable', 'title', 'Expandable summary');
+  },
+});
+
 /// A new block without text, as the API's JSON, for the slash menu.
 export function voidBlock(type, data) {
   return { type: 'opaque', attrs: { json: canonical({ object: 'block', type, isVoid: true, data }) } };
@@ -188,6 +294,9 @@ export function extensions() {
     TaskList,
     TaskItem.configure({ nested: true }),
     Hint,
+    Tabs,
+    TabItem,
+    Expandable,
     Opaque,
     OpaqueInline,
   ];
