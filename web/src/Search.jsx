@@ -3,6 +3,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { all, get } from './api.js';
 import { navigate } from './router.js';
+import { listKeys } from './listbox.js';
 
 export function SearchDialog({ open, onClose }) {
   const [query, setQuery] = useState('');
@@ -48,25 +49,13 @@ export function SearchDialog({ open, onClose }) {
     const target = new URL(url, window.location.href);
     navigate(target.pathname + target.hash);
   };
-  const onKeyDown = (event) => {
-    if (event.key === 'Escape') onClose();
-    else if (event.key === 'ArrowDown') {
-      event.preventDefault();
-      setIndex((i) => Math.min(results.length - 1, i + 1));
-    } else if (event.key === 'ArrowUp') {
-      event.preventDefault();
-      setIndex((i) => Math.max(0, i - 1));
-    } else if (event.key === 'Enter' && results[index]) {
-      event.preventDefault();
-      go(results[index].url);
-    }
-  };
+  const onKeyDown = (event) =>
+    listKeys(event, { items: results, index, setIndex, onChoose: (r) => go(r.url), onClose });
   return (
     <div class="overlay" onClick={(e) => e.target === e.currentTarget && onClose()}>
       <div class="dialog" role="dialog" aria-modal="true" aria-label="Search">
         <input
           ref={input}
-          autoFocus
           type="search"
           class="search-input"
           placeholder="Search pages…"

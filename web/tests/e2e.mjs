@@ -420,7 +420,7 @@ await step('pages move in the tree by keyboard and by dragging', async () => {
   assert.deepEqual(welcome.pages.map((p) => p.title).sort(), ['Second', 'Third']);
 });
 
-await step('pasting from Google Docs and Word gives clean blocks; an image is uploaded', async () => {
+await step('pasting from Google Docs and Word gives clean blocks; an image is uploaded; a page is linked', async () => {
   await page.getByRole('navigation', { name: 'Pages' }).getByRole('link', { name: 'Third' }).click();
   await page.getByLabel('Page title').waitFor();
   await editor().click();
@@ -451,6 +451,17 @@ await step('pasting from Google Docs and Word gives clean blocks; an image is up
   const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
   await page.getByLabel('Upload an image').setInputFiles({ name: 'diagram.png', mimeType: 'image/png', buffer: png });
   await page.locator('.opaque-title', { hasText: 'Images' }).waitFor();
+  // A link to another page, picked by typing its title.
+  await page.keyboard.type('See ');
+  await page.keyboard.press('Enter');
+  await page.keyboard.type('/link');
+  await page.getByRole('option', { name: 'Link to a page' }).waitFor();
+  await page.keyboard.press('Enter');
+  await page.getByRole('dialog', { name: 'Link to a page' }).waitFor();
+  await page.waitForFunction(() => document.activeElement?.getAttribute('aria-label') === 'Find a page to link to');
+  await page.keyboard.type('Sec');
+  await page.keyboard.press('Enter');
+  await page.getByRole('dialog', { name: 'Link to a page' }).waitFor({ state: 'detached' });
   await saved();
   const pageId = new URL(page.url()).pathname.split('/').pop();
   const spaceId = new URL(spaceUrl).pathname.split('/')[2];
@@ -458,7 +469,7 @@ await step('pasting from Google Docs and Word gives clean blocks; an image is up
   const crs = JSON.parse((await call(page, 'GET', `/v1/spaces/${spaceId}/change-requests?status=open`)).body).items;
   const cr = crs.find((c) => String(c.number) === number);
   const markdown = JSON.parse((await call(page, 'GET', `/v1/spaces/${spaceId}/change-requests/${cr.id}/content/page/${pageId}?format=markdown`)).body).markdown;
-  for (const expected of ['## Install', 'Run the **installer** twice.', '- One', '- Two', 'From *Word* as well', '![](/files/']) {
+  for (const expected of ['## Install', 'Run the **installer** twice.', '- One', '- Two', 'From *Word* as well', '![](/files/', '[Second](']) {
     assert.ok(markdown.includes(expected), `the pasted page holds ${expected}:\n${markdown}`);
   }
   for (const unwanted of ['**Run', 'mso', 'o:p', 'font-']) {

@@ -9,6 +9,7 @@ import { extensions, HINT_STYLES, voidBlock } from './extensions.js';
 import { canonical } from './document.js';
 import { fromEditor, toEditor } from './document.js';
 import { cleanPastedHtml } from './paste.js';
+import { listKeys } from '../listbox.js';
 
 const SAVE_AFTER_MS = 400;
 
@@ -46,6 +47,7 @@ const SLASH_ITEMS = [
     run: (c) => c.insertContent({ type: 'expandable', attrs: { title: 'Details' }, content: [{ type: 'paragraph' }] }),
   },
   { label: 'Image (upload)', upload: true },
+  { label: 'Link to a page', picker: true },
   { label: 'Embed', run: (c) => c.insertContent([voidBlock('embed', { url: 'https://' }), { type: 'paragraph' }]) },
   { label: 'Math', run: (c) => c.insertContent([voidBlock('math', { formula: 'x^2' }), { type: 'paragraph' }]) },
   {
@@ -124,7 +126,42 @@ function saver(send, onState) {
   };
 }
 
-export function PageEditor({ spaceId, changeRequest, page, document }) {
+/// Choosing a page of the space to link to: type to filter, arrows and
+/// Enter to choose, Escape to close.
+function PagePicker({ pages, onPick, onClose }) {
+  const [query, setQuery] = useState('');
+  const [index, setIndex] = useState(0);
+  const input = useRef(null);
+  useEffect(() => input.current?.focus(), []);
+  const matches = pages.filter((p) => p.title.toLowerCase().includes(query.toLowerCase())).slice(0, 12);
+  const onKeyDown = (event) => listKeys(event, { items: matches, index, setIndex, onChoose: onPick, onClose });
+  return (
+    <div class="overlay" onClick={(e) => e.target === e.currentTarget && onClose()}>
+      <div class="dialog" role="dialog" aria-modal="true" aria-label="Link to a page">
+        <input
+          ref={input}
+          class="search-input"
+          aria-label="Find a page to link to"
+          value={query}
+          onInput={(e) => {
+            setQuery(e.currentTarget.value);
+            setIndex(0);
+          }}
+          onKeyDown={onKeyDown}
+        />
+        <ul role="listbox" aria-label="Pages" class="results">
+          {matches.map((p, i) => (
+            <li role="option" aria-selected={i === index} class={i === index ? 'selected' : ''} onClick={() => onPick(p)}>
+              {p.title}
+            </li>
+          ))}
+        </ul>
+      </div>
+    </div>
+  );
+}
+
+export function PageEditor({ spaceId, changeRequest, page, document, pages = [] }) {
   const mount = useRef(null);
   const editorRef = useRef(null);
   const [state, setState] = useState('saved');
@@ -132,6 +169,7 @@ export function PageEditor({ spaceId, changeRequest, page, document }) {
   const [mode, setMode] = useState('rich');
   const [markdown, setMarkdown] = useState('');
   const [slash, setSlash] = useState(null);
+  const [picking, setPicking] = useState(false);
   const base = `/v1/spaces/${spaceId}/change-requests/${changeRequest.id}`;
   const save = useRef(null);
   if (!save.current) {
@@ -201,8 +239,11 @@ export function PageEditor({ spaceId, changeRequest, page, document }) {
     const editor = editorRef.current;
     const { $from } = editor.state.selection;
     const from = $from.start();
-    editor.chain().focus().deleteRange({ from, to: $from.end() }).run();
+    // A dialog (the page picker, the file chooser) takes the focus itself.
+    const chain = item.upload || item.picker ? editor.chain() : editor.chain().focus();
+    chain.deleteRange({ from, to: $from.end() }).run();
     if (item.upload) upload.current?.click();
+    else if (item.picker) setPicking(true);
     else {
       item.run(editor.chain().focus()).run();
       item.after?.(editor, from - 1);
@@ -298,6 +339,24 @@ export function PageEditor({ spaceId, changeRequest, page, document }) {
           onInput={(e) => {
             setMarkdown(e.currentTarget.value);
             save.current.schedule({ document: { markdown: e.currentTarget.value } });
+          }}
+        />
+      )}
+      {picking && (
+        <PagePicker
+          pages={pages.filter((p) => p.id !== page.id)}
+          onClose={() => {
+            setPicking(false);
+            editorRef.current?.commands.focus();
+          }}
+          onPick={(target) => {
+            setPicking(false);
+            const gitbookRef = canonical({ kind: 'page', page: target.id });
+            editorRef.current
+              ?.chain()
+              .focus()
+              .insertContent([{ type: 'text', text: target.title, marks: [{ type: 'link', attrs: { href: null, gitbookRef } }] }, { type: 'text', text: ' ' }])
+              .run();
           }}
         />
       )}

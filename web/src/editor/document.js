@@ -35,7 +35,7 @@ function inlines(nodes = []) {
       const ref = node.data?.ref ?? {};
       const href = ref.kind === 'url' ? ref.url : null;
       for (const inner of inlines(node.nodes)) {
-        const marks = [...(inner.marks ?? []), { type: 'link', attrs: { href, gitbookRef: href ? null : JSON.stringify(ref) } }];
+        const marks = [...(inner.marks ?? []), { type: 'link', attrs: { href, gitbookRef: href ? null : canonical(ref) } }];
         out.push({ ...inner, marks });
       }
     } else {

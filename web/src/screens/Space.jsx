@@ -290,7 +290,14 @@ export function EditPage({ spaceId, number, pageId }) {
           <a class="button" href={`/s/${spaceId}/change-requests/${number}`}>Review and merge</a>
         </div>
         {page ? (
-          <PageEditor key={page.id} spaceId={spaceId} changeRequest={cr} page={page} document={document} />
+          <PageEditor
+            key={page.id}
+            spaceId={spaceId}
+            changeRequest={cr}
+            page={page}
+            document={document}
+            pages={flatten(content.pages).filter(({ page: p }) => p.type === 'document').map(({ page: p }) => p)}
+          />
         ) : (
           <p class="muted">No page to edit.</p>
         )}
