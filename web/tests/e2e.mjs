@@ -233,6 +233,11 @@ if (process.env.QUIRE_OIDC_NAME) {
     const p = reviewer.page;
     await p.goto(reviewUrl);
     await p.getByRole('heading', { name: '1 changed page' }).waitFor();
+    await p.getByRole('button', { name: 'Comment on this page' }).click();
+    await p.getByLabel('Comment on Welcome').fill('Could this section name the platforms?');
+    await p.getByLabel('About the section').selectOption({ label: 'Getting started' });
+    await p.getByRole('button', { name: 'Comment on the page' }).click();
+    await p.getByText('on Welcome › #getting-started').waitFor();
     await p.getByLabel('Approve').check();
     await p.getByLabel('Comment (optional)').fill('Clear and short: ship it.');
     await p.getByRole('button', { name: 'Submit review' }).click();
@@ -242,10 +247,11 @@ if (process.env.QUIRE_OIDC_NAME) {
     await page.reload();
     await page.locator('.review-approved').waitFor();
     await page.getByText('Clear and short: ship it.').first().waitFor();
-    await page.getByRole('textbox', { name: 'Reply to Grace Hopper' }).fill('Thanks!');
-    await page.getByRole('button', { name: 'Reply' }).click();
-    await page.locator('.replies').getByText('Thanks!').waitFor();
-    assert.equal(await page.getByRole('textbox', { name: 'Reply to Grace Hopper' }).inputValue(), '', 'the reply box empties');
+    const reviewComment = page.locator('.comment', { hasText: 'Clear and short: ship it.' });
+    await reviewComment.getByRole('textbox', { name: 'Reply to Grace Hopper' }).fill('Thanks!');
+    await reviewComment.getByRole('button', { name: 'Reply' }).click();
+    await reviewComment.locator('.replies').getByText('Thanks!').waitFor();
+    assert.equal(await reviewComment.getByRole('textbox', { name: 'Reply to Grace Hopper' }).inputValue(), '', 'the reply box empties');
     await screen(page, 'review-discussion-desktop');
   });
 }

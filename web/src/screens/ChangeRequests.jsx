@@ -6,7 +6,7 @@ import { all, get, post } from '../api.js';
 import { navigate } from '../router.js';
 import { useLoad } from './Home.jsx';
 import { DocumentView, flatten } from './Space.jsx';
-import { ReviewPanel } from './Review.jsx';
+import { PageComment, ReviewPanel } from './Review.jsx';
 import { ConflictPanel } from './Conflicts.jsx';
 
 const STATUSES = ['open', 'merged', 'archived'];
@@ -110,7 +110,17 @@ async function changedPages(spaceId, cr) {
   return changes;
 }
 
-function PageChange({ spaceId, cr, change }) {
+/// The headings of a JSON document: their anchor and text.
+function headingsOf(document) {
+  return (document?.nodes ?? [])
+    .filter((n) => /^heading-[123]$/.test(n.type) && n.data?.id)
+    .map((n) => ({
+      id: n.data.id,
+      text: (n.nodes ?? []).flatMap((t) => (t.leaves ?? []).map((l) => l.text)).join(''),
+    }));
+}
+
+function PageChange({ spaceId, cr, change, onComment }) {
   const [view, setView] = useState('diff');
   const [docs, setDocs] = useState(null);
   const showRendered = async () => {
@@ -123,6 +133,11 @@ function PageChange({ spaceId, cr, change }) {
     setDocs({ before: before?.document, after: after?.document });
   };
   const status = change.deleted ? 'deleted' : !change.was ? 'added' : change.moved ? `moved from ${change.was.path}` : 'edited';
+  const [headings, setHeadings] = useState(null);
+  const startComment = async () => {
+    const now = await get(`/v1/spaces/${spaceId}/change-requests/${cr.id}/content/page/${change.page.id}`);
+    setHeadings(headingsOf(now.document));
+  };
   return (
     <section class="page-change">
       <h3>
@@ -133,6 +148,20 @@ function PageChange({ spaceId, cr, change }) {
         <button type="button" role="tab" aria-selected={view === 'diff'} onClick={() => setView('diff')}>Markdown diff</button>
         <button type="button" role="tab" aria-selected={view === 'rendered'} onClick={showRendered}>Side by side</button>
       </div>
+      {!change.deleted && cr.status === 'open' && !headings && (
+        <button type="button" onClick={startComment}>Comment on this page</button>
+      )}
+      {headings && (
+        <PageComment
+          base={`/v1/spaces/${spaceId}/change-requests/${cr.id}`}
+          page={change.page}
+          headings={headings}
+          onPosted={() => {
+            setHeadings(null);
+            onComment();
+          }}
+        />
+      )}
       {view === 'diff' ? (
         <DiffView lines={lineDiff(change.before, change.after)} label={`Changes to ${change.page.title}`} />
       ) : (
@@ -157,6 +186,7 @@ export function ChangeRequest({ spaceId, number, me }) {
     return { cr, space, changes, conflicts };
   }, [spaceId, number]);
   const [problem, setProblem] = useState(null);
+  const [comments, setComments] = useState(0);
   if (error) return <main id="main" class="page"><p class="error" role="alert">{error.message}</p></main>;
   if (!data) return <main id="main" class="page" aria-busy="true" />;
   const { cr, space, changes, conflicts } = data;
@@ -192,8 +222,10 @@ export function ChangeRequest({ spaceId, number, me }) {
         />
       )}
       <h2>{changes.length} changed page{changes.length === 1 ? '' : 's'}</h2>
-      {changes.map((change) => <PageChange key={change.page.id} spaceId={spaceId} cr={cr} change={change} />)}
-      <ReviewPanel spaceId={spaceId} cr={cr} me={me} orgId={space.organization} />
+      {changes.map((change) => (
+        <PageChange key={change.page.id} spaceId={spaceId} cr={cr} change={change} onComment={() => setComments((n) => n + 1)} />
+      ))}
+      <ReviewPanel spaceId={spaceId} cr={cr} me={me} orgId={space.organization} refresh={comments} />
     </main>
   );
 }

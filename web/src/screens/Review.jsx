@@ -102,7 +102,16 @@ function Comment({ base, comment, reload }) {
   const thumbs = comment.reactions?.find((r) => r.emoji === '👍');
   return (
     <li class={`comment${resolved ? ' resolved' : ''}`}>
-      <p class="comment-head"><strong>{comment.postedBy.displayName}</strong> {resolved && <span class="badge">resolved</span>}</p>
+      <p class="comment-head">
+        <strong>{comment.postedBy.displayName}</strong> {resolved && <span class="badge">resolved</span>}
+        {comment.target?.page && (
+          <span class="muted">
+            {' '}on {comment.target.page.title ?? 'a page'}
+            {comment.target.node ? ` › #${comment.target.node.id}` : ''}
+            {comment.target.page.outdated ? ' (outdated)' : ''}
+          </span>
+        )}
+      </p>
       <p>{comment.body.markdown}</p>
       <div class="toolbar">
         <button type="button" onClick={() => put(`${base}/comments/${comment.id}`, { addedReactions: ['👍'] }).then(reload)}>
@@ -149,7 +158,47 @@ function Discussion({ base, comments, reload }) {
   );
 }
 
-export function ReviewPanel({ spaceId, cr, me, orgId }) {
+/// Commenting on one page of the change request, or on one of its sections
+/// (a heading, by its anchor).
+export function PageComment({ base, page, headings, onPosted }) {
+  const [error, setError] = useState(null);
+  const submit = async (event) => {
+    event.preventDefault();
+    const form = event.currentTarget;
+    const fields = new FormData(form);
+    const body = { body: { markdown: fields.get('comment') }, page: page.id };
+    if (fields.get('node')) body.node = fields.get('node');
+    try {
+      await post(`${base}/comments`, body);
+      form.reset();
+      setError(null);
+      onPosted();
+    } catch (e) {
+      setError(e.message);
+    }
+  };
+  return (
+    <form class="stack page-comment" onSubmit={submit}>
+      <label>
+        Comment on {page.title}
+        <textarea name="comment" rows={2} required />
+      </label>
+      {headings.length > 0 && (
+        <label>
+          About the section
+          <select name="node">
+            <option value="">The whole page</option>
+            {headings.map((h) => <option value={h.id}>{h.text}</option>)}
+          </select>
+        </label>
+      )}
+      <button type="submit">Comment on the page</button>
+      {error && <p class="error" role="alert">{error}</p>}
+    </form>
+  );
+}
+
+export function ReviewPanel({ spaceId, cr, me, orgId, refresh = 0 }) {
   const base = `/v1/spaces/${spaceId}/change-requests/${cr.id}`;
   const [{ data }, reload] = useLoad(async () => {
     const [requested, reviews, comments] = await Promise.all([
@@ -158,7 +207,7 @@ export function ReviewPanel({ spaceId, cr, me, orgId }) {
       all(`${base}/comments?status=all`),
     ]);
     return { requested, reviews, comments };
-  }, [cr.id]);
+  }, [cr.id, refresh]);
   if (!data) return null;
   return (
     <div class="review-panel">
