@@ -255,9 +255,18 @@ impl Edits {
                     meta.title = title.clone();
                 }
                 if let Some(document) = document {
-                    let text = document_markdown(index, document)?;
+                    // A JSON document has no front matter (the page's layout
+                    // and other settings): the page keeps the one it has.
+                    let keeps_front_matter = matches!(document, DocumentInput::Json { .. });
+                    let mut text = document_markdown(index, document)?;
                     if !matches!(meta.kind, PageKind::Document) {
                         return Err(invalid(index, "only document pages have a document"));
+                    }
+                    if keeps_front_matter && let Some(hash) = &current.meta.document {
+                        let old = self.revisions.document(hash).await?;
+                        if let (Some(front), _) = quire_content::markdown::split_front_matter(&old) {
+                            text = format!("---\n{front}---\n\n{text}");
+                        }
                     }
                     meta.document = Some(draft.put_document(&text));
                     refs.written.push((id.clone(), text));

@@ -161,13 +161,21 @@ function PagePicker({ pages, onPick, onClose }) {
   );
 }
 
-export function PageEditor({ spaceId, changeRequest, page, document, pages = [] }) {
+/// Markdown the rich editor cannot hold yet: GitBook's container blocks
+/// (steps, columns, updates, conditional content, prompts), which the JSON
+/// document only carries as their inner blocks, and OpenAPI blocks, whose
+/// caption and `src` form it does not carry. Such a page opens as markdown,
+/// so editing it never loses them.
+const RICH_UNSAFE = /\{%\s*(stepper|columns|updates|if|prompt|openapi)\b/;
+
+export function PageEditor({ spaceId, changeRequest, page, document, pages = [], markdown: initialMarkdown = '' }) {
   const mount = useRef(null);
   const editorRef = useRef(null);
   const [state, setState] = useState('saved');
   const [title, setTitle] = useState(page.title);
-  const [mode, setMode] = useState('rich');
-  const [markdown, setMarkdown] = useState('');
+  const richUnsafe = RICH_UNSAFE.test(initialMarkdown);
+  const [mode, setMode] = useState(richUnsafe ? 'markdown' : 'rich');
+  const [markdown, setMarkdown] = useState(initialMarkdown);
   const [slash, setSlash] = useState(null);
   const [picking, setPicking] = useState(false);
   const base = `/v1/spaces/${spaceId}/change-requests/${changeRequest.id}`;
@@ -311,7 +319,9 @@ export function PageEditor({ spaceId, changeRequest, page, document, pages = [] 
             save.current.schedule({ title: e.currentTarget.value });
           }}
         />
-        <button type="button" onClick={switchMode}>{mode === 'rich' ? 'Markdown' : 'Rich text'}</button>
+        <button type="button" onClick={switchMode} disabled={richUnsafe}>
+          {mode === 'rich' ? 'Markdown' : 'Rich text'}
+        </button>
         <span class="save-state" role="status" aria-live="polite" data-state={state}>
           {state === 'saved' ? 'Saved' : state === 'saving' || state === 'editing' ? 'Saving…' : state}
         </span>
@@ -329,6 +339,11 @@ export function PageEditor({ spaceId, changeRequest, page, document, pages = [] 
           e.currentTarget.value = '';
         }}
       />
+      {richUnsafe && (
+        <p class="muted" role="note">
+          This page has steps, columns, updates, conditions or OpenAPI blocks, which the rich editor does not hold yet: it is edited as markdown.
+        </p>
+      )}
       {mode === 'rich' ? (
         <div ref={mount} onKeyDownCapture={onKeyDown} class="editor-surface" />
       ) : (

@@ -53,6 +53,9 @@ function blockToEditor(node) {
   const data = node.data ?? {};
   switch (node.type) {
     case 'paragraph':
+      // HTML kept as written (GitBook's card tables, say) travels as a
+      // keyed paragraph: kept whole, never edited as text.
+      if (node.key?.startsWith('quire-html-')) return { type: 'opaque', attrs: { json: canonical(node) } };
       return { type: 'paragraph', content: inlines(node.nodes) };
     case 'heading-1':
     case 'heading-2':

@@ -94,7 +94,7 @@ const Opaque = Node.create({
       dom.contentEditable = 'false';
       const title = document.createElement('div');
       title.className = 'opaque-title';
-      title.textContent = BLOCK_NAMES[block.type] ?? `${block.type ?? 'Unknown'} block`;
+      title.textContent = block.key?.startsWith('quire-html-') ? 'HTML' : (BLOCK_NAMES[block.type] ?? `${block.type ?? 'Unknown'} block`);
       dom.append(title);
       const fields = VOID_FIELDS[block.type];
       if (fields && editor.isEditable) {

@@ -261,13 +261,14 @@ export function EditPage({ spaceId, number, pageId }) {
     const content = await get(`/v1/spaces/${spaceId}/change-requests/${cr.id}/content`);
     const rows = flatten(content.pages).filter(({ page }) => page.type === 'document');
     const id = pageId || rows[0]?.page.id;
-    const page = id ? await get(`/v1/spaces/${spaceId}/change-requests/${cr.id}/content/page/${id}`) : null;
+    const base = `/v1/spaces/${spaceId}/change-requests/${cr.id}/content/page/${id}`;
+    const [page, source] = id ? await Promise.all([get(base), get(`${base}?format=markdown`)]) : [null, null];
     document.current = page?.document;
-    return { cr, content, page };
+    return { cr, content, page, markdown: source?.markdown ?? '' };
   }, [spaceId, number, pageId]);
   if (error) return <main id="main" class="page"><p class="error" role="alert">{error.message}</p></main>;
   if (!data) return <main id="main" class="page" aria-busy="true" />;
-  const { cr, content, page } = data;
+  const { cr, content, page, markdown } = data;
   return (
     <div class="space-layout">
       <aside class="sidebar">
@@ -296,6 +297,7 @@ export function EditPage({ spaceId, number, pageId }) {
             changeRequest={cr}
             page={page}
             document={document}
+            markdown={markdown}
             pages={flatten(content.pages).filter(({ page: p }) => p.type === 'document').map(({ page: p }) => p)}
           />
         ) : (

@@ -26,7 +26,7 @@ impl Document {
             fitted.fit();
             return fitted.to_json();
         }
-        let mut writer = JsonWriter { tabs: 0 };
+        let mut writer = JsonWriter { tabs: 0, html: 0 };
         let nodes = writer.blocks(&self.blocks);
         object([
             ("object", "document".into()),
@@ -70,6 +70,8 @@ fn void_block(kind: &str, data: Value) -> Value {
 struct JsonWriter {
     /// Tabs written so far, for their ids.
     tabs: usize,
+    /// HTML blocks written so far, for their keys.
+    html: usize,
 }
 
 impl JsonWriter {
@@ -189,8 +191,20 @@ impl JsonWriter {
                 ]),
             ),
             Block::Math { formula } => void_block("math", object([("formula", formula.as_str().into())])),
-            // The JSON document has no HTML: the markup is its text.
-            Block::Html(html) => paragraph(&[Inline::plain(html.as_str())]),
+            // The JSON document has no HTML: the markup is the text of a
+            // paragraph whose key says so, which the reader turns back
+            // into HTML (an editor that keeps keys keeps the block).
+            Block::Html(html) => {
+                self.html += 1;
+                let mut node = paragraph(&[Inline::plain(html.as_str())]);
+                if let Value::Object(map) = &mut node {
+                    map.insert(
+                        "key".into(),
+                        format!("{}{}", super::json_reader::HTML_KEY, self.html).into(),
+                    );
+                }
+                node
+            }
             // Written as the blocks the schema knows (see `fit`); the
             // markdown keeps the container.
             // `blocks` writes a container as its blocks; one met alone is

@@ -1128,3 +1128,23 @@ fn openapi_schemas_are_blocks() {
     assert!(schema_errors(&json).is_empty(), "{:?}", schema_errors(&json));
     assert_eq!(Document::from_json(&json).unwrap(), doc);
 }
+
+/// HTML kept as written (GitBook's card tables, say) goes through the JSON
+/// form and back unchanged, where before it came back as escaped text.
+#[test]
+fn html_kept_as_written_survives_the_json_form() {
+    let markdown = "# Home\n\nStart here.\n\n<table data-view=\"cards\"><thead><tr><th></th></tr></thead><tbody><tr><td><strong>A card</strong></td></tr></tbody></table>\n";
+    let json = super::markdown_to_document(markdown);
+    assert_eq!(super::document_to_markdown(&json).expect("the JSON reads"), markdown);
+    // A paragraph that merely looks like HTML stays a paragraph.
+    let typed = serde_json::json!({
+        "object": "document",
+        "data": {},
+        "nodes": [{ "object": "block", "type": "paragraph", "nodes": [{ "object": "text", "leaves": [{ "object": "leaf", "text": "<b>not markup</b>", "marks": [] }] }] }]
+    });
+    assert!(
+        super::document_to_markdown(&typed)
+            .expect("the JSON reads")
+            .contains("\\<b>")
+    );
+}

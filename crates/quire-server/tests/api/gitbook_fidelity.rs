@@ -27,7 +27,7 @@ const API: &str = "# API reference\n\n{% openapi src=\".gitbook/assets/widgets.y
 const SPEC: &str = "openapi: 3.0.3\ninfo:\n  title: Widgets\n  version: '1.0'\npaths:\n  /widgets:\n    get:\n      summary: List the widgets\n      responses:\n        '200':\n          description: The widgets\n  /v1/{collection}/html:\n    post:\n      summary: Render a collection\n      responses:\n        '200':\n          description: The HTML\ncomponents:\n  schemas:\n    Widget:\n      type: object\n      required: [name]\n      properties:\n        name:\n          type: string\n          description: What the widget is called\n";
 
 /// The repository, in GitBook's layout.
-fn gitbook_written_repo() -> Repo {
+pub(crate) fn gitbook_written_repo() -> Repo {
     let repo = Repo::new();
     repo.write(
         ".gitbook.yaml",

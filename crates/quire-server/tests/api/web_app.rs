@@ -52,6 +52,20 @@ async fn the_web_app_in_chromium(backend: Backend) {
     )
     .await
     .expect("a sign-in link");
+    // Real content for the editor: a repository in GitBook's Git Sync
+    // format (every kind of block GitBook writes), imported into a space of
+    // Ada's.
+    let ada = app.user("Ada").await;
+    let org = app.org(&ada, "GitBook docs").await;
+    let real = app.space(&ada, &org, "Widgets", None).await;
+    let repo = crate::gitbook_fidelity::gitbook_written_repo();
+    crate::git_sync::import(
+        &app,
+        &ada,
+        &real,
+        json!({ "url": repo.url(), "ref": "refs/heads/main" }),
+    )
+    .await;
     let name = match backend {
         Backend::Sqlite => "sqlite",
         Backend::Postgres => "postgres",
@@ -64,6 +78,7 @@ async fn the_web_app_in_chromium(backend: Backend) {
         .env("QUIRE_URL", &app.base_url)
         .env("QUIRE_LINK", &link.url)
         .env("QUIRE_EMAIL", "ada@example.com")
+        .env("QUIRE_REAL_SPACE", &real)
         .env("QUIRE_OIDC_NAME", "Test IdP")
         .env("QUIRE_OIDC_EMAIL", "grace@example.com")
         .env("ARTIFACTS", &artifacts);

@@ -117,6 +117,9 @@ fn place_name(place: Place) -> &'static str {
 const NON_VOID: &Value = &Value::Bool(false);
 
 /// A block at `path`, allowed in `place`.
+/// The key prefix of paragraphs that carry HTML kept as written.
+pub(crate) const HTML_KEY: &str = "quire-html-";
+
 fn read_block(node: &Value, path: &Path, place: Place) -> Result<Block> {
     let kind = block_type(node, path)?;
     let block = Obj::of(node, path)?;
@@ -138,7 +141,13 @@ fn read_block(node: &Value, path: &Path, place: Place) -> Result<Block> {
                 Some(Value::Array(nodes)) => nodes,
                 _ => return Err(invalid(path, "`nodes` must be an array")),
             };
-            Block::Paragraph(read_inlines(nodes, &nodes_path, Holder::Block)?)
+            let content = read_inlines(nodes, &nodes_path, Holder::Block)?;
+            // HTML kept as written travels as the text of a paragraph keyed
+            // `quire-html-…` (see the writer): read back as HTML.
+            match block.string("key")? {
+                Some(key) if key.starts_with(HTML_KEY) => Block::Html(crate::document::text::plain_text(&content)),
+                _ => Block::Paragraph(content),
+            }
         }
         "heading-1" | "heading-2" | "heading-3" => {
             block.only(&["object", "type", "key", "nodes", "data", "meta", "isVoid"])?;

@@ -211,7 +211,7 @@ fn block_md(block: &Block, context: Context, after: Option<char>) -> String {
                 format!(
                     "{{% content-ref url={} %}}\n{}\n{{% endcontent-ref %}}",
                     quote_attr(&url),
-                    link_md(&url)
+                    labelled_link_md(content_ref_label(&url), &url)
                 )
             } else {
                 link_md(&url)
@@ -334,9 +334,27 @@ fn paragraph_md(content: &[Inline], context: Context) -> String {
 
 /// `[url](url)`, a link showing its own target.
 fn link_md(url: &str) -> String {
+    labelled_link_md(url, url)
+}
+
+fn labelled_link_md(label: &str, url: &str) -> String {
     let mut writer = InlineWriter::within_line();
-    writer.text(url);
+    writer.text(label);
     format!("[{}]({})", writer.finish(), destination(url, false))
+}
+
+/// The text GitBook gives a content reference's link: the file (or folder)
+/// it points to, `cards-and-tables.md` for `../blocks/cards-and-tables.md`;
+/// a full URL stays whole.
+fn content_ref_label(url: &str) -> &str {
+    if url.contains("://") {
+        return url;
+    }
+    let path = url.split(['#', '?']).next().unwrap_or(url).trim_end_matches('/');
+    match path.rsplit('/').next() {
+        Some(last) if !last.is_empty() && last != ".." && last != "." => last,
+        _ => url,
+    }
 }
 
 /// A display formula between `$$` lines. Where tags are not read (a list
