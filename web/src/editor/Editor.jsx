@@ -161,19 +161,31 @@ function PagePicker({ pages, onPick, onClose }) {
   );
 }
 
-/// Markdown the rich editor cannot hold yet: GitBook's container blocks
-/// (steps, columns, updates, conditional content, prompts), which the JSON
-/// document only carries as their inner blocks, and OpenAPI blocks, whose
-/// caption and `src` form it does not carry. Such a page opens as markdown,
-/// so editing it never loses them.
-const RICH_UNSAFE = /\{%\s*(stepper|columns|updates|if|prompt|openapi)\b/;
+/// Markdown the JSON document the rich editor edits cannot carry whole
+/// (found by sending every page of GitBook's own documentation through
+/// it): GitBook's containers (steps, columns, updates, conditions,
+/// prompts); OpenAPI blocks (their caption and `src` form); headings below
+/// level 3; figures; explicit heading anchors; and HTML within a line. A
+/// page with any of them is edited as markdown, so saving never loses them.
+const RICH_UNSAFE = [
+  /\{%\s*(stepper|columns|updates|if|prompt|openapi)\b/,
+  /^#{4,6}\s/m,
+  /<figure\b/,
+  /^#{1,3}\s.*<a\s[^>]*\bid=/m,
+  /<(a|i|mark|kbd|span|sup|sub|u|br|img)\b[^>]*>/,
+];
+
+/// Whether a page's markdown is safe to edit in the rich editor.
+export function richEditable(markdown) {
+  return !RICH_UNSAFE.some((pattern) => pattern.test(markdown));
+}
 
 export function PageEditor({ spaceId, changeRequest, page, document, pages = [], markdown: initialMarkdown = '' }) {
   const mount = useRef(null);
   const editorRef = useRef(null);
   const [state, setState] = useState('saved');
   const [title, setTitle] = useState(page.title);
-  const richUnsafe = RICH_UNSAFE.test(initialMarkdown);
+  const richUnsafe = !richEditable(initialMarkdown);
   const [mode, setMode] = useState(richUnsafe ? 'markdown' : 'rich');
   const [markdown, setMarkdown] = useState(initialMarkdown);
   const [slash, setSlash] = useState(null);
@@ -341,7 +353,7 @@ export function PageEditor({ spaceId, changeRequest, page, document, pages = [],
       />
       {richUnsafe && (
         <p class="muted" role="note">
-          This page has steps, columns, updates, conditions or OpenAPI blocks, which the rich editor does not hold yet: it is edited as markdown.
+          This page holds blocks the rich editor does not keep whole yet (steps, columns, OpenAPI, figures, deep headings, heading anchors or HTML): it is edited as markdown, so nothing is lost.
         </p>
       )}
       {mode === 'rich' ? (

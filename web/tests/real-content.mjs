@@ -1,0 +1,61 @@
+// Every page of a space (a GitBook repository imported through Git Sync,
+// say) opened in the editor and saved back, the way a writer would, then
+// compared with what it was: a real-content check of the editor's round
+// trip. Prints one line per page that changed and a summary.
+//
+//   QUIRE_URL=http://127.0.0.1:8092 QUIRE_LINK=<sign-in link> QUIRE_SPACE=<space id> \
+//     node tests/real-content.mjs [--limit N]
+import { call, launch } from './browser.mjs';
+
+const url = process.env.QUIRE_URL;
+const space = process.env.QUIRE_SPACE;
+const limitAt = process.argv.indexOf('--limit');
+const limit = limitAt > 0 ? Number(process.argv[limitAt + 1]) : Infinity;
+const browser = await launch();
+const page = await (await browser.newContext({ viewport: { width: 1280, height: 800 } })).newPage();
+await page.goto(process.env.QUIRE_LINK);
+await page.getByRole('button', { name: 'Continue' }).click();
+await page.getByRole('heading', { name: 'Organizations' }).waitFor();
+
+const json = async (method, path, body) => {
+  const answer = await call(page, method, path, body);
+  if (answer.status >= 300) throw new Error(`${method} ${path}: ${answer.status} ${answer.body}`);
+  return answer.body ? JSON.parse(answer.body) : null;
+};
+
+const content = await json('GET', `/v1/spaces/${space}/content`);
+const pages = [];
+const walk = (list) => list.forEach((p) => (p.type === 'document' && pages.push(p), walk(p.pages ?? [])));
+walk(content.pages);
+const cr = await json('POST', `/v1/spaces/${space}/change-requests`, { subject: 'Round trip through the editor' });
+let rich = 0;
+let markdown = 0;
+const changed = [];
+for (const p of pages.slice(0, limit)) {
+  const before = (await json('GET', `/v1/spaces/${space}/content/page/${p.id}?format=markdown`)).markdown;
+  await page.goto(`${url}/s/${space}/change-requests/${cr.number}/edit/${p.id}`);
+  await page.getByLabel('Page title').waitFor();
+  const source = page.getByRole('textbox', { name: 'Page markdown' });
+  if (await source.count()) {
+    await source.focus();
+    await page.keyboard.press('Control+End');
+    markdown += 1;
+  } else {
+    await page.locator('.editor-surface .prose').waitFor();
+    await page.evaluate(() => window.quireEditor.commands.focus('start'));
+    rich += 1;
+  }
+  await page.keyboard.type('x');
+  await page.keyboard.press('Backspace');
+  await page.locator('.save-state[data-state="saved"]').waitFor();
+  const after = (await json('GET', `/v1/spaces/${space}/change-requests/${cr.id}/content/page/${p.id}?format=markdown`)).markdown;
+  if (after !== before) {
+    const a = before.split('\n');
+    const b = after.split('\n');
+    const line = a.findIndex((l, i) => l !== b[i]);
+    changed.push(p.path);
+    console.log(`changed: ${p.path} (line ${line + 1}: ${JSON.stringify(a[line]?.slice(0, 120))} -> ${JSON.stringify(b[line]?.slice(0, 120))})`);
+  }
+}
+console.log(`${Math.min(pages.length, limit)} pages: ${rich} in the rich editor, ${markdown} as markdown; ${changed.length} changed`);
+await browser.close();
