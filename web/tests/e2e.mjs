@@ -107,6 +107,7 @@ let markdownBefore;
 let htmlBefore;
 await step('a page is written by keyboard, markdown shortcuts and the slash menu', async () => {
   await page.getByLabel('Page title').fill('Welcome');
+  await page.getByRole('navigation', { name: 'Pages' }).getByRole('link', { name: 'Welcome' }).waitFor();
   await editor().click();
   const k = page.keyboard;
   await k.type('# Getting started');

@@ -180,7 +180,7 @@ export function richEditable(markdown) {
   return !RICH_UNSAFE.some((pattern) => pattern.test(markdown));
 }
 
-export function PageEditor({ spaceId, changeRequest, page, document, pages = [], markdown: initialMarkdown = '' }) {
+export function PageEditor({ spaceId, changeRequest, page, document, pages = [], markdown: initialMarkdown = '', onTitle }) {
   const mount = useRef(null);
   const editorRef = useRef(null);
   const [state, setState] = useState('saved');
@@ -328,6 +328,7 @@ export function PageEditor({ spaceId, changeRequest, page, document, pages = [],
           value={title}
           onInput={(e) => {
             setTitle(e.currentTarget.value);
+            onTitle?.(e.currentTarget.value);
             save.current.schedule({ title: e.currentTarget.value });
           }}
         />

@@ -54,7 +54,7 @@ function keyboardPlace(rows, row, key) {
 
 /// The page tree: a list of links, indented by depth, only the rows in view
 /// drawn (10,000 pages stay smooth).
-export function PageTree({ pages, currentId, hrefOf, label = 'Pages', onMove }) {
+export function PageTree({ pages, currentId, hrefOf, label = 'Pages', onMove, renamed = {} }) {
   const rows = flatten(pages).filter(({ page }) => page.type !== 'link');
   const ROW = 30;
   const scroller = useRef(null);
@@ -118,7 +118,7 @@ export function PageTree({ pages, currentId, hrefOf, label = 'Pages', onMove }) 
               data-page={page.id}
               {...movable(row)}
             >
-              {page.emoji ? `${page.emoji} ` : ''}{page.title}
+              {page.emoji ? `${page.emoji} ` : ''}{renamed[page.id] ?? page.title}
             </a>
           </li>
           );
@@ -254,6 +254,8 @@ export function Space({ spaceId, pagePath, revision, me }) {
 /// Editing a page in a change request.
 export function EditPage({ spaceId, number, pageId }) {
   const document = useRef(null);
+  // Titles typed in the editor, shown in the tree at once.
+  const [renamed, setRenamed] = useState({});
   const [{ data, error }, reload] = useLoad(async () => {
     const crs = await all(`/v1/spaces/${spaceId}/change-requests`);
     const cr = crs.find((c) => c.number === number);
@@ -277,6 +279,7 @@ export function EditPage({ spaceId, number, pageId }) {
           pages={content.pages}
           currentId={page?.id}
           hrefOf={(p) => `/s/${spaceId}/change-requests/${number}/edit/${p.id}`}
+          renamed={renamed}
           onMove={async (moved, place) => {
             await post(`/v1/spaces/${spaceId}/change-requests/${cr.id}/content`, {
               changes: [{ operation: 'update_page', page: moved.id, into: place.into, at: place.at }],
@@ -298,6 +301,7 @@ export function EditPage({ spaceId, number, pageId }) {
             page={page}
             document={document}
             markdown={markdown}
+            onTitle={(title) => setRenamed((r) => ({ ...r, [page.id]: title }))}
             pages={flatten(content.pages).filter(({ page: p }) => p.type === 'document').map(({ page: p }) => p)}
           />
         ) : (
