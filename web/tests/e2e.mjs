@@ -151,6 +151,13 @@ await step('a page is written by keyboard, markdown shortcuts and the slash menu
   await page.getByRole('textbox', { name: 'Expandable summary' }).fill('Why two tabs?');
   await page.locator('.expandable-body').click();
   await page.evaluate(() => window.quireEditor.commands.focus('end'));
+  await k.type('/table');
+  await page.getByRole('option', { name: 'Table' }).waitFor();
+  await k.press('Enter');
+  await k.type('port');
+  await k.press('Tab');
+  await k.type('8080');
+  await page.evaluate(() => window.quireEditor.commands.focus('end'));
   await k.type('/math');
   await page.getByRole('option', { name: 'Math' }).waitFor();
   await k.press('Enter');
@@ -175,7 +182,7 @@ await step('a page is written by keyboard, markdown shortcuts and the slash menu
     const answer = await (await fetch(`/v1/spaces/${space}/change-requests/${cr.id}/content/page/${pageId}?format=markdown`)).json();
     return answer.markdown;
   });
-  for (const expected of ['# Getting started', '**docs**', '{% hint style="info" %}', '- first item', '[ ] a task to do', '> a quote', '```js', '{% embed url="https://example.com/video" %}', 'x^2', '{% tab title="macOS" %}', 'On Linux, unpack the archive.', '<summary>Why two tabs?</summary>', 'Hidden until opened.']) {
+  for (const expected of ['# Getting started', '**docs**', '{% hint style="info" %}', '- first item', '[ ] a task to do', '> a quote', '```js', '{% embed url="https://example.com/video" %}', 'x^2', '{% tab title="macOS" %}', 'On Linux, unpack the archive.', '<summary>Why two tabs?</summary>', 'Hidden until opened.', '| Column 1 | Column 2 |', '| port | 8080 |']) {
     assert.ok(markdownBefore.includes(expected), `the markdown holds ${expected}:\n${markdownBefore}`);
   }
 });

@@ -43,6 +43,31 @@ const SLASH_ITEMS = [
     after: (editor, at) => editor.commands.setTextSelection(at + 3),
   },
   {
+    label: 'Table',
+    run: (c) => {
+      const cell = (type, text) => ({ type, content: [{ type: 'paragraph', content: text ? [{ type: 'text', text }] : [] }] });
+      return c.insertContent([
+        {
+          type: 'table',
+          content: [
+            { type: 'tableRow', content: [cell('tableHeader', 'Column 1'), cell('tableHeader', 'Column 2')] },
+            { type: 'tableRow', content: [cell('tableCell'), cell('tableCell')] },
+          ],
+        },
+        { type: 'paragraph' },
+      ]);
+    },
+    // The caret goes to the first cell of the first row under the titles.
+    after: (editor, at) => {
+      let target = null;
+      editor.state.doc.nodesBetween(at, editor.state.doc.content.size, (node, pos) => {
+        if (target === null && node.type.name === 'tableCell') target = pos + 2;
+        return target === null;
+      });
+      if (target !== null) editor.commands.setTextSelection(target);
+    },
+  },
+  {
     label: 'Expandable',
     run: (c) => c.insertContent({ type: 'expandable', attrs: { title: 'Details' }, content: [{ type: 'paragraph' }] }),
   },

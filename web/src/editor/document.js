@@ -67,6 +67,10 @@ function blockToEditor(node) {
       return { type: 'horizontalRule' };
     case 'hint':
       return { type: 'hint', attrs: { style: data.style ?? 'info' }, content: blocks(node.nodes) };
+    case 'table': {
+      const grid = tableToEditor(node);
+      return grid ?? { type: 'opaque', attrs: { json: canonical(node) } };
+    }
     case 'tabs':
       return {
         type: 'tabs',
@@ -113,6 +117,32 @@ function blockToEditor(node) {
     default:
       return { type: 'opaque', attrs: { json: canonical(node) } };
   }
+}
+
+/// A grid table whose cells each hold one paragraph, as the editor's table
+/// (its header row the column titles); null for any other table, which
+/// stays as it is.
+function tableToEditor(node) {
+  const data = node.data ?? {};
+  const columns = data.view?.columns ?? [];
+  const definition = data.definition ?? {};
+  if (data.view?.type !== 'grid' || data.view?.hideHeader || columns.length === 0) return null;
+  if (columns.some((c) => definition[c]?.type !== 'text')) return null;
+  const fragments = Object.fromEntries((node.fragments ?? []).map((f) => [f.fragment, f.nodes ?? []]));
+  const records = Object.values(data.records ?? {}).sort((a, b) => (a.orderIndex < b.orderIndex ? -1 : 1));
+  const cell = (type, content) => ({ type, content: [{ type: 'paragraph', content }] });
+  const rows = [{ type: 'tableRow', content: columns.map((c) => cell('tableHeader', definition[c].title ? [{ type: 'text', text: definition[c].title }] : [])) }];
+  for (const record of records) {
+    const cells = [];
+    for (const c of columns) {
+      const nodes = fragments[record.values?.[c]] ?? [];
+      if (nodes.length > 1 || (nodes[0] && nodes[0].type !== 'paragraph')) return null;
+      cells.push(cell('tableCell', inlines(nodes[0]?.nodes)));
+    }
+    rows.push({ type: 'tableRow', content: cells });
+  }
+  const align = columns.map((c) => definition[c].textAlignment ?? 'left');
+  return { type: 'table', attrs: { extra: canonical({ align }) }, content: rows };
 }
 
 /// A list item starts with a paragraph in the editor's schema.
@@ -207,6 +237,34 @@ function blockBack(node) {
       return { object: 'block', type: 'divider', isVoid: true, data: {} };
     case 'hint':
       return block('hint', { style: attrs.style ?? 'info' }, blocksBack(node.content));
+    case 'table': {
+      const [header, ...rows] = node.content ?? [];
+      const align = attrs.extra ? JSON.parse(attrs.extra).align ?? [] : [];
+      const columns = (header?.content ?? []).map((_, i) => `c${i}`);
+      const text = (cell) => (cell?.content?.[0]?.content ?? []).map((t) => t.text ?? '').join('');
+      const definition = Object.fromEntries(
+        columns.map((id, i) => [id, { id, title: text(header.content[i]), type: 'text', textAlignment: align[i] ?? 'left' }]),
+      );
+      const records = {};
+      const fragments = [];
+      rows.forEach((row, r) => {
+        const values = {};
+        columns.forEach((c, i) => {
+          const key = `r${r}-${c}`;
+          values[c] = key;
+          const paragraph = row.content?.[i]?.content?.[0] ?? { content: [] };
+          fragments.push({ object: 'fragment', fragment: key, nodes: [paragraphBack(paragraph)] });
+        });
+        records[`r${r}`] = { orderIndex: `a${String(r).padStart(6, '0')}`, values };
+      });
+      return {
+        object: 'block',
+        type: 'table',
+        isVoid: true,
+        data: { view: { type: 'grid', columns, hideHeader: false }, records, definition },
+        fragments,
+      };
+    }
     case 'tabs':
       return block(
         'tabs',

@@ -3,12 +3,13 @@
 // markdown shortcuts), task lists, and Quire's own nodes: hints, code
 // titles, and opaque blocks and inlines that carry a block the editor has
 // no view for, untouched.
-import { Node, mergeAttributes } from '@tiptap/core';
+import { Extension, Node, mergeAttributes } from '@tiptap/core';
 import StarterKit from '@tiptap/starter-kit';
 import CodeBlock from '@tiptap/extension-code-block';
 import Link from '@tiptap/extension-link';
 import { TaskList, TaskItem } from '@tiptap/extension-list';
 import { canonical } from './document.js';
+import { addRowAfter, goToNextCell, tableEditing } from '@tiptap/pm/tables';
 
 export const HINT_STYLES = ['info', 'success', 'warning', 'danger'];
 
@@ -244,6 +245,85 @@ const Expandable = Node.create({
   },
 });
 
+/// Gives nodes their `tableRole` in the schema, which prosemirror-tables
+/// reads to find tables, rows and cells.
+const TableRoles = Extension.create({
+  name: 'tableRoles',
+  extendNodeSchema(extension) {
+    return { tableRole: extension.config.tableRole ?? null };
+  },
+});
+
+/// The attributes prosemirror-tables expects of every cell.
+const cellAttributes = () => ({ colspan: { default: 1 }, rowspan: { default: 1 }, colwidth: { default: null } });
+
+/// A table (GitBook's grid table): a header row of column titles, then rows
+/// of cells holding one paragraph each. Tab and Shift-Tab move between
+/// cells, Mod-Enter adds a row.
+const Table = Node.create({
+  name: 'table',
+  group: 'block',
+  content: 'tableRow+',
+  isolating: true,
+  tableRole: 'table',
+  addAttributes() {
+    return { extra: { default: null } };
+  },
+  parseHTML() {
+    return [{ tag: 'table' }];
+  },
+  renderHTML() {
+    return ['table', { class: 'table-block' }, ['tbody', 0]];
+  },
+  addProseMirrorPlugins() {
+    return [tableEditing()];
+  },
+  addKeyboardShortcuts() {
+    const run = (command) => () => command(this.editor.state, (tr) => this.editor.view.dispatch(tr));
+    return { Tab: run(goToNextCell(1)), 'Shift-Tab': run(goToNextCell(-1)), 'Mod-Enter': run(addRowAfter) };
+  },
+});
+
+const TableRow = Node.create({
+  name: 'tableRow',
+  content: '(tableHeader | tableCell)+',
+  tableRole: 'row',
+  parseHTML() {
+    return [{ tag: 'tr' }];
+  },
+  renderHTML() {
+    return ['tr', 0];
+  },
+});
+
+const TableHeader = Node.create({
+  name: 'tableHeader',
+  content: 'paragraph',
+  tableRole: 'header_cell',
+  isolating: true,
+  addAttributes: cellAttributes,
+  parseHTML() {
+    return [{ tag: 'th' }];
+  },
+  renderHTML() {
+    return ['th', { scope: 'col' }, 0];
+  },
+});
+
+const TableCell = Node.create({
+  name: 'tableCell',
+  content: 'paragraph',
+  tableRole: 'cell',
+  isolating: true,
+  addAttributes: cellAttributes,
+  parseHTML() {
+    return [{ tag: 'td' }];
+  },
+  renderHTML() {
+    return ['td', 0];
+  },
+});
+
 /// A new block without text, as the API's JSON, for the slash menu.
 export function voidBlock(type, data) {
   return { type: 'opaque', attrs: { json: canonical({ object: 'block', type, isVoid: true, data }) } };
@@ -294,6 +374,11 @@ export function extensions() {
     TaskList,
     TaskItem.configure({ nested: true }),
     Hint,
+    TableRoles,
+    Table,
+    TableRow,
+    TableHeader,
+    TableCell,
     Tabs,
     TabItem,
     Expandable,
