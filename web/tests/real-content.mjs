@@ -23,6 +23,26 @@ const json = async (method, path, body) => {
   return answer.body ? JSON.parse(answer.body) : null;
 };
 
+/// Markdown with the differences of form only taken out: bullet and
+/// emphasis markers, table padding, a trailing non-breaking space entity,
+/// escaped brackets, trailing blank lines.
+function form(markdown) {
+  return markdown
+    .split('\n')
+    .map((line) =>
+      line
+        .replace(/^(\s*)\* /, '$1- ')
+        .replace(/(^|[^\w*])_([^_\n]+)_(?=[^\w]|$)/g, '$1*$2*')
+        .replace(/&#x20;/g, '')
+        .replace(/\\([[\]])/g, '$1')
+        .replace(/\s*\|\s*/g, '|')
+        .replace(/\|:?-+:?(?=\|)/g, '|-')
+        .trimEnd(),
+    )
+    .join('\n')
+    .trimEnd();
+}
+
 const content = await json('GET', `/v1/spaces/${space}/content`);
 const pages = [];
 const walk = (list) => list.forEach((p) => (p.type === 'document' && pages.push(p), walk(p.pages ?? [])));
@@ -31,6 +51,7 @@ const cr = await json('POST', `/v1/spaces/${space}/change-requests`, { subject: 
 let rich = 0;
 let markdown = 0;
 const changed = [];
+const meaning = [];
 for (const p of pages.slice(0, limit)) {
   const before = (await json('GET', `/v1/spaces/${space}/content/page/${p.id}?format=markdown`)).markdown;
   await page.goto(`${url}/s/${space}/change-requests/${cr.number}/edit/${p.id}`);
@@ -50,12 +71,17 @@ for (const p of pages.slice(0, limit)) {
   await page.locator('.save-state[data-state="saved"]').waitFor();
   const after = (await json('GET', `/v1/spaces/${space}/change-requests/${cr.id}/content/page/${p.id}?format=markdown`)).markdown;
   if (after !== before) {
-    const a = before.split('\n');
-    const b = after.split('\n');
+    const beyond = form(after) !== form(before);
+    const a = (beyond ? form(before) : before).split('\n');
+    const b = (beyond ? form(after) : after).split('\n');
     const line = a.findIndex((l, i) => l !== b[i]);
     changed.push(p.path);
-    console.log(`changed: ${p.path} (line ${line + 1}: ${JSON.stringify(a[line]?.slice(0, 120))} -> ${JSON.stringify(b[line]?.slice(0, 120))})`);
+    if (beyond) meaning.push(p.path);
+    console.log(`${beyond ? 'CHANGED BEYOND FORM' : 'changed in form'}: ${p.path} (line ${line + 1}: ${JSON.stringify(a[line]?.slice(0, 120))} -> ${JSON.stringify(b[line]?.slice(0, 120))})`);
   }
 }
-console.log(`${Math.min(pages.length, limit)} pages: ${rich} in the rich editor, ${markdown} as markdown; ${changed.length} changed`);
+console.log(
+  `${Math.min(pages.length, limit)} pages: ${rich} in the rich editor, ${markdown} as markdown; ${changed.length} changed, ` +
+    `${meaning.length} beyond form${meaning.length ? `: ${meaning.join(', ')}` : ''}`,
+);
 await browser.close();

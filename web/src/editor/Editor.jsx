@@ -190,14 +190,16 @@ function PagePicker({ pages, onPick, onClose }) {
 /// (found by sending every page of GitBook's own documentation through
 /// it): GitBook's containers (steps, columns, updates, conditions,
 /// prompts); OpenAPI blocks (their caption and `src` form); headings below
-/// level 3; figures; explicit heading anchors; and HTML within a line. A
+/// level 3; figures; explicit heading anchors; HTML within a line; and
+/// table headers with formatting (a column title is plain text). A
 /// page with any of them is edited as markdown, so saving never loses them.
 const RICH_UNSAFE = [
   /\{%\s*(stepper|columns|updates|if|prompt|openapi)\b/,
   /^#{4,6}\s/m,
   /<figure\b/,
   /^#{1,3}\s.*<a\s[^>]*\bid=/m,
-  /<(a|i|mark|kbd|span|sup|sub|u|br|img)\b[^>]*>/,
+  /<[a-zA-Z][\w-]*(\s[^>]*)?\/?>/,
+  /^\|[^\n]*[*_`][^\n]*\n\|\s*:?-{2,}/m,
 ];
 
 /// Whether a page's markdown is safe to edit in the rich editor.

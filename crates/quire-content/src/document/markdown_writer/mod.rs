@@ -344,7 +344,8 @@ fn labelled_link_md(label: &str, url: &str) -> String {
 }
 
 /// The text GitBook gives a content reference's link: the file (or folder)
-/// it points to, `cards-and-tables.md` for `../blocks/cards-and-tables.md`;
+/// it points to, `cards-and-tables.md` for `../blocks/cards-and-tables.md`
+/// and `.` for `./`;
 /// a full URL stays whole.
 fn content_ref_label(url: &str) -> &str {
     if url.contains("://") {
@@ -352,7 +353,7 @@ fn content_ref_label(url: &str) -> &str {
     }
     let path = url.split(['#', '?']).next().unwrap_or(url).trim_end_matches('/');
     match path.rsplit('/').next() {
-        Some(last) if !last.is_empty() && last != ".." && last != "." => last,
+        Some(last) if !last.is_empty() => last,
         _ => url,
     }
 }
