@@ -190,7 +190,8 @@ function PagePicker({ pages, onPick, onClose }) {
 /// (found by sending every page of GitBook's own documentation through
 /// it): GitBook's containers (steps, columns, updates, conditions,
 /// prompts); OpenAPI blocks (their caption and `src` form); headings below
-/// level 3; figures; explicit heading anchors; HTML within a line; and
+/// level 3; figures; explicit heading anchors; HTML (but the `<details>`
+/// and `<summary>` of an expandable, which it holds); and
 /// table headers with formatting (a column title is plain text). A
 /// page with any of them is edited as markdown, so saving never loses them.
 const RICH_UNSAFE = [
@@ -198,7 +199,7 @@ const RICH_UNSAFE = [
   /^#{4,6}\s/m,
   /<figure\b/,
   /^#{1,3}\s.*<a\s[^>]*\bid=/m,
-  /<[a-zA-Z][\w-]*(\s[^>]*)?\/?>/,
+  /<(?!(details|summary)\b)[a-zA-Z][\w-]*(\s[^>]*)?\/?>/,
   /^\|[^\n]*[*_`][^\n]*\n\|\s*:?-{2,}/m,
 ];
 
