@@ -24,3 +24,25 @@ export async function call(page, method, path, body) {
     { method, path, body },
   );
 }
+
+/// Opens a page of a change request in the editor and saves it as a writer
+/// would (a key typed and taken back), so the editor writes what it holds;
+/// whether it opened as markdown (pages with blocks the rich editor does
+/// not hold whole).
+export async function saveThroughEditor(page, url, space, number, pageId) {
+  await page.goto(`${url}/s/${space}/change-requests/${number}/edit/${pageId}`);
+  await page.getByLabel('Page title').waitFor();
+  const source = page.getByRole('textbox', { name: 'Page markdown' });
+  const asMarkdown = (await source.count()) > 0;
+  if (asMarkdown) {
+    await source.focus();
+    await page.keyboard.press('Control+End');
+  } else {
+    await page.locator('.editor-surface .prose').waitFor();
+    await page.evaluate(() => window.quireEditor.commands.focus('start'));
+  }
+  await page.keyboard.type('x');
+  await page.keyboard.press('Backspace');
+  await page.locator('.save-state[data-state="saved"]').waitFor();
+  return asMarkdown;
+}

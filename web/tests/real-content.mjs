@@ -5,7 +5,7 @@
 //
 //   QUIRE_URL=http://127.0.0.1:8092 QUIRE_LINK=<sign-in link> QUIRE_SPACE=<space id> \
 //     node tests/real-content.mjs [--limit N]
-import { call, launch } from './browser.mjs';
+import { call, launch, saveThroughEditor } from './browser.mjs';
 
 const url = process.env.QUIRE_URL;
 const space = process.env.QUIRE_SPACE;
@@ -54,21 +54,8 @@ const changed = [];
 const meaning = [];
 for (const p of pages.slice(0, limit)) {
   const before = (await json('GET', `/v1/spaces/${space}/content/page/${p.id}?format=markdown`)).markdown;
-  await page.goto(`${url}/s/${space}/change-requests/${cr.number}/edit/${p.id}`);
-  await page.getByLabel('Page title').waitFor();
-  const source = page.getByRole('textbox', { name: 'Page markdown' });
-  if (await source.count()) {
-    await source.focus();
-    await page.keyboard.press('Control+End');
-    markdown += 1;
-  } else {
-    await page.locator('.editor-surface .prose').waitFor();
-    await page.evaluate(() => window.quireEditor.commands.focus('start'));
-    rich += 1;
-  }
-  await page.keyboard.type('x');
-  await page.keyboard.press('Backspace');
-  await page.locator('.save-state[data-state="saved"]').waitFor();
+  if (await saveThroughEditor(page, url, space, cr.number, p.id)) markdown += 1;
+  else rich += 1;
   const after = (await json('GET', `/v1/spaces/${space}/change-requests/${cr.id}/content/page/${p.id}?format=markdown`)).markdown;
   if (after !== before) {
     const beyond = form(after) !== form(before);

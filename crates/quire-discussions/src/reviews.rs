@@ -117,6 +117,21 @@ async fn readable(
     Ok((scope, id))
 }
 
+/// The scope of an operation on an open change request needing `role`,
+/// and that change request.
+async fn open_scope(
+    conn: &mut Conn,
+    caller: &Caller,
+    space_id: &str,
+    change_request: &str,
+    role: Role,
+    action: &str,
+) -> AppResult<(Scope, quire_store::change_requests::ChangeRequestRow)> {
+    let scope = scope(conn, caller, space_id, change_request, role, action).await?;
+    let cr = open_change_request(&scope)?.clone();
+    Ok((scope, cr))
+}
+
 fn open_change_request(scope: &Scope) -> AppResult<&quire_store::change_requests::ChangeRequestRow> {
     let cr = scope
         .change_request
@@ -199,7 +214,7 @@ pub async fn submit(
     let body = new.comment.map(body_markdown).transpose()?;
     let now = app.now();
     let mut tx = app.db.write().await?;
-    let scope = scope(
+    let (scope, cr) = open_scope(
         &mut tx,
         caller,
         space_id,
@@ -208,7 +223,6 @@ pub async fn submit(
         "review change requests",
     )
     .await?;
-    let cr = open_change_request(&scope)?.clone();
     if cr.created_by == caller.id() {
         return Err(AppError::forbidden("you cannot review a change request you opened"));
     }
@@ -349,8 +363,7 @@ pub async fn request(
         .transpose()?;
     let now = app.now();
     let mut tx = app.db.write().await?;
-    let scope = scope(&mut tx, caller, space_id, change_request, Role::Edit, "ask for reviews").await?;
-    let cr = open_change_request(&scope)?.clone();
+    let (scope, cr) = open_scope(&mut tx, caller, space_id, change_request, Role::Edit, "ask for reviews").await?;
     let found = users::get_many(&mut tx, &new.users).await?;
     let mut rows = Vec::new();
     for id in &new.users {
@@ -412,7 +425,7 @@ pub async fn unrequest(
     user_id: &str,
 ) -> AppResult<bool> {
     let mut tx = app.db.write().await?;
-    let scope = scope(
+    let (_, cr) = open_scope(
         &mut tx,
         caller,
         space_id,
@@ -421,7 +434,6 @@ pub async fn unrequest(
         "change review requests",
     )
     .await?;
-    let cr = open_change_request(&scope)?.clone();
     let removed = reviews::take_request(&mut tx, &cr.id, user_id).await?.is_some();
     tx.commit().await?;
     Ok(removed)
