@@ -5,16 +5,16 @@
 //! clients). Neighbouring text is one text node of leaves; an empty
 //! paragraph holds one empty leaf. Headings carry their anchor as `data.id`
 //! and `meta.id`, tabs a `meta.id` (`tab-1`, `tab-2`… in reading order).
-//! Tables are grid tables whose text cells live in fragments. A document
+//! Tables are grid tables whose text cells live in fragments. GitBook's
+//! containers (steppers, columns, updates, conditions, prompts, files) are
+//! the schema's blocks of those kinds. A document
 //! that does not fit the schema's containers is fitted first
 //! ([`Document::fit`]).
 
 use serde_json::{Map, Value};
 
-use super::fit::container_blocks;
-
 use super::model::{
-    Block, CodeBlock, Document, Heading, Image, ImageSource, Inline, LinkTarget, List, ListKind, Marks, Table,
+    Block, CodeBlock, Container, ContainerKind, Document, Heading, Image, ImageSource, Inline, LinkTarget, List, ListKind, Marks, Table,
     anchor_id, is_anchor_id,
 };
 
@@ -75,21 +75,83 @@ struct JsonWriter {
 }
 
 impl JsonWriter {
-    /// The blocks; a GitBook container (which the schema does not know)
-    /// as the blocks it holds (see `fit::container_blocks`).
     fn blocks(&mut self, blocks: &[Block]) -> Value {
-        let mut out = Vec::with_capacity(blocks.len());
-        for node in blocks {
-            match node {
-                Block::Container(container) => {
-                    for inner in container_blocks(container.clone()) {
-                        out.push(self.block(&inner));
-                    }
+        Value::Array(blocks.iter().map(|node| self.block(node)).collect())
+    }
+
+    /// A GitBook container as the schema's block of that kind, its
+    /// attributes typed as the schema has them (see `json_reader::containers`
+    /// for the way back).
+    fn container(&mut self, container: &Container) -> Value {
+        let attr = |key: &str| container.attr(key).filter(|v| !v.is_empty());
+        let mut data = Map::new();
+        let kind = match container.kind {
+            ContainerKind::Stepper => "stepper",
+            ContainerKind::Step => {
+                if let Some(icon) = attr("icon") {
+                    data.insert("icon".into(), icon.into());
                 }
-                _ => out.push(self.block(node)),
+                "stepper-step"
             }
-        }
-        Value::Array(out)
+            ContainerKind::Columns => {
+                if let Some(full) = attr("fullWidth").and_then(parse_bool) {
+                    data.insert("fullWidth".into(), full.into());
+                }
+                "columns"
+            }
+            ContainerKind::Column => {
+                if let Some(width) = attr("width").and_then(length) {
+                    data.insert("width".into(), width);
+                }
+                if let Some(align) = attr("verticalAlignment").filter(|a| ["top", "middle", "bottom"].contains(a)) {
+                    data.insert("verticalAlignment".into(), align.into());
+                }
+                "column"
+            }
+            ContainerKind::Updates => {
+                data.insert("format".into(), attr("format").unwrap_or("full").into());
+                "updates"
+            }
+            ContainerKind::Update => {
+                data.insert("date".into(), attr("date").unwrap_or_default().into());
+                if let Some(tags) = attr("tags") {
+                    let tags = tags
+                        .split(',')
+                        .map(str::trim)
+                        .filter(|t| !t.is_empty())
+                        .map(|tag| object([("kind", "tag".into()), ("tag", tag.into())]))
+                        .collect();
+                    data.insert("tags".into(), Value::Array(tags));
+                }
+                "update"
+            }
+            ContainerKind::If => {
+                data.insert("expression".into(), attr("condition").unwrap_or_default().into());
+                "if"
+            }
+            ContainerKind::Prompt => {
+                data.insert("description".into(), attr("description").unwrap_or_default().into());
+                if let Some(icon) = attr("icon") {
+                    data.insert("icon".into(), icon.into());
+                }
+                if let Some(open) = attr("openInAIProviders").and_then(parse_bool) {
+                    data.insert("openInAIProviders".into(), open.into());
+                }
+                if let Some(shown) = attr("defaultExpanded").filter(|a| ["hidden", "partial", "full"].contains(a)) {
+                    data.insert("defaultExpanded".into(), shown.into());
+                }
+                "prompt"
+            }
+            // A file is void: its caption (the blocks it holds) is a
+            // fragment, as an image's is.
+            ContainerKind::File => {
+                let target = LinkTarget::from_url(attr("src").unwrap_or_default());
+                data.insert("ref".into(), link_ref(&target));
+                let caption = self.blocks(&container.blocks);
+                return captioned("file", data, caption);
+            }
+        };
+        block(kind, Value::Object(data), self.blocks(&container.blocks))
     }
 
     fn block(&mut self, node: &Block) -> Value {
@@ -205,14 +267,7 @@ impl JsonWriter {
                 }
                 node
             }
-            // Written as the blocks the schema knows (see `fit`); the
-            // markdown keeps the container.
-            // `blocks` writes a container as its blocks; one met alone is
-            // its first.
-            Block::Container(container) => match container_blocks(container.clone()).first() {
-                Some(first) => self.block(first),
-                None => paragraph(&[]),
-            },
+            Block::Container(container) => self.container(container),
         }
     }
 
@@ -374,6 +429,47 @@ fn marks_json(marks: Marks) -> Value {
     Value::Array(list)
 }
 
+/// A void block with a `caption` fragment holding `caption` (an image's,
+/// a file's).
+fn captioned(kind: &str, data: Map<String, Value>, caption: Value) -> Value {
+    object([
+        ("object", "block".into()),
+        ("type", kind.into()),
+        ("isVoid", true.into()),
+        ("data", Value::Object(data)),
+        (
+            "fragments",
+            Value::Array(vec![object([
+                ("object", "fragment".into()),
+                ("fragment", "caption".into()),
+                ("nodes", caption),
+            ])]),
+        ),
+    ])
+}
+
+fn parse_bool(value: &str) -> Option<bool> {
+    match value {
+        "true" => Some(true),
+        "false" => Some(false),
+        _ => None,
+    }
+}
+
+/// A markdown width (`50%`, `120px`, `300`) as the schema's `Length`.
+fn length(value: &str) -> Option<Value> {
+    let split = value
+        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+        .unwrap_or(value.len());
+    let number: f64 = value[..split].parse().ok().filter(|n: &f64| n.is_finite())?;
+    let unit = value[split..].trim();
+    Some(if unit.is_empty() {
+        number.into()
+    } else {
+        object([("unit", unit.into()), ("value", number.into())])
+    })
+}
+
 fn link_ref(target: &LinkTarget) -> Value {
     match target {
         LinkTarget::Page { page } => object([("kind", "page".into()), ("page", page.as_str().into())]),
@@ -411,20 +507,7 @@ fn image_block(image: &Image) -> Value {
     } else {
         vec![Inline::plain(image.caption.as_str())]
     };
-    object([
-        ("object", "block".into()),
-        ("type", "image".into()),
-        ("isVoid", true.into()),
-        ("data", Value::Object(data)),
-        (
-            "fragments",
-            Value::Array(vec![object([
-                ("object", "fragment".into()),
-                ("fragment", "caption".into()),
-                ("nodes", Value::Array(vec![paragraph(&caption)])),
-            ])]),
-        ),
-    ])
+    captioned("image", data, Value::Array(vec![paragraph(&caption)]))
 }
 
 fn code_json(code: &CodeBlock) -> Value {
@@ -440,6 +523,9 @@ fn code_json(code: &CodeBlock) -> Value {
     }
     if let Some(numbers) = code.line_numbers {
         data.insert("lineNumbers".into(), numbers.into());
+    }
+    if let Some(expandable) = code.expandable {
+        data.insert("expandable".into(), expandable.into());
     }
     let lines = code
         .lines

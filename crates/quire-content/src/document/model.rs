@@ -203,6 +203,10 @@ pub struct CodeBlock {
     pub title: Option<String>,
     pub line_numbers: Option<bool>,
     pub overflow: Option<Overflow>,
+    /// Whether a long block shows its first lines until the reader
+    /// expands it (`expandable="true"`); `None` when it does not (the
+    /// default, never written).
+    pub expandable: Option<bool>,
     /// The code, one string per line.
     pub lines: Vec<String>,
 }

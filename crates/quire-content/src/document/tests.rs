@@ -1066,10 +1066,33 @@ fn gitbook_containers_are_blocks() {
         "{written}"
     );
     assert_eq!(Document::from_markdown(&written), doc, "{written}");
-    // The JSON form has the blocks they hold, valid against the schema.
+    // The JSON form has the schema's blocks of those kinds, valid against
+    // it, and reads back to the same document.
+    // A file of the space is the schema's file reference; a path or URL
+    // (which the schema cannot hold) a URL reference, read back the same.
+    let json = doc.to_json();
+    let errors = schema_errors(&json);
+    assert!(errors.len() == 1 && errors[0].ends_with("/nodes/4"), "{errors:?}");
+    let in_space = Document::from_markdown(&written.replace("../.gitbook/assets/guide.pdf", "/files/F1")).to_json();
+    assert!(schema_errors(&in_space).is_empty(), "{:?}", schema_errors(&in_space));
+    assert_eq!(in_space["nodes"][4]["data"]["ref"], serde_json::json!({"kind": "file", "file": "F1"}));
+    let types: Vec<&str> = (0..6).filter_map(|i| json["nodes"][i]["type"].as_str()).collect();
+    assert_eq!(types, ["stepper", "columns", "updates", "if", "file", "embed"]);
+    assert_eq!(json["nodes"][1]["nodes"][0]["data"]["width"], serde_json::json!({"unit": "%", "value": 50.0}));
+    assert_eq!(json["nodes"][2]["nodes"][0]["data"]["tags"][0]["tag"], "beta");
+    assert_eq!(Document::from_json(&json).as_ref().map(Document::to_markdown), Ok(written));
+}
+
+#[test]
+fn prompts_read_back_from_json_with_their_attributes_in_gitbooks_order() {
+    use super::Document;
+    let markdown = "{% prompt description=\"Example prompt\" icon=\"rectangle-terminal\" openInAIProviders=\"true\" defaultExpanded=\"full\" %}\n```markdown\nSummarize the release.\n```\n{% endprompt %}\n";
+    let doc = Document::from_markdown(markdown);
     let json = doc.to_json();
     assert!(schema_errors(&json).is_empty(), "{:?}", schema_errors(&json));
-    assert!(json.to_string().contains("Beta only."));
+    assert_eq!(json["nodes"][0]["data"]["openInAIProviders"], true);
+    let read = Document::from_json(&json).map(|d| d.to_markdown());
+    assert_eq!(read.as_deref(), Ok(markdown));
 }
 
 #[test]
@@ -1147,4 +1170,15 @@ fn html_kept_as_written_survives_the_json_form() {
             .expect("the JSON reads")
             .contains("\\<b>")
     );
+}
+
+#[test]
+fn an_expandable_code_block_keeps_its_attribute_through_json() {
+    use super::Document;
+    let markdown = "{% code title=\"install.sh\" expandable=\"true\" %}\n```bash\nnpx skills add GitBookIO/gitbook-skills\n```\n{% endcode %}\n";
+    let doc = Document::from_markdown(markdown);
+    assert_eq!(doc.to_markdown(), markdown);
+    let json = doc.to_json();
+    assert_eq!(json["nodes"][0]["data"]["expandable"], true);
+    assert_eq!(Document::from_json(&json).map(|d| d.to_markdown()).as_deref(), Ok(markdown));
 }

@@ -8,9 +8,10 @@
 //! icons, image sizes, colour marks, merged cells…) are checked, then left
 //! out. A block the schema does not allow where it sits (code in a hint…)
 //! is refused, as are the schema's block, inline and reference types Quire
-//! cannot write as markdown (files, drawings, mentions, links to users…).
+//! cannot write as markdown (drawings, mentions, links to users…).
 //! Headings without an id get one from their text.
 
+mod containers;
 mod fields;
 mod inline;
 mod table;
@@ -283,6 +284,9 @@ fn read_block(node: &Value, path: &Path, place: Place) -> Result<Block> {
             }
         }
         "table" => table::read_table(&block)?,
+        "stepper" | "stepper-step" | "columns" | "column" | "updates" | "update" | "if" | "prompt" | "file" => {
+            containers::read_container(&block, kind)?
+        }
         "openapi-operation" => {
             block.only(&["object", "type", "key", "data", "isVoid", "meta"])?;
             check_meta(&block, &["id"], Some("id"))?;
@@ -430,12 +434,13 @@ fn read_code(block: &Obj) -> Result<Block> {
         "collapsedLineCount",
     ])?;
     data.boolean("fullWidth")?;
-    data.boolean("expandable")?;
     data.integer("collapsedLineCount", 1.0..=f64::MAX)?;
     let mut code = CodeBlock {
         syntax: data.string("syntax")?.filter(|s| !s.is_empty()).map(str::to_owned),
         title: data.string("title")?.map(str::to_owned),
         line_numbers: data.boolean("lineNumbers")?,
+        // Not expandable is the default, which markdown does not write.
+        expandable: data.boolean("expandable")?.filter(|expandable| *expandable),
         overflow: data.one_of("overflow", &["scroll", "wrap"])?.and_then(Overflow::parse),
         lines: Vec::new(),
     };

@@ -118,8 +118,20 @@ fn unknown_types_and_wrong_values_are_refused() {
             "nodes[0]: unsupported block type `nope`",
         ),
         (
+            json!([{ "object": "block", "type": "drawing", "isVoid": true, "data": {} }]),
+            "nodes[0]: unsupported block type `drawing`",
+        ),
+        (
             json!([{ "object": "block", "type": "file", "isVoid": true, "data": {} }]),
-            "nodes[0]: unsupported block type `file`",
+            "nodes[0]: `data.ref` is missing",
+        ),
+        (
+            json!([{ "object": "block", "type": "stepper", "isVoid": false, "data": { "numbered": true }, "nodes": [] }]),
+            "nodes[0].data: field `numbered` is not allowed here",
+        ),
+        (
+            json!([{ "object": "block", "type": "update", "isVoid": false, "data": { "date": "2025-01-01", "tags": ["beta"] }, "nodes": [] }]),
+            "nodes[0].data.tags[0]: must be an object",
         ),
         (
             json!([paragraph(

@@ -98,6 +98,7 @@ fn segment_blocks(segments: Vec<Segment>, ids: &mut Ids) -> Vec<Block> {
                                 ("overflow", overflow) => code.overflow = Overflow::parse(overflow).or(code.overflow),
                                 ("lineNumbers", "true") => code.line_numbers = Some(true),
                                 ("lineNumbers", "false") => code.line_numbers = Some(false),
+                                ("expandable", "true") => code.expandable = Some(true),
                                 _ => {}
                             }
                         }

@@ -592,8 +592,8 @@ fn code_md(code: &CodeBlock, tags: bool) -> String {
     }
 }
 
-/// `{% code %}` attributes for the code block's title, overflow and line
-/// numbers.
+/// `{% code %}` attributes for the code block's title, overflow, line
+/// numbers and whether it expands.
 fn code_attrs(code: &CodeBlock) -> String {
     let mut attrs = Vec::new();
     if let Some(title) = &code.title {
@@ -604,6 +604,9 @@ fn code_attrs(code: &CodeBlock) -> String {
     }
     if let Some(numbers) = code.line_numbers {
         attrs.push(format!("lineNumbers=\"{numbers}\""));
+    }
+    if let Some(expandable) = code.expandable {
+        attrs.push(format!("expandable=\"{expandable}\""));
     }
     attrs.join(" ")
 }
