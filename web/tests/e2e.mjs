@@ -165,6 +165,48 @@ await step('a page is written by keyboard, markdown shortcuts and the slash menu
   await page.getByRole('option', { name: 'Embed' }).waitFor();
   await k.press('Enter');
   await page.getByLabel('Embed URL').fill('https://example.com/video');
+  // Tiptap focuses on the next frame: wait for it before typing.
+  const end = async () => {
+    await page.evaluate(() => window.quireEditor.commands.focus('end'));
+    await page.waitForFunction(() => document.activeElement?.classList.contains('ProseMirror'));
+  };
+  const insert = async (typed, option) => {
+    await end();
+    await k.type(typed);
+    await page.getByRole('option', { name: option }).waitFor();
+    await k.press('Enter');
+  };
+  await insert('/stepper', 'Stepper');
+  await k.type('Install the app.');
+  await page.locator('.container-stepperStep > .container-body').nth(1).click();
+  await k.type('Open it.');
+  await insert('/columns', 'Columns');
+  await k.type('Left side.');
+  await page.locator('.container-column > .container-body').nth(1).click();
+  await k.type('Right side.');
+  await insert('/updates', 'Updates (changelog)');
+  await k.type('Faster saves.');
+  await page.getByLabel('Update: Date').fill('2026-11-26');
+  await page.getByLabel('Update: Tags').fill('improvements');
+  // The condition's input takes the caret; Enter goes on to the content.
+  await insert('/conditional', 'Conditional content');
+  await page.waitForFunction(() => document.activeElement?.getAttribute('aria-label') === 'Shown when: Condition');
+  await k.press('Enter');
+  await k.type('Only for beta readers.');
+  await insert('/prompt', 'Prompt');
+  await k.type('Summarize this page.');
+  await page.getByLabel('Prompt: Description').fill('Summary');
+  await insert('/included', 'Included content');
+  await page.waitForFunction(() => document.activeElement?.closest('label')?.textContent === 'Reusable content');
+  await k.type('../.gitbook/includes/shared.md');
+  await k.press('Enter');
+  await insert('/openapi', 'OpenAPI operation');
+  await page.getByLabel('OpenAPI spec').fill('petstore');
+  await page.getByLabel('Path').fill('/pets');
+  await insert('/file', 'File (upload)');
+  await page.getByLabel('Upload a file').setInputFiles({ name: 'guide.pdf', mimeType: 'application/pdf', buffer: Buffer.from('%PDF-1.4\n%%EOF\n') });
+  await page.locator('.opaque-title', { hasText: 'File' }).waitFor();
+  await page.getByLabel('Caption').fill('The guide.');
   await saved();
   const html = await content();
   assert.match(html, /<h1[^>]*>Getting started<\/h1>/);
@@ -182,7 +224,11 @@ await step('a page is written by keyboard, markdown shortcuts and the slash menu
     const answer = await (await fetch(`/v1/spaces/${space}/change-requests/${cr.id}/content/page/${pageId}?format=markdown`)).json();
     return answer.markdown;
   });
-  for (const expected of ['# Getting started', '**docs**', '{% hint style="info" %}', '- first item', '[ ] a task to do', '> a quote', '```js', '{% embed url="https://example.com/video" %}', 'x^2', '{% tab title="macOS" %}', 'On Linux, unpack the archive.', '<summary>Why two tabs?</summary>', 'Hidden until opened.', '| Column 1 | Column 2 |', '| port | 8080 |']) {
+  for (const expected of ['# Getting started', '**docs**', '{% hint style="info" %}', '- first item', '[ ] a task to do', '> a quote', '```js', '{% embed url="https://example.com/video" %}', 'x^2', '{% tab title="macOS" %}', 'On Linux, unpack the archive.', '<summary>Why two tabs?</summary>', 'Hidden until opened.', '| Column 1 | Column 2 |', '| port | 8080 |',
+    '{% stepper %}\n{% step %}\nInstall the app.\n{% endstep %}', 'Open it.', '{% columns %}\n{% column width="50%" %}\nLeft side.', 'Right side.',
+    '{% updates format="full" %}\n{% update date="2026-11-26" tags="improvements" %}\nFaster saves.', '{% if visitor.claims.unsigned.beta %}\nOnly for beta readers.',
+    '{% prompt description="Summary" %}\n```markdown\nSummarize this page.\n```\n{% endprompt %}', '{% include "../.gitbook/includes/shared.md" %}',
+    '{% openapi-operation spec="petstore" path="/pets" method="get" %}', '{% file src="/files/', 'The guide.\n{% endfile %}']) {
     assert.ok(markdownBefore.includes(expected), `the markdown holds ${expected}:\n${markdownBefore}`);
   }
 });
@@ -464,7 +510,7 @@ await step('pasting from Google Docs and Word gives clean blocks; an image is up
   await page.getByRole('option', { name: 'Image (upload)' }).waitFor();
   await page.keyboard.press('Enter');
   const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
-  await page.getByLabel('Upload an image').setInputFiles({ name: 'diagram.png', mimeType: 'image/png', buffer: png });
+  await page.getByLabel('Upload a file').setInputFiles({ name: 'diagram.png', mimeType: 'image/png', buffer: png });
   await page.locator('.opaque-title', { hasText: 'Images' }).waitFor();
   // A link to another page, picked by typing its title.
   await page.keyboard.type('See ');
@@ -477,6 +523,16 @@ await step('pasting from Google Docs and Word gives clean blocks; an image is up
   await page.keyboard.type('Sec');
   await page.keyboard.press('Enter');
   await page.getByRole('dialog', { name: 'Link to a page' }).waitFor({ state: 'detached' });
+  // A card linking to a page, picked the same way.
+  await page.evaluate(() => window.quireEditor.commands.focus('end'));
+  await page.waitForFunction(() => document.activeElement?.classList.contains('ProseMirror'));
+  await page.keyboard.type('/card');
+  await page.getByRole('option', { name: 'Link card (page)' }).waitFor();
+  await page.keyboard.press('Enter');
+  await page.getByRole('dialog', { name: 'Link card to a page' }).waitFor();
+  await page.keyboard.type('Sec');
+  await page.keyboard.press('Enter');
+  await page.locator('.card-target', { hasText: 'Second' }).waitFor();
   await saved();
   const pageId = new URL(page.url()).pathname.split('/').pop();
   const spaceId = new URL(spaceUrl).pathname.split('/')[2];
@@ -484,7 +540,7 @@ await step('pasting from Google Docs and Word gives clean blocks; an image is up
   const crs = JSON.parse((await call(page, 'GET', `/v1/spaces/${spaceId}/change-requests?status=open`)).body).items;
   const cr = crs.find((c) => String(c.number) === number);
   const markdown = JSON.parse((await call(page, 'GET', `/v1/spaces/${spaceId}/change-requests/${cr.id}/content/page/${pageId}?format=markdown`)).body).markdown;
-  for (const expected of ['## Install', 'Run the **installer** twice.', '- One', '- Two', 'From *Word* as well', '![](/files/', '[Second](']) {
+  for (const expected of ['## Install', 'Run the **installer** twice.', '- One', '- Two', 'From *Word* as well', '![](/files/', '[Second](', '{% content-ref url="']) {
     assert.ok(markdown.includes(expected), `the pasted page holds ${expected}:\n${markdown}`);
   }
   for (const unwanted of ['**Run', 'mso', 'o:p', 'font-']) {

@@ -5,7 +5,8 @@
 import { Editor as TiptapEditor } from '@tiptap/core';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { post, get } from '../api.js';
-import { extensions, HINT_STYLES, voidBlock } from './extensions.js';
+import { extensions, HINT_STYLES, knowPages, voidBlock } from './extensions.js';
+import { containerItem } from './containers.js';
 import { canonical } from './document.js';
 import { fromEditor, toEditor } from './document.js';
 import { cleanPastedHtml } from './paste.js';
@@ -71,8 +72,55 @@ const SLASH_ITEMS = [
     label: 'Expandable',
     run: (c) => c.insertContent({ type: 'expandable', attrs: { title: 'Details' }, content: [{ type: 'paragraph' }] }),
   },
-  { label: 'Image (upload)', upload: true },
-  { label: 'Link to a page', picker: true },
+  {
+    label: 'Stepper',
+    run: (c) => c.insertContent({ type: 'stepper', attrs: { data: '{}' }, content: [containerItem('stepperStep'), containerItem('stepperStep')] }),
+    after: (editor, at) => editor.commands.setTextSelection(at + 3),
+  },
+  {
+    label: 'Columns',
+    run: (c) =>
+      c.insertContent({
+        type: 'columns',
+        attrs: { data: '{}' },
+        content: [containerItem('column', { width: { unit: '%', value: 50 } }), containerItem('column', { width: { unit: '%', value: 50 } })],
+      }),
+    after: (editor, at) => editor.commands.setTextSelection(at + 3),
+  },
+  {
+    label: 'Updates (changelog)',
+    run: (c) =>
+      c.insertContent({
+        type: 'updates',
+        attrs: { data: canonical({ format: 'full' }) },
+        content: [containerItem('update', { date: new Date().toISOString().slice(0, 10) })],
+      }),
+    after: (editor, at) => editor.commands.setTextSelection(at + 3),
+  },
+  {
+    label: 'Conditional content',
+    run: (c) => c.insertContent(containerItem('conditional', { expression: 'visitor.claims.unsigned.beta' })),
+    after: focusField,
+  },
+  {
+    label: 'Prompt',
+    run: (c) =>
+      c.insertContent({ type: 'prompt', attrs: { data: canonical({ description: 'Prompt' }) }, content: [{ type: 'codeBlock', attrs: { language: 'markdown' } }] }),
+    after: (editor, at) => editor.commands.setTextSelection(at + 2),
+  },
+  { label: 'Image (upload)', upload: 'image/*' },
+  { label: 'File (upload)', upload: '*/*' },
+  { label: 'Link to a page', picker: 'link' },
+  { label: 'Link card (page)', picker: 'card' },
+  {
+    label: 'Included content',
+    run: (c) =>
+      c.insertContent([
+        voidBlock('reusable-content', { ref: { kind: 'reusable-content', reusableContent: '' } }),
+        { type: 'paragraph' },
+      ]),
+    after: focusField,
+  },
   { label: 'Embed', run: (c) => c.insertContent([voidBlock('embed', { url: 'https://' }), { type: 'paragraph' }]) },
   { label: 'Math', run: (c) => c.insertContent([voidBlock('math', { formula: 'x^2' }), { type: 'paragraph' }]) },
   {
@@ -84,6 +132,29 @@ const SLASH_ITEMS = [
       ]),
   },
 ];
+
+/// Puts the caret in the first input of the block inserted at `at` (an
+/// include's path, a condition).
+function focusField(editor, at) {
+  const dom = editor.view.nodeDOM(at);
+  dom?.querySelector?.('input')?.focus();
+}
+
+/// A `file` block for the file `id`, with an empty caption.
+function fileBlock(id) {
+  return {
+    type: 'opaque',
+    attrs: {
+      json: canonical({
+        object: 'block',
+        type: 'file',
+        isVoid: true,
+        data: { ref: { kind: 'file', file: id } },
+        fragments: [{ object: 'fragment', fragment: 'caption', nodes: [] }],
+      }),
+    },
+  };
+}
 
 /// A file as base64.
 function base64Of(file) {
@@ -153,7 +224,7 @@ function saver(send, onState) {
 
 /// Choosing a page of the space to link to: type to filter, arrows and
 /// Enter to choose, Escape to close.
-function PagePicker({ pages, onPick, onClose }) {
+function PagePicker({ pages, title, onPick, onClose }) {
   const [query, setQuery] = useState('');
   const [index, setIndex] = useState(0);
   const input = useRef(null);
@@ -162,7 +233,7 @@ function PagePicker({ pages, onPick, onClose }) {
   const onKeyDown = (event) => listKeys(event, { items: matches, index, setIndex, onChoose: onPick, onClose });
   return (
     <div class="overlay" onClick={(e) => e.target === e.currentTarget && onClose()}>
-      <div class="dialog" role="dialog" aria-modal="true" aria-label="Link to a page">
+      <div class="dialog" role="dialog" aria-modal="true" aria-label={title}>
         <input
           ref={input}
           class="search-input"
@@ -188,24 +259,57 @@ function PagePicker({ pages, onPick, onClose }) {
 
 /// Markdown the JSON document the rich editor edits cannot carry whole
 /// (found by sending every page of GitBook's own documentation through
-/// it): GitBook's containers (steps, columns, updates, conditions,
-/// prompts); OpenAPI blocks (their caption and `src` form); headings below
-/// level 3; figures; explicit heading anchors; HTML (but the `<details>`
-/// and `<summary>` of an expandable, which it holds); and
-/// table headers with formatting (a column title is plain text). A
-/// page with any of them is edited as markdown, so saving never loses them.
+/// it): GitBook's older OpenAPI blocks (`{% openapi src=… %}`); headings below
+/// level 3; figures; explicit heading anchors; HTML inside a line of text
+/// (an HTML block, such as GitBook's card tables, is kept whole); and
+/// table headers with formatting (a column title is plain text). A page
+/// with any of them is edited as markdown, so saving never loses them.
 const RICH_UNSAFE = [
-  /\{%\s*(stepper|columns|updates|if|prompt|openapi)\b/,
+  /\{%\s*(openapi|swagger)\s/,
   /^#{4,6}\s/m,
   /<figure\b/,
   /^#{1,3}\s.*<a\s[^>]*\bid=/m,
-  /<(?!(details|summary)\b)[a-zA-Z][\w-]*(\s[^>]*)?\/?>/,
   /^\|[^\n]*[*_`][^\n]*\n\|\s*:?-{2,}/m,
 ];
 
+/// The tags that open an HTML block on a line of their own (CommonMark's
+/// sixth kind), which the document keeps as written.
+const HTML_BLOCK =
+  /^ {0,3}<\/?(address|article|aside|blockquote|caption|center|col|colgroup|dd|details|dialog|div|dl|dt|fieldset|figcaption|footer|form|h[1-6]|header|hr|iframe|legend|li|main|menu|nav|ol|p|section|summary|table|tbody|td|tfoot|th|thead|tr|ul)(\s|\/?>|$)/i;
+const TAG = /<(?!(details|summary)\b)[a-zA-Z][\w-]*(\s[^>]*)?\/?>/;
+
+/// Whether a line of text (outside code) holds an HTML tag the JSON
+/// document would turn into text.
+function inlineHtml(markdown) {
+  let fence = null;
+  let inBlock = false;
+  for (const line of markdown.split('\n')) {
+    const opens = /^ {0,3}(`{3,}|~{3,})/.exec(line);
+    if (fence) {
+      if (opens && opens[1][0] === fence[0] && opens[1].length >= fence.length) fence = null;
+      continue;
+    }
+    if (opens) {
+      fence = opens[1];
+      continue;
+    }
+    if (line.trim() === '') {
+      inBlock = false;
+      continue;
+    }
+    if (inBlock) continue;
+    if (HTML_BLOCK.test(line)) {
+      inBlock = true;
+      continue;
+    }
+    if (TAG.test(line.replace(/`[^`]*`/g, ''))) return true;
+  }
+  return false;
+}
+
 /// Whether a page's markdown is safe to edit in the rich editor.
 export function richEditable(markdown) {
-  return !RICH_UNSAFE.some((pattern) => pattern.test(markdown));
+  return !RICH_UNSAFE.some((pattern) => pattern.test(markdown)) && !inlineHtml(markdown);
 }
 
 export function PageEditor({ spaceId, changeRequest, page, document, pages = [], markdown: initialMarkdown = '', onTitle }) {
@@ -229,6 +333,7 @@ export function PageEditor({ spaceId, changeRequest, page, document, pages = [],
 
   useEffect(() => {
     if (mode !== 'rich') return undefined;
+    knowPages(pages);
     const editor = new TiptapEditor({
       element: mount.current,
       extensions: extensions(),
@@ -240,14 +345,14 @@ export function PageEditor({ spaceId, changeRequest, page, document, pages = [],
           const files = event.clipboardData?.files;
           if (!files || files.length === 0) return false;
           event.preventDefault();
-          insertImages(files);
+          insertFiles(files);
           return true;
         },
         handleDrop: (_view, event) => {
           const files = event.dataTransfer?.files;
           if (!files || files.length === 0) return false;
           event.preventDefault();
-          insertImages(files);
+          insertFiles(files);
           return true;
         },
       },
@@ -290,8 +395,12 @@ export function PageEditor({ spaceId, changeRequest, page, document, pages = [],
     // A dialog (the page picker, the file chooser) takes the focus itself.
     const chain = item.upload || item.picker ? editor.chain() : editor.chain().focus();
     chain.deleteRange({ from, to: $from.end() }).run();
-    if (item.upload) upload.current?.click();
-    else if (item.picker) setPicking(true);
+    if (item.upload) {
+      if (upload.current) {
+        upload.current.accept = item.upload;
+        upload.current.click();
+      }
+    } else if (item.picker) setPicking(item.picker);
     else {
       item.run(editor.chain().focus()).run();
       item.after?.(editor, from - 1);
@@ -299,18 +408,26 @@ export function PageEditor({ spaceId, changeRequest, page, document, pages = [],
     setSlash(null);
   };
 
-  /// Stores image files in the change request and inserts them.
-  const insertImages = async (files) => {
-    const images = [...files].filter((f) => f.type.startsWith('image/'));
-    if (images.length === 0) return false;
+  /// Stores files in the change request and inserts them: images as an
+  /// images block, any other file as a file block.
+  const insertFiles = async (files) => {
+    const list = [...files];
+    if (list.length === 0) return false;
     setState('saving');
     try {
       const encoded = await Promise.all(
-        images.map(async (f, i) => ({ name: f.name || `pasted-${Date.now()}-${i}.png`, contentType: f.type, base64: await base64Of(f) })),
+        list.map(async (f, i) => ({
+          name: f.name || `pasted-${Date.now()}-${i}.${f.type.startsWith('image/') ? 'png' : 'bin'}`,
+          contentType: f.type || 'application/octet-stream',
+          base64: await base64Of(f),
+        })),
       );
       const answer = await post(`${base}/content?compat=false`, { changes: [{ operation: 'insert_files', files: encoded }] });
       const ids = (answer.insertedFiles ?? []).map((f) => f.id);
-      editorRef.current?.chain().focus().insertContent([imagesBlock(ids), { type: 'paragraph' }]).run();
+      const images = ids.filter((_, i) => list[i].type.startsWith('image/'));
+      const others = ids.filter((_, i) => !list[i].type.startsWith('image/'));
+      const content = [...(images.length ? [imagesBlock(images)] : []), ...others.map(fileBlock), { type: 'paragraph' }];
+      editorRef.current?.chain().focus().insertContent(content).run();
     } catch (error) {
       setState(`error: ${error.message}`);
     }
@@ -370,19 +487,18 @@ export function PageEditor({ spaceId, changeRequest, page, document, pages = [],
       <input
         ref={upload}
         type="file"
-        accept="image/*"
         multiple
         class="visually-hidden"
-        aria-label="Upload an image"
+        aria-label="Upload a file"
         tabIndex={-1}
         onChange={(e) => {
-          insertImages(e.currentTarget.files);
+          insertFiles(e.currentTarget.files);
           e.currentTarget.value = '';
         }}
       />
       {richUnsafe && (
         <p class="muted" role="note">
-          This page holds blocks the rich editor does not keep whole yet (steps, columns, OpenAPI, figures, deep headings, heading anchors or HTML): it is edited as markdown, so nothing is lost.
+          This page holds what the rich editor does not keep whole yet (OpenAPI blocks, figures, headings below level 3, heading anchors, HTML in a line of text or formatted table headers): it is edited as markdown, so nothing is lost.
         </p>
       )}
       {mode === 'rich' ? (
@@ -405,14 +521,18 @@ export function PageEditor({ spaceId, changeRequest, page, document, pages = [],
             setPicking(false);
             editorRef.current?.commands.focus();
           }}
+          title={picking === 'card' ? 'Link card to a page' : 'Link to a page'}
           onPick={(target) => {
+            const kind = picking;
             setPicking(false);
-            const gitbookRef = canonical({ kind: 'page', page: target.id });
-            editorRef.current
-              ?.chain()
-              .focus()
-              .insertContent([{ type: 'text', text: target.title, marks: [{ type: 'link', attrs: { href: null, gitbookRef } }] }, { type: 'text', text: ' ' }])
-              .run();
+            const ref = { kind: 'page', page: target.id };
+            const chain = editorRef.current?.chain().focus();
+            if (kind === 'card') chain?.insertContent([voidBlock('content-ref', { ref }), { type: 'paragraph' }]).run();
+            else {
+              chain
+                ?.insertContent([{ type: 'text', text: target.title, marks: [{ type: 'link', attrs: { href: null, gitbookRef: canonical(ref) } }] }, { type: 'text', text: ' ' }])
+                .run();
+            }
           }}
         />
       )}

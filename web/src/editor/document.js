@@ -1,9 +1,10 @@
 // Between the API's JSON document (GitBook's `JSONDocument`: blocks,
 // inlines, text nodes of leaves with marks) and the editor's ProseMirror
 // document. Blocks the editor has a view for become editable nodes; every
-// other block (tabs, expandables, cards, tables, embeds, OpenAPI, ...)
-// travels as an `opaque` node holding its JSON untouched, so what is saved
-// reads back identical whether or not the editor knows the block.
+// other block (files, cards, includes, embeds, OpenAPI, HTML kept as
+// written, ...) travels as an `opaque` node holding its JSON untouched, so
+// what is saved reads back identical whether or not the editor knows the
+// block.
 
 /// JSON with its object keys sorted, so the same block is the same text
 /// whichever side wrote it.
@@ -16,6 +17,24 @@ export function canonical(value) {
         : v;
   return JSON.stringify(sort(value));
 }
+
+/// GitBook's containers (JSON type to the editor's node): each keeps its
+/// `data` whole and holds blocks (see `containers.js`).
+export const CONTAINER_NODES = {
+  stepper: 'stepper',
+  'stepper-step': 'stepperStep',
+  columns: 'columns',
+  column: 'column',
+  updates: 'updates',
+  update: 'update',
+  if: 'conditional',
+  prompt: 'prompt',
+};
+const CONTAINER_TYPES = Object.fromEntries(Object.entries(CONTAINER_NODES).map(([json, name]) => [name, json]));
+
+/// What each container's children must be in the editor (a stepper holds
+/// steps only, a prompt one code block); a block that breaks it stays whole.
+const CONTAINER_CHILDREN = { stepper: 'stepper-step', columns: 'column', updates: 'update', prompt: 'code' };
 
 const MARKS = { bold: 'bold', italic: 'italic', strikethrough: 'strike', code: 'code' };
 const MARKS_BACK = Object.fromEntries(Object.entries(MARKS).map(([k, v]) => [v, k]));
@@ -114,8 +133,17 @@ function blockToEditor(node) {
       if (node.type === 'list-ordered') return { type: 'orderedList', attrs: { start: data.start ?? 1 }, content: items };
       return { type: 'bulletList', content: items };
     }
-    default:
+    default: {
+      const name = CONTAINER_NODES[node.type];
+      const child = CONTAINER_CHILDREN[node.type];
+      const nodes = node.nodes ?? [];
+      const fits = child ? nodes.length > 0 && nodes.every((n) => n.type === child) && !(node.type === 'prompt' && nodes.length > 1) : true;
+      if (name && fits) {
+        const content = blocks(nodes);
+        return { type: name, attrs: { data: canonical(data) }, content: content.length ? content : [{ type: 'paragraph' }] };
+      }
       return { type: 'opaque', attrs: { json: canonical(node) } };
+    }
   }
 }
 
@@ -307,6 +335,7 @@ function blockBack(node) {
     case 'opaque':
       return JSON.parse(attrs.json);
     default:
+      if (CONTAINER_TYPES[node.type]) return block(CONTAINER_TYPES[node.type], JSON.parse(attrs.data ?? '{}'), blocksBack(node.content));
       return paragraphBack({ content: [] });
   }
 }

@@ -1,8 +1,10 @@
 // The editor's schema: Tiptap's starter kit (paragraphs, headings, lists,
 // quotes, code, rules, bold, italic, strike, inline code, links, history,
 // markdown shortcuts), task lists, and Quire's own nodes: hints, code
-// titles, and opaque blocks and inlines that carry a block the editor has
-// no view for, untouched.
+// titles, tabs, expandables, grid tables, GitBook's containers
+// (`containers.js`), and opaque blocks and inlines that carry a block whole
+// (with inputs for the fields of files, cards, includes, embeds, formulas
+// and OpenAPI operations).
 import { Extension, Node, mergeAttributes } from '@tiptap/core';
 import StarterKit from '@tiptap/starter-kit';
 import CodeBlock from '@tiptap/extension-code-block';
@@ -10,6 +12,7 @@ import Link from '@tiptap/extension-link';
 import { TaskList, TaskItem } from '@tiptap/extension-list';
 import { canonical } from './document.js';
 import { addRowAfter, goToNextCell, tableEditing } from '@tiptap/pm/tables';
+import { containerNodes, headedView } from './containers.js';
 
 export const HINT_STYLES = ['info', 'success', 'warning', 'danger'];
 
@@ -29,13 +32,46 @@ const Hint = Node.create({
   },
 });
 
+/// Where a reference points: a URL, or the field naming a file or page.
+const refField = (block) => `ref.${block.data?.ref?.kind === 'url' ? 'url' : block.data?.ref?.kind === 'page' ? 'page' : 'file'}`;
+
 /// The fields of blocks without text that the editor lets one fill in
-/// (a path into the block's `data`, and its label).
+/// (a path into the block's `data`, and its label), by block type.
 export const VOID_FIELDS = {
-  embed: [['url', 'Embed URL']],
-  math: [['formula', 'Formula (TeX)']],
-  'openapi-operation': [['ref.spec', 'OpenAPI spec'], ['method', 'Method'], ['path', 'Path']],
+  embed: () => [['url', 'Embed URL']],
+  math: () => [['formula', 'Formula (TeX)']],
+  'openapi-operation': () => [['ref.spec', 'OpenAPI spec'], ['method', 'Method'], ['path', 'Path']],
+  'reusable-content': () => [['ref.reusableContent', 'Reusable content']],
+  file: (block) => [[refField(block), block.data?.ref?.kind === 'url' ? 'File URL' : 'File'], [CAPTION, 'Caption']],
+  'content-ref': (block) => (block.data?.ref?.kind === 'url' ? [['ref.url', 'Link URL']] : []),
 };
+
+/// The field standing for a block's caption fragment (its text).
+const CAPTION = '#caption';
+
+function getField(block, path) {
+  if (path !== CAPTION) return getPath(block.data, path);
+  const caption = (block.fragments ?? []).find((f) => f.fragment === 'caption');
+  return (caption?.nodes ?? [])
+    .map((p) => (p.nodes ?? []).flatMap((t) => (t.leaves ?? []).map((l) => l.text ?? '')).join(''))
+    .join('\n');
+}
+
+function setField(block, path, value) {
+  if (path !== CAPTION) return { ...block, data: setPath(block.data, path, value) };
+  const leaf = { object: 'leaf', text: value, marks: [] };
+  const paragraph = { object: 'block', type: 'paragraph', isVoid: false, data: {}, nodes: [{ object: 'text', leaves: [leaf] }] };
+  const fragments = (block.fragments ?? []).filter((f) => f.fragment !== 'caption');
+  fragments.push({ object: 'fragment', fragment: 'caption', nodes: value ? [paragraph] : [] });
+  return { ...block, fragments };
+}
+
+/// Titles of the space's pages by id, for the cards linking to them.
+const pageTitles = new Map();
+export function knowPages(pages) {
+  pageTitles.clear();
+  for (const page of pages) pageTitles.set(page.id, page.title);
+}
 
 const BLOCK_NAMES = {
   embed: 'Embed',
@@ -47,6 +83,7 @@ const BLOCK_NAMES = {
   images: 'Images',
   file: 'File',
   'reusable-content': 'Included content',
+  'content-ref': 'Link card',
   stepper: 'Stepper',
 };
 
@@ -97,19 +134,34 @@ const Opaque = Node.create({
       title.className = 'opaque-title';
       title.textContent = block.key?.startsWith('quire-html-') ? 'HTML' : (BLOCK_NAMES[block.type] ?? `${block.type ?? 'Unknown'} block`);
       dom.append(title);
-      const fields = VOID_FIELDS[block.type];
+      const fields = VOID_FIELDS[block.type]?.(block);
+      const ref = block.data?.ref;
+      if (block.type === 'content-ref' && ref?.kind !== 'url') {
+        const target = document.createElement('div');
+        target.className = 'card-target';
+        target.textContent = pageTitles.get(ref?.page) ?? ref?.page ?? ref?.file ?? ref?.anchor ?? '';
+        dom.append(target);
+      }
       if (fields && editor.isEditable) {
         for (const [path, label] of fields) {
           const wrap = document.createElement('label');
           wrap.textContent = label;
           const input = document.createElement('input');
-          input.value = getPath(block.data, path);
+          input.value = getField(block, path);
           input.addEventListener('input', () => {
-            block = { ...block, data: setPath(block.data, path, input.value) };
+            block = setField(block, path, input.value);
             const pos = getPos();
             if (typeof pos === 'number') {
               editor.view.dispatch(editor.view.state.tr.setNodeMarkup(pos, undefined, { json: canonical(block) }));
             }
+          });
+          input.addEventListener('keydown', (event) => {
+            if (event.key !== 'Enter') return;
+            event.preventDefault();
+            const pos = getPos();
+            if (typeof pos !== 'number') return;
+            editor.commands.setTextSelection(pos + node.nodeSize + 1);
+            editor.view.focus();
           });
           wrap.append(input);
           dom.append(wrap);
@@ -117,7 +169,7 @@ const Opaque = Node.create({
       } else if (fields) {
         const summary = document.createElement('div');
         summary.className = 'muted';
-        summary.textContent = fields.map(([path]) => getPath(block.data, path)).filter(Boolean).join(' ');
+        summary.textContent = fields.map(([path]) => getField(block, path)).filter(Boolean).join(' ');
         dom.append(summary);
       } else {
         const hint = document.createElement('div');
@@ -161,21 +213,10 @@ function titledView(className, attribute, label, extra) {
     });
     head.append(input);
     extra?.(head, { node, getPos, editor });
-    const contentDOM = document.createElement('div');
-    contentDOM.className = `${className}-body`;
-    dom.append(head, contentDOM);
-    return {
-      dom,
-      contentDOM,
-      stopEvent: (event) => head.contains(event.target),
-      ignoreMutation: (mutation) => !contentDOM.contains(mutation.target),
-      update: (updated) => {
-        if (updated.type !== node.type) return false;
-        dom.setAttribute(`data-${attribute}`, updated.attrs[attribute]);
-        if (input.value !== updated.attrs[attribute]) input.value = updated.attrs[attribute];
-        return true;
-      },
-    };
+    return headedView(dom, head, `${className}-body`, node, (updated) => {
+      dom.setAttribute(`data-${attribute}`, updated.attrs[attribute]);
+      if (input.value !== updated.attrs[attribute]) input.value = updated.attrs[attribute];
+    });
   };
 }
 
@@ -382,6 +423,7 @@ export function extensions() {
     Tabs,
     TabItem,
     Expandable,
+    ...containerNodes(),
     Opaque,
     OpaqueInline,
   ];
