@@ -375,6 +375,17 @@ await step('a page is restored from its history', async () => {
   await page.waitForURL(spaceUrl);
   await page.getByRole('heading', { name: 'Welcome', exact: true }).waitFor();
   await page.getByText('Every edit happens in a change request.').waitFor();
+  // The whole space, compared between its first and latest versions.
+  await page.getByRole('link', { name: 'History', exact: true }).click();
+  await page.getByRole('heading', { name: 'History', exact: true }).waitFor();
+  const all = page.locator('.history > li');
+  await all.first().getByLabel('Compare').check();
+  await all.last().getByLabel('Compare').check();
+  const changed = page.locator('.space-changes > li', { hasText: 'Welcome' });
+  await changed.waitFor();
+  await changed.getByRole('button', { name: 'Welcome' }).click();
+  await changed.locator('.diff-added', { hasText: 'Every edit happens in a change request.' }).first().waitFor();
+  await screen(page, 'space-history-desktop');
 });
 
 await step('the organization shows its recent changes', async () => {

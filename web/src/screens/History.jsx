@@ -1,6 +1,8 @@
 // History: the space's revisions (or one page's), newest first; any
-// revision opened; a page or the whole space restored to a revision as a
-// change request, reviewed and merged like any other.
+// revision opened; any two compared (a page's markdown, or for the whole
+// space the pages added, removed, moved, renamed or changed, each with its
+// diff); a page or the whole space restored to a revision as a change
+// request, reviewed and merged like any other.
 import { useState } from 'preact/hooks';
 import { all, get, post } from '../api.js';
 import { navigate } from '../router.js';
@@ -17,6 +19,62 @@ export async function restore(spaceId, revision, ids, subject) {
     await post(`/v1/spaces/${spaceId}/change-requests/${cr.id}/content`, { changes });
   }
   return cr.number;
+}
+
+/// What changed in a space from the revision `older` to `newer`: pages
+/// added, removed, moved (their path), renamed (their title) or whose
+/// content changed (their `documentId`, which names the content).
+export async function spaceChanges(spaceId, older, newer) {
+  const [before, after] = await Promise.all([older, newer].map((rev) => get(`/v1/spaces/${spaceId}/revisions/${rev}`)));
+  const byId = (rev) => new Map(flatten(rev.pages).map(({ page }) => [page.id, page]));
+  const [was, is] = [byId(before), byId(after)];
+  const out = [];
+  for (const [id, page] of is) {
+    const old = was.get(id);
+    if (!old) {
+      out.push({ page, what: ['added'] });
+      continue;
+    }
+    const what = [];
+    if (old.path !== page.path) what.push(`moved from ${old.path}`);
+    if (old.title !== page.title) what.push(`renamed from “${old.title}”`);
+    if (old.documentId !== page.documentId) what.push('content changed');
+    if (what.length) out.push({ page, what, changed: old.documentId !== page.documentId });
+  }
+  for (const [id, page] of was) if (!is.has(id)) out.push({ page, what: ['removed'] });
+  return out;
+}
+
+/// The markdown diff of one page between two revisions (empty where it
+/// does not exist).
+async function pageDiff(spaceId, pageId, older, newer) {
+  const text = (rev) => get(`/v1/spaces/${spaceId}/revisions/${rev}/page/${pageId}?format=markdown`).then((p) => p.markdown ?? '', () => '');
+  const [before, after] = await Promise.all([text(older), text(newer)]);
+  return lineDiff(before, after);
+}
+
+/// The pages that changed between two revisions of the space, each opened
+/// on demand to its diff.
+function SpaceComparison({ spaceId, older, newer, changes }) {
+  const [open, setOpen] = useState({});
+  const toggle = async (id) => {
+    if (open[id]) return setOpen({ ...open, [id]: null });
+    setOpen({ ...open, [id]: await pageDiff(spaceId, id, older, newer) });
+  };
+  if (changes.length === 0) return <p>No page changed between these versions.</p>;
+  return (
+    <ul class="space-changes">
+      {changes.map(({ page, what }) => (
+        <li key={page.id}>
+          <button type="button" aria-expanded={Boolean(open[page.id])} onClick={() => toggle(page.id)}>
+            {page.title}
+          </button>{' '}
+          <span class="muted">{what.join(', ')}</span>
+          {open[page.id] && <DiffView lines={open[page.id]} label={`Changes to ${page.title}`} />}
+        </li>
+      ))}
+    </ul>
+  );
 }
 
 export function History({ spaceId }) {
@@ -44,17 +102,15 @@ export function History({ spaceId }) {
     setNext(answer.next?.page ?? null);
   };
   /// Picks a revision to compare; with two picked, the page's markdown
-  /// from the older to the newer.
+  /// from the older to the newer, or the space's changed pages.
   const pick = async (id) => {
     const next = picked.includes(id) ? picked.filter((p) => p !== id) : [...picked, id].slice(-2);
     setPicked(next);
     setComparison(null);
     if (next.length !== 2) return;
     const [older, newer] = [...next].sort((a, b) => entries.findIndex((e) => e.id === b) - entries.findIndex((e) => e.id === a));
-    const text = (rev) =>
-      get(`/v1/spaces/${spaceId}/revisions/${rev}/page/${pageId}?format=markdown`).then((p) => p.markdown ?? '', () => '');
-    const [before, after] = await Promise.all([text(older), text(newer)]);
-    setComparison(lineDiff(before, after));
+    if (pageId) setComparison({ lines: await pageDiff(spaceId, pageId, older, newer) });
+    else setComparison({ older, newer, changes: await spaceChanges(spaceId, older, newer) });
   };
   const restoreTo = async (revision) => {
     setBusy(true);
@@ -84,12 +140,10 @@ export function History({ spaceId }) {
             </div>
             <div class="toolbar">
               <a class="button" href={`/s/${spaceId}/revisions/${entry.id}/${data.page ? data.page.path ?? '' : ''}`}>View</a>
-              {pageId && (
-                <label class="choice">
-                  <input type="checkbox" checked={picked.includes(entry.id)} onChange={() => pick(entry.id)} />
-                  Compare
-                </label>
-              )}
+              <label class="choice">
+                <input type="checkbox" checked={picked.includes(entry.id)} onChange={() => pick(entry.id)} />
+                Compare
+              </label>
               {i > 0 && (
                 <button type="button" disabled={busy} onClick={() => restoreTo(entry.id)}>
                   {pageId ? 'Restore this page to this version' : 'Restore the space to this version'}
@@ -103,7 +157,11 @@ export function History({ spaceId }) {
       {comparison && (
         <section aria-labelledby="comparison-heading">
           <h2 id="comparison-heading">From the older to the newer version</h2>
-          <DiffView lines={comparison} label="Changes between the two versions" />
+          {comparison.lines ? (
+            <DiffView lines={comparison.lines} label="Changes between the two versions" />
+          ) : (
+            <SpaceComparison spaceId={spaceId} {...comparison} />
+          )}
         </section>
       )}
     </main>
