@@ -1182,3 +1182,17 @@ fn an_expandable_code_block_keeps_its_attribute_through_json() {
     assert_eq!(json["nodes"][0]["data"]["expandable"], true);
     assert_eq!(Document::from_json(&json).map(|d| d.to_markdown()).as_deref(), Ok(markdown));
 }
+
+#[test]
+fn a_mark_spanning_code_and_spaces_is_written_once() {
+    use super::Document;
+    for markdown in [
+        "**The `authors` server-side filter is available** (see above).\n",
+        "Automation from ***outside*** GitBook and **default to `type: site` on Ultimate**.\n",
+    ] {
+        let doc = Document::from_markdown(markdown);
+        let written = doc.to_markdown();
+        assert_eq!(written, markdown);
+        assert_eq!(Document::from_markdown(&written), doc);
+    }
+}

@@ -37,13 +37,14 @@ impl InlineWriter {
     /// tells whether other inline content comes after the run.
     pub(super) fn leaves(&mut self, run: &[Inline], followed: bool) {
         let writable = writable_run(run);
-        let leaves: Vec<(&str, Marks)> = writable
+        let mut leaves: Vec<(&str, Marks)> = writable
             .iter()
             .filter_map(|inline| match inline {
                 Inline::Text { text, marks } if !text.is_empty() => Some((text.as_str(), *marks)),
                 _ => None,
             })
             .collect();
+        bridge_spaces(&mut leaves, self.one_line);
         let start = self.out.len();
         let line_start = self.line_start;
         let unambiguous = self.delimited(&leaves, followed);
@@ -249,6 +250,34 @@ fn runs_flank_exactly(delimiters: &str, closing: usize, before: CharClass, after
         start = end;
     }
     true
+}
+
+/// Spaces between two runs that share a mark but differ in another take
+/// the shared mark, so it is written once around both (`**The `authors`
+/// filter**`, not `**The** **`authors`** **filter**`), as GitBook writes
+/// it. The model keeps spaces at the edges of marked text outside it, and
+/// the other mark keeps the runs apart, so the markdown reads back as the
+/// same runs. (Runs with the same marks stay apart: `**x** **y**` would
+/// read back as one bold run with its space.)
+fn bridge_spaces(leaves: &mut [(&str, Marks)], one_line: bool) {
+    for i in 1..leaves.len().saturating_sub(1) {
+        let (text, marks) = leaves[i];
+        // On one line (a heading, a table cell) a line break is written
+        // as a space.
+        let space = |c: char| c == ' ' || (one_line && c == '\n');
+        if marks.code || DELIMITED.iter().any(|m| marks.has(*m)) || !text.chars().all(space) {
+            continue;
+        }
+        let (before, after) = (leaves[i - 1].1, leaves[i + 1].1);
+        if before == after {
+            continue;
+        }
+        let mut bridged = marks;
+        bridged.bold = before.bold && after.bold;
+        bridged.italic = before.italic && after.italic;
+        bridged.strikethrough = before.strikethrough && after.strikethrough;
+        leaves[i].1 = bridged;
+    }
 }
 
 /// Whether `markdown`, written for `leaves` (at a line start or after other
