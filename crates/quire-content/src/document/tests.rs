@@ -1196,3 +1196,21 @@ fn a_mark_spanning_code_and_spaces_is_written_once() {
         assert_eq!(Document::from_markdown(&written), doc);
     }
 }
+
+#[test]
+fn single_dollars_are_text_even_inside_emphasis() {
+    use super::{Block, Document, Inline};
+    let markdown = "- **Premium** costs **$65 per site per month** plus **$12 per member per month**.\n";
+    let doc = Document::from_markdown(markdown);
+    let Block::List(list) = &doc.blocks[0] else { panic!("{:?}", doc.blocks) };
+    let Block::Paragraph(content) = &list.items[0].blocks[0] else { panic!() };
+    let bold: Vec<&str> = content
+        .iter()
+        .filter_map(|inline| match inline {
+            Inline::Text { text, marks } if marks.bold => Some(text.as_str()),
+            _ => None,
+        })
+        .collect();
+    assert_eq!(bold, ["Premium", "$65 per site per month", "$12 per member per month"]);
+    assert_eq!(Document::from_markdown(&doc.to_markdown()), doc);
+}

@@ -34,10 +34,14 @@ pub(super) fn parse_inline_line(line: &str) -> Vec<Inline> {
     }
 }
 
+const OPTIONS: Options = Options::ENABLE_TABLES
+    .union(Options::ENABLE_STRIKETHROUGH)
+    .union(Options::ENABLE_TASKLISTS)
+    .union(Options::ENABLE_MATH);
+
 /// The blocks of CommonMark `src`.
 pub(super) fn parse_markdown(src: &str, ids: &mut Ids) -> Vec<Block> {
-    let options =
-        Options::ENABLE_TABLES | Options::ENABLE_STRIKETHROUGH | Options::ENABLE_TASKLISTS | Options::ENABLE_MATH;
+    let src = without_single_dollar_formulas(src);
     let mut builder = Builder {
         ids,
         stack: vec![Frame::Root(Vec::new())],
@@ -45,10 +49,40 @@ pub(super) fn parse_markdown(src: &str, ids: &mut Ids) -> Vec<Block> {
         ignored: 0,
         spare: Inlines::new(),
     };
-    for event in Parser::new_ext(src, options) {
+    for event in Parser::new_ext(&src, OPTIONS) {
         builder.event(event);
     }
     builder.finish()
+}
+
+/// How many times `$`s opening single-dollar formulas are escaped before
+/// what is left is read as text (see `Event::InlineMath`).
+const DOLLAR_PASSES: usize = 8;
+
+/// `src` with each `$` that would open a single-dollar formula escaped.
+/// GitBook has none: `**$65 a month** plus **$12 a seat**` is bold prices,
+/// but pulldown-cmark's math would read `$65 … $` as a formula and take it
+/// out of the emphasis around it. Escaping a `$` can let a later one pair
+/// up, so this repeats (a few times at most) until no formula is left.
+fn without_single_dollar_formulas(src: &str) -> std::borrow::Cow<'_, str> {
+    let mut text = std::borrow::Cow::Borrowed(src);
+    if !src.contains('$') {
+        return text;
+    }
+    for _ in 0..DOLLAR_PASSES {
+        let opens: Vec<usize> = Parser::new_ext(&text, OPTIONS)
+            .into_offset_iter()
+            .filter_map(|(event, range)| matches!(event, Event::InlineMath(_)).then_some(range.start))
+            .collect();
+        if opens.is_empty() {
+            break;
+        }
+        let escaped = text.to_mut();
+        for at in opens.into_iter().rev() {
+            escaped.insert(at, '\\');
+        }
+    }
+    text
 }
 
 /// Inline content being read, with the links still open.
