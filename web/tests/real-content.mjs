@@ -24,14 +24,16 @@ const json = async (method, path, body) => {
 };
 
 /// Markdown with the differences of form only taken out: bullet and
-/// emphasis markers, table padding, a trailing non-breaking space entity,
-/// escaped brackets, trailing blank lines.
+/// emphasis markers (in quotes too), table padding, a trailing
+/// non-breaking space entity, escaped brackets and dollars, runs of blank
+/// lines, trailing blank lines.
 function form(markdown) {
   return markdown
     .split('\n')
     .map((line) =>
       line
-        .replace(/^(\s*)\* /, '$1- ')
+        .replace(/^((?:>\s*)*\s*)\* /, '$1- ')
+        .replace(/\\\$/g, '$')
         .replace(/(^|[^\w*])_([^_\n]+)_(?=[^\w]|$)/g, '$1*$2*')
         .replace(/&#x20;/g, '')
         .replace(/\\([[\]])/g, '$1')
@@ -40,6 +42,7 @@ function form(markdown) {
         .trimEnd(),
     )
     .join('\n')
+    .replace(/\n{3,}/g, '\n\n')
     .trimEnd();
 }
 
