@@ -14,8 +14,8 @@
 use serde_json::{Map, Value};
 
 use super::model::{
-    Block, CodeBlock, Container, ContainerKind, Document, Heading, Image, ImageSource, Inline, LinkTarget, List, ListKind, Marks, Table,
-    anchor_id, is_anchor_id,
+    Block, CodeBlock, Container, ContainerKind, Document, Heading, Image, ImageSource, Inline, LinkTarget, List,
+    ListKind, Marks, Table, anchor_id, is_anchor_id,
 };
 
 impl Document {

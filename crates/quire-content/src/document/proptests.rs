@@ -494,7 +494,8 @@ fn markdownish_junk_reads_and_its_markdown_is_stable() {
             // What fits the schema's containers reads back from its JSON
             // (inline HTML aside: the JSON holds it as text).
             if doc.fits() && !markdown.contains('<') {
-                let read = Document::from_json(&json).map_err(|e| TestCaseError::fail(format!("{e}\nfrom:\n{markdown}")))?;
+                let read =
+                    Document::from_json(&json).map_err(|e| TestCaseError::fail(format!("{e}\nfrom:\n{markdown}")))?;
                 prop_assert_eq!(read.to_markdown(), first, "from:\n{}", markdown);
             }
             Ok(())

@@ -1075,12 +1075,21 @@ fn gitbook_containers_are_blocks() {
     assert!(errors.len() == 1 && errors[0].ends_with("/nodes/4"), "{errors:?}");
     let in_space = Document::from_markdown(&written.replace("../.gitbook/assets/guide.pdf", "/files/F1")).to_json();
     assert!(schema_errors(&in_space).is_empty(), "{:?}", schema_errors(&in_space));
-    assert_eq!(in_space["nodes"][4]["data"]["ref"], serde_json::json!({"kind": "file", "file": "F1"}));
+    assert_eq!(
+        in_space["nodes"][4]["data"]["ref"],
+        serde_json::json!({"kind": "file", "file": "F1"})
+    );
     let types: Vec<&str> = (0..6).filter_map(|i| json["nodes"][i]["type"].as_str()).collect();
     assert_eq!(types, ["stepper", "columns", "updates", "if", "file", "embed"]);
-    assert_eq!(json["nodes"][1]["nodes"][0]["data"]["width"], serde_json::json!({"unit": "%", "value": 50.0}));
+    assert_eq!(
+        json["nodes"][1]["nodes"][0]["data"]["width"],
+        serde_json::json!({"unit": "%", "value": 50.0})
+    );
     assert_eq!(json["nodes"][2]["nodes"][0]["data"]["tags"][0]["tag"], "beta");
-    assert_eq!(Document::from_json(&json).as_ref().map(Document::to_markdown), Ok(written));
+    assert_eq!(
+        Document::from_json(&json).as_ref().map(Document::to_markdown),
+        Ok(written)
+    );
 }
 
 #[test]
@@ -1180,7 +1189,10 @@ fn an_expandable_code_block_keeps_its_attribute_through_json() {
     assert_eq!(doc.to_markdown(), markdown);
     let json = doc.to_json();
     assert_eq!(json["nodes"][0]["data"]["expandable"], true);
-    assert_eq!(Document::from_json(&json).map(|d| d.to_markdown()).as_deref(), Ok(markdown));
+    assert_eq!(
+        Document::from_json(&json).map(|d| d.to_markdown()).as_deref(),
+        Ok(markdown)
+    );
 }
 
 #[test]
@@ -1202,8 +1214,12 @@ fn single_dollars_are_text_even_inside_emphasis() {
     use super::{Block, Document, Inline};
     let markdown = "- **Premium** costs **$65 per site per month** plus **$12 per member per month**.\n";
     let doc = Document::from_markdown(markdown);
-    let Block::List(list) = &doc.blocks[0] else { panic!("{:?}", doc.blocks) };
-    let Block::Paragraph(content) = &list.items[0].blocks[0] else { panic!() };
+    let Block::List(list) = &doc.blocks[0] else {
+        panic!("{:?}", doc.blocks)
+    };
+    let Block::Paragraph(content) = &list.items[0].blocks[0] else {
+        panic!()
+    };
     let bold: Vec<&str> = content
         .iter()
         .filter_map(|inline| match inline {

@@ -155,7 +155,10 @@ fn tags_text(data: &Obj) -> Result<Option<String>> {
         return Ok(None);
     };
     let mut slugs = Vec::new();
-    for (i, tag) in array(tags, &path, "must be an array of tag references")?.iter().enumerate() {
+    for (i, tag) in array(tags, &path, "must be an array of tag references")?
+        .iter()
+        .enumerate()
+    {
         let tag_path = path.index(i);
         let tag = Obj::of(tag, &tag_path)?;
         tag.only(&["kind", "tag", "space"])?;
