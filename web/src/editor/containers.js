@@ -7,12 +7,10 @@
 import { Node } from '@tiptap/core';
 import { canonical } from './document.js';
 
-/// A field of a block's `data`: its label, how to read it as text and how
-/// to write text back (a checkbox reads and writes booleans).
-export function textField(key, label) {
-  return { label, get: (data) => data[key] ?? '', set: (data, value) => withKey(data, key, value) };
-}
+// A field of a block's `data` is its label, how to read it as text and how
+// to write text back (a checkbox reads and writes booleans).
 
+/// `data` with `key` set to `value`, or without it when `value` is empty.
 function withKey(data, key, value) {
   const out = { ...data };
   if (value === '' || value === false || value == null) delete out[key];
@@ -46,29 +44,27 @@ const requiredText = (key, label) => ({ label, get: (data) => data[key] ?? '', s
 
 const checkboxField = (key, label) => ({ label, checkbox: true, get: (data) => Boolean(data[key]), set: (data, on) => withKey(data, key, on) });
 
-/// The containers: the editor's node name, the JSON type, what the node
-/// holds, whether it sits among blocks (steps, columns and updates sit in
-/// their parent only), its label and fields, and the label of the button
+/// The containers (their JSON types are in `document.js`): the editor's
+/// node name, what the node holds, whether it sits among blocks (steps,
+/// columns and updates sit in their parent only), its label and fields, and the label of the button
 /// adding an item after this one.
 export const CONTAINERS = [
-  { name: 'stepper', json: 'stepper', content: 'stepperStep+', label: 'Stepper', fields: [] },
-  { name: 'stepperStep', json: 'stepper-step', content: 'block+', inner: true, label: 'Step', fields: [], adds: 'Add a step after' },
-  { name: 'columns', json: 'columns', content: 'column+', label: 'Columns', fields: [] },
-  { name: 'column', json: 'column', content: 'block+', inner: true, label: 'Column', fields: [widthField], adds: 'Add a column after' },
-  { name: 'updates', json: 'updates', content: 'update+', label: 'Updates', fields: [] },
+  { name: 'stepper', content: 'stepperStep+', label: 'Stepper', fields: [] },
+  { name: 'stepperStep', content: 'block+', inner: true, label: 'Step', fields: [], adds: 'Add a step after' },
+  { name: 'columns', content: 'column+', label: 'Columns', fields: [] },
+  { name: 'column', content: 'block+', inner: true, label: 'Column', fields: [widthField], adds: 'Add a column after' },
+  { name: 'updates', content: 'update+', label: 'Updates', fields: [] },
   {
     name: 'update',
-    json: 'update',
     content: 'block+',
     inner: true,
     label: 'Update',
     fields: [requiredText('date', 'Date'), tagsField],
     adds: 'Add an update after',
   },
-  { name: 'conditional', json: 'if', content: 'block+', label: 'Shown when', fields: [requiredText('expression', 'Condition')] },
+  { name: 'conditional', content: 'block+', label: 'Shown when', fields: [requiredText('expression', 'Condition')] },
   {
     name: 'prompt',
-    json: 'prompt',
     content: 'codeBlock',
     label: 'Prompt',
     fields: [requiredText('description', 'Description'), checkboxField('openInAIProviders', 'Open in AI assistants')],

@@ -20,7 +20,7 @@ export function canonical(value) {
 
 /// GitBook's containers (JSON type to the editor's node): each keeps its
 /// `data` whole and holds blocks (see `containers.js`).
-export const CONTAINER_NODES = {
+const CONTAINER_NODES = {
   stepper: 'stepper',
   'stepper-step': 'stepperStep',
   columns: 'columns',
