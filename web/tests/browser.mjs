@@ -42,11 +42,34 @@ export async function saveThroughEditor(page, url, space, number, pageId) {
     await source.focus();
     await page.keyboard.press('Control+End');
   } else {
-    await page.locator('.editor-surface .prose').waitFor();
+    // The shared document is ready once it reads saved, and editable
+    // once the editor says so.
+    await page.locator('.save-state[data-state="saved"]').waitFor();
+    await page.locator('.editor-surface .ProseMirror[contenteditable="true"]').waitFor();
     await page.evaluate(() => window.quireEditor.commands.focus('start'));
+    await page.waitForFunction(() => document.activeElement?.classList.contains('ProseMirror'));
   }
   await page.keyboard.type('x');
   await page.keyboard.press('Backspace');
+  if (!asMarkdown) await page.locator('.save-state[data-state="saving"]').waitFor();
   await page.locator('.save-state[data-state="saved"]').waitFor();
   return asMarkdown;
+}
+
+/// Runs a named step of a browser script: prints `ok   name`, or
+/// `FAIL name` with screenshots of `pages()` into `artifacts` and the error.
+export function stepper(artifacts, pages) {
+  return async function step(name, run) {
+    try {
+      await run();
+      console.log(`ok   ${name}`);
+    } catch (error) {
+      console.error(`FAIL ${name}`);
+      for (const [i, page] of pages().entries()) {
+        const file = i === 0 ? 'failure.png' : `failure-${i}.png`;
+        await page?.screenshot({ path: `${artifacts}/${file}`, fullPage: true }).catch(() => {});
+      }
+      throw error;
+    }
+  };
 }

@@ -21,7 +21,7 @@
 import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
-import { call, launch, saveThroughEditor } from './browser.mjs';
+import { call, launch, saveThroughEditor, stepper } from './browser.mjs';
 
 const require = createRequire(import.meta.url);
 const AXE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
@@ -34,16 +34,7 @@ const browser = await launch();
 
 let page;
 
-async function step(name, run) {
-  try {
-    await run();
-    console.log(`ok   ${name}`);
-  } catch (error) {
-    console.error(`FAIL ${name}`);
-    await page?.screenshot({ path: `${artifacts}/failure.png`, fullPage: true }).catch(() => {});
-    throw error;
-  }
-}
+const step = stepper(artifacts, () => [page]);
 
 /// axe-core on the page: no serious or critical violation.
 async function accessible(page, screen) {
@@ -101,13 +92,21 @@ const editor = () => page.locator('.editor-surface .prose');
 /// keeps one after a last block for the caret; an empty paragraph is no
 /// content, and is not saved).
 const content = async () => (await editor().innerHTML()).replace(/(<p>(<br class="ProseMirror-trailingBreak">)?<\/p>)+$/, '');
-const saved = () => page.locator('.save-state[data-state="saved"]').waitFor();
+/// Everything typed is saved, and the shared document is editable (its
+/// blocks drawn as editable: two frames after the editor became so).
+const saved = async () => {
+  await page.locator('.save-state[data-state="saved"]').waitFor();
+  await page.locator('.editor-surface .ProseMirror[contenteditable="true"]').waitFor();
+  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r))));
+};
 
 let markdownBefore;
 let htmlBefore;
 await step('a page is written by keyboard, markdown shortcuts and the slash menu', async () => {
   await page.getByLabel('Page title').fill('Welcome');
   await page.getByRole('navigation', { name: 'Pages' }).getByRole('link', { name: 'Welcome' }).waitFor();
+  // The shared document is ready (and the title saved) before typing.
+  await saved();
   await editor().click();
   const k = page.keyboard;
   await k.type('# Getting started');
@@ -236,6 +235,7 @@ await step('a page is written by keyboard, markdown shortcuts and the slash menu
 await step('reloading finds the page identical, in the editor and through the API', async () => {
   await page.reload();
   await editor().waitFor();
+  await saved();
   assert.equal(await content(), htmlBefore);
   const markdownAfter = await page.evaluate(async () => {
     const [, , space, , number, , pageId] = window.location.pathname.split('/');

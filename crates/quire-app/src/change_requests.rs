@@ -331,3 +331,90 @@ pub async fn write_content(
         applied,
     ))
 }
+
+/// Where a page of a change request stands for co-editing: its space and
+/// the change request (the caller may edit it), and the hash of the page's
+/// document at the change request's head.
+pub struct SharedPage {
+    pub space: SpaceRow,
+    pub change_request: ChangeRequestRow,
+    pub document_hash: Option<String>,
+    pub may_edit: bool,
+}
+
+/// Opens a page of a change request for co-editing: the caller needs to read
+/// it (and, to change it, to edit); the change request must be open.
+pub async fn shared_page(
+    app: &App,
+    caller: &Caller,
+    space_id: &str,
+    change_request: &str,
+    page_id: &str,
+) -> AppResult<SharedPage> {
+    let (space, access, cr) = load(app, caller, space_id, change_request, Role::Read, "read content").await?;
+    if !cr.is_active() {
+        return Err(AppError::Conflict(format!(
+            "this change request is {}; its pages cannot be edited",
+            cr.status
+        )));
+    }
+    let document_hash = page_document_hash(app, &space, &cr.revision_id, page_id).await?;
+    Ok(SharedPage {
+        may_edit: access.has(Role::Edit),
+        space,
+        change_request: cr,
+        document_hash,
+    })
+}
+
+/// The hash of a page's document at a revision of a space (404 when the
+/// revision has no such page).
+pub async fn page_document_hash(
+    app: &App,
+    space: &SpaceRow,
+    revision: &str,
+    page_id: &str,
+) -> AppResult<Option<String>> {
+    let snapshot = app.engine.revisions.snapshot(&space.id, revision).await?;
+    crate::content::require_page(&snapshot, page_id)?;
+    Ok(snapshot.tree.pages.get(page_id).and_then(|p| p.meta.document.clone()))
+}
+
+/// Writes a co-edited page's document into the change request if its
+/// content still stands at `expected` (a co-editing save never overwrites
+/// an edit made meanwhile); answers the new revision, or `None` when the
+/// content moved on (the shared document must take that change in first).
+pub async fn write_shared_page(
+    app: &App,
+    caller: &Caller,
+    space_id: &str,
+    change_request: &str,
+    page_id: &str,
+    expected: &str,
+    document: serde_json::Value,
+) -> AppResult<Option<String>> {
+    let (space, _, cr) = load(app, caller, space_id, change_request, Role::Edit, "edit content").await?;
+    if cr.revision_id != expected {
+        return Ok(None);
+    }
+    let change = Change::UpdatePage {
+        page: page_id.to_owned(),
+        fields: Default::default(),
+        document: Some(quire_engine::DocumentInput::Json { document }),
+        into: None,
+        at: None,
+    };
+    match app.engine.edits.apply(&space, &cr, vec![change], caller.id()).await {
+        Ok((updated, _)) => Ok(Some(updated.revision_id)),
+        Err(quire_engine::EngineError::Conflict(message)) => {
+            let mut conn = app.db.read().await?;
+            let now = change_requests::get(&mut conn, &cr.space_id, &cr.id).await?;
+            if now.revision_id != cr.revision_id {
+                Ok(None)
+            } else {
+                Err(AppError::Conflict(message))
+            }
+        }
+        Err(e) => Err(e.into()),
+    }
+}

@@ -269,6 +269,7 @@ impl Revisions {
             }
         }
         tx.commit().await?;
+        self.announce(heads, &new_id).await;
         tracing::debug!(
             objects = objects.len(),
             encode_ms = encoded.as_millis() as u64,
@@ -277,6 +278,31 @@ impl Revisions {
             "revision committed"
         );
         Ok(self.remember(snapshot))
+    }
+}
+
+/// The bus topic of a change request's content moving to a new revision
+/// (body: `{"changeRequest": id, "revision": id}`); co-editing follows it.
+pub const CHANGE_REQUEST_REVISION: &str = "change-request.revision";
+
+impl Revisions {
+    /// Tells every node which change requests now stand at `revision`. A
+    /// message that cannot leave is logged: it is a hint, and whoever
+    /// follows a change request also reads it when it reconnects.
+    async fn announce(&self, heads: &[Head<'_>], revision: &str) {
+        for head in heads {
+            let Head::ChangeRequest { updated, .. } = head else {
+                continue;
+            };
+            let body = serde_json::json!({ "changeRequest": updated.id, "revision": revision }).to_string();
+            let sent = match self.db.read().await {
+                Ok(mut conn) => self.db.bus().publish(&mut conn, CHANGE_REQUEST_REVISION, &body).await,
+                Err(e) => Err(e),
+            };
+            if let Err(e) = sent {
+                tracing::warn!(error = %e, change_request = %updated.id, "could not announce a change request's revision");
+            }
+        }
     }
 }
 

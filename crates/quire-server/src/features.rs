@@ -16,6 +16,7 @@ pub fn routes() -> Router<AppState> {
         .merge(quire_pdf_export::router())
         .merge(quire_sso::router())
         .merge(quire_translations::router())
+        .merge(quire_collab::router(quire_collab::Rooms::default()))
 }
 
 /// Every job type this server runs: the platform's and every feature's.

@@ -50,6 +50,8 @@ pub struct Db {
     backend: Backend,
     /// Present on SQLite only: serializes write transactions in this process.
     write_gate: Option<Arc<Mutex<()>>>,
+    /// Messages between the nodes sharing this database.
+    bus: crate::bus::Bus,
 }
 
 impl std::fmt::Debug for Db {
@@ -109,6 +111,7 @@ impl Db {
             pool,
             backend,
             write_gate,
+            bus: crate::bus::Bus::new(backend, url),
         })
     }
 
@@ -130,6 +133,11 @@ impl Db {
 
     pub fn backend(&self) -> Backend {
         self.backend
+    }
+
+    /// Messages between the nodes sharing this database.
+    pub fn bus(&self) -> &crate::bus::Bus {
+        &self.bus
     }
 
     /// A pooled connection for reads (and single-statement writes that need
@@ -160,6 +168,7 @@ impl Db {
     }
 
     pub async fn close(&self) {
+        self.bus.stop();
         self.pool.close().await;
     }
 }

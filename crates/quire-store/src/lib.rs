@@ -9,7 +9,9 @@
 //! own; they return plain rows and turn "no row" into [`StoreError::NotFound`].
 
 pub mod blobs;
+pub mod bus;
 pub mod change_requests;
+pub mod collab;
 pub mod collections;
 pub mod comments;
 pub mod content;

@@ -8,8 +8,10 @@ import { post, get } from '../api.js';
 import { extensions, HINT_STYLES, knowPages, voidBlock } from './extensions.js';
 import { containerItem } from './containers.js';
 import { canonical } from './document.js';
-import { fromEditor, toEditor } from './document.js';
+import { fromEditor } from './document.js';
 import { cleanPastedHtml } from './paste.js';
+import { COLORS, collaborationExtensions, connect, disconnect } from './collab.js';
+import { People } from '../People.jsx';
 import { listKeys } from '../listbox.js';
 
 const SAVE_AFTER_MS = 400;
@@ -312,6 +314,27 @@ export function richEditable(markdown) {
   return !RICH_UNSAFE.some((pattern) => pattern.test(markdown)) && !inlineHtml(markdown);
 }
 
+/// The shared document's state in one word (tests and styles read it).
+function liveState(live, title) {
+  if (live.connection !== 'connected') return live.ready ? 'offline' : 'connecting';
+  if (!live.ready) return 'connecting';
+  if (live.readOnly) return 'read-only';
+  if (title.startsWith('error')) return title;
+  return live.unsaved || title !== 'saved' ? 'saving' : 'saved';
+}
+
+function liveLabel(state) {
+  return (
+    {
+      offline: 'Offline: your edits are kept and sent when you are back',
+      connecting: 'Connecting…',
+      'read-only': 'Read only',
+      saving: 'Saving…',
+      saved: 'Saved',
+    }[state] ?? state
+  );
+}
+
 export function PageEditor({ spaceId, changeRequest, page, document, pages = [], markdown: initialMarkdown = '', onTitle }) {
   const mount = useRef(null);
   const editorRef = useRef(null);
@@ -323,6 +346,10 @@ export function PageEditor({ spaceId, changeRequest, page, document, pages = [],
   const [slash, setSlash] = useState(null);
   const [picking, setPicking] = useState(false);
   const base = `/v1/spaces/${spaceId}/change-requests/${changeRequest.id}`;
+  // Co-editing (rich mode): whether the shared document can be edited, the
+  // socket's state, and who else is on the page.
+  const [live, setLive] = useState({ ready: false, readOnly: true, connection: 'connecting' });
+  const [present, setPresent] = useState([]);
   const save = useRef(null);
   if (!save.current) {
     save.current = saver(
@@ -334,10 +361,18 @@ export function PageEditor({ spaceId, changeRequest, page, document, pages = [],
   useEffect(() => {
     if (mode !== 'rich') return undefined;
     knowPages(pages);
+    const session = connect({
+      spaceId,
+      changeRequestId: changeRequest.id,
+      pageId: page.id,
+      color: COLORS[Math.floor(Math.random() * COLORS.length)],
+      onState: (s) => setLive((was) => ({ ...was, ...s })),
+      onPeople: setPresent,
+    });
     const editor = new TiptapEditor({
       element: mount.current,
-      extensions: extensions(),
-      content: toEditor(document.current),
+      extensions: extensions({ collaboration: collaborationExtensions(session) }),
+      editable: false,
       editorProps: {
         attributes: { class: 'prose', 'aria-label': 'Page content', role: 'textbox', 'aria-multiline': 'true' },
         transformPastedHTML: cleanPastedHtml,
@@ -357,13 +392,9 @@ export function PageEditor({ spaceId, changeRequest, page, document, pages = [],
         },
       },
       onUpdate: ({ editor: e }) => {
-        save.current.schedule({
-          document: () => {
-            const json = fromEditor(e.getJSON());
-            document.current = json;
-            return { document: json };
-          },
-        });
+        // The server saves the shared document; this copy is what a switch
+        // to markdown starts from.
+        document.current = null;
         const { $from } = e.state.selection;
         const text = $from.parent.textContent;
         if ($from.parent.type.name === 'paragraph' && text.startsWith('/') && !text.includes(' ')) {
@@ -375,13 +406,28 @@ export function PageEditor({ spaceId, changeRequest, page, document, pages = [],
         }
       },
     });
+    session.editor = editor;
     editorRef.current = editor;
     window.quireEditor = editor;
+    window.quireCollab = session;
     return () => {
       editor.destroy();
+      disconnect(session);
       editorRef.current = null;
     };
   }, [mode]);
+
+  useEffect(() => {
+    const editor = editorRef.current;
+    const editable = live.ready && !live.readOnly;
+    if (!editor || editor.isEditable === editable) return;
+    editor.setEditable(editable);
+    // Block views draw their inputs and buttons for the editable state they
+    // were made in: new views are made (ProseMirror redraws when the view
+    // constructors differ).
+    const views = editor.view.props.nodeViews ?? {};
+    editor.view.setProps({ nodeViews: Object.fromEntries(Object.entries(views).map(([name, make]) => [name, (...args) => make(...args)])) });
+  }, [live.ready, live.readOnly, mode]);
 
   useEffect(() => () => save.current.flush(), []);
 
@@ -428,6 +474,9 @@ export function PageEditor({ spaceId, changeRequest, page, document, pages = [],
       const others = ids.filter((_, i) => !list[i].type.startsWith('image/'));
       const content = [...(images.length ? [imagesBlock(images)] : []), ...others.map(fileBlock), { type: 'paragraph' }];
       editorRef.current?.chain().focus().insertContent(content).run();
+      // The files are stored; the block that shows them is saved with the
+      // shared document.
+      setState((now) => (now === 'saving' ? 'saved' : now));
     } catch (error) {
       setState(`error: ${error.message}`);
     }
@@ -453,6 +502,12 @@ export function PageEditor({ spaceId, changeRequest, page, document, pages = [],
   const switchMode = async () => {
     await save.current.flush();
     if (mode === 'rich') {
+      // What is on screen is saved at once (the server saves the shared
+      // document a moment after typing stops).
+      const editor = editorRef.current;
+      if (editor && live.ready && !live.readOnly) {
+        await post(`${base}/content`, { changes: [{ operation: 'update_page', page: page.id, document: fromEditor(editor.getJSON()) }] });
+      }
       const answer = await get(`${base}/content/page/${page.id}?format=markdown`);
       setMarkdown(answer.markdown ?? '');
       setMode('markdown');
@@ -480,8 +535,9 @@ export function PageEditor({ spaceId, changeRequest, page, document, pages = [],
         <button type="button" onClick={switchMode} disabled={richUnsafe}>
           {mode === 'rich' ? 'Markdown' : 'Rich text'}
         </button>
-        <span class="save-state" role="status" aria-live="polite" data-state={state}>
-          {state === 'saved' ? 'Saved' : state === 'saving' || state === 'editing' ? 'Saving…' : state}
+        {mode === 'rich' && <People people={present} label="On this page" />}
+        <span class="save-state" role="status" aria-live="polite" data-state={mode === 'rich' ? liveState(live, state) : state}>
+          {mode === 'rich' ? liveLabel(liveState(live, state)) : state === 'saved' ? 'Saved' : state === 'saving' || state === 'editing' ? 'Saving…' : state}
         </span>
       </div>
       <input

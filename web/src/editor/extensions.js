@@ -407,9 +407,13 @@ const LinkWithRef = Link.extend({
   },
 });
 
-export function extensions() {
+/// The editor's extensions; with `collaboration` (the shared document's
+/// extensions), without the editor's own undo history, which the shared
+/// document's replaces.
+export function extensions({ collaboration } = {}) {
   return [
-    StarterKit.configure({ link: false, codeBlock: false, underline: false }),
+    StarterKit.configure({ link: false, codeBlock: false, underline: false, ...(collaboration ? { undoRedo: false } : {}) }),
+    ...(collaboration ?? []),
     CodeWithTitle.configure({ HTMLAttributes: { class: 'code' } }),
     LinkWithRef.configure({ openOnClick: false, autolink: true, HTMLAttributes: { rel: 'noopener' } }),
     TaskList,

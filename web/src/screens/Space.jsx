@@ -8,8 +8,15 @@ import { useLoad } from './Home.jsx';
 import { extensions } from '../editor/extensions.js';
 import { toEditor } from '../editor/document.js';
 import { PageEditor } from '../editor/Editor.jsx';
+import { People } from '../People.jsx';
+import { doing, usePresence } from '../presence.js';
 import { DiffView, lineDiff } from './ChangeRequests.jsx';
 import { restore } from './History.jsx';
+
+/// A page's title by its id, among rows of `flatten`.
+function titleIn(rows) {
+  return (id) => rows.find(({ page }) => page.id === id)?.page.title ?? null;
+}
 
 /// Every page of a tree, depth first, with its parent's id and its place
 /// among its siblings.
@@ -54,7 +61,7 @@ function keyboardPlace(rows, row, key) {
 
 /// The page tree: a list of links, indented by depth, only the rows in view
 /// drawn (10,000 pages stay smooth).
-export function PageTree({ pages, currentId, hrefOf, label = 'Pages', onMove, renamed = {} }) {
+export function PageTree({ pages, currentId, hrefOf, label = 'Pages', onMove, renamed = {}, present = [] }) {
   const rows = flatten(pages).filter(({ page }) => page.type !== 'link');
   const ROW = 30;
   const scroller = useRef(null);
@@ -119,6 +126,7 @@ export function PageTree({ pages, currentId, hrefOf, label = 'Pages', onMove, re
               {...movable(row)}
             >
               {page.emoji ? `${page.emoji} ` : ''}{renamed[page.id] ?? page.title}
+              <Here people={present.filter((p) => p.page === page.id)} />
             </a>
           </li>
           );
@@ -126,6 +134,20 @@ export function PageTree({ pages, currentId, hrefOf, label = 'Pages', onMove, re
       </ul>
       {onMove && <p class="muted tree-help">Drag pages, or Alt with the arrow keys, to move them.</p>}
     </nav>
+  );
+}
+
+/// The people on a page of the tree: a dot each (three at most), their
+/// names for screen readers.
+function Here({ people }) {
+  if (people.length === 0) return null;
+  return (
+    <span class="here">
+      {people.slice(0, 3).map((p) => (
+        <i key={p.id} aria-hidden="true" style={{ backgroundColor: p.color }} />
+      ))}
+      <span class="visually-hidden">, {people.map((p) => p.name).join(', ')} here</span>
+    </span>
   );
 }
 
@@ -195,6 +217,7 @@ export function Space({ spaceId, pagePath, revision, me }) {
     [spaceId, source, current?.id],
   );
   const [busy, setBusy] = useState(false);
+  const present = usePresence(spaceId, { page: current?.id });
   if (error || pageError) return <main id="main" class="page"><p class="error" role="alert">{(error ?? pageError).message}</p></main>;
   if (!data) return <main id="main" class="page" aria-busy="true" />;
   const { space, content } = data;
@@ -219,8 +242,10 @@ export function Space({ spaceId, pagePath, revision, me }) {
       <aside class="sidebar">
         <p class="crumbs"><a href={space.parent ? `/c/${space.parent}/` : `/o/${space.organization}/`}>Back</a></p>
         <h2 class="space-title">{space.emoji ? `${space.emoji} ` : ''}{space.title}</h2>
+        <People people={present} label="In this space" describe={(p) => doing(p, titleIn(data.rows))} />
         <PageTree
           pages={content.pages}
+          present={present}
           currentId={current?.id}
           hrefOf={(p) => (revision ? `/s/${spaceId}/revisions/${revision}/${p.path}` : `/s/${spaceId}/${p.path}`)}
         />
@@ -268,6 +293,7 @@ export function EditPage({ spaceId, number, pageId }) {
     document.current = page?.document;
     return { cr, content, page, markdown: source?.markdown ?? '' };
   }, [spaceId, number, pageId]);
+  const present = usePresence(spaceId, { page: data?.page?.id, changeRequest: number, editing: true });
   if (error) return <main id="main" class="page"><p class="error" role="alert">{error.message}</p></main>;
   if (!data) return <main id="main" class="page" aria-busy="true" />;
   const { cr, content, page, markdown } = data;
@@ -275,8 +301,14 @@ export function EditPage({ spaceId, number, pageId }) {
     <div class="space-layout">
       <aside class="sidebar">
         <p class="crumbs"><a href={`/s/${spaceId}/change-requests/${number}`}>#{number} {cr.subject}</a></p>
+        <People
+          people={present}
+          label="In this space"
+          describe={(p) => doing(p, titleIn(flatten(content.pages)))}
+        />
         <PageTree
           pages={content.pages}
+          present={present.filter((p) => p.editing && String(p.changeRequest) === String(number))}
           currentId={page?.id}
           hrefOf={(p) => `/s/${spaceId}/change-requests/${number}/edit/${p.id}`}
           renamed={renamed}

@@ -4,6 +4,7 @@ mod support;
 
 mod browser;
 mod change_requests;
+mod co_editing;
 mod collections;
 mod conflicts;
 mod content;

@@ -17,7 +17,7 @@ use crate::oidc::{free_port, quire, start_provider};
 use crate::support::Backend;
 
 /// `web/` with its packages installed (once per run).
-fn web_dir() -> &'static Path {
+pub(crate) fn web_dir() -> &'static Path {
     static DIR: OnceLock<PathBuf> = OnceLock::new();
     DIR.get_or_init(|| {
         let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../web");

@@ -183,15 +183,7 @@ impl TestApp {
         .expect("fetch client");
         let app = App::with_settings(db.clone(), blobs, fetcher, Arc::new(clock.clone()), options.settings);
         let state = AppState::new(app, options.public_url.as_deref().unwrap_or(&base_url));
-        let (shutdown, stop) = oneshot::channel::<()>();
-        let served = state.clone();
-        let server = tokio::spawn(async move {
-            quire_server::serve(listener, served, async {
-                let _ = stop.await;
-            })
-            .await
-            .expect("server runs");
-        });
+        let (shutdown, server) = serve(listener, &state);
         TestApp {
             base_url,
             state,
@@ -406,6 +398,66 @@ impl TestApp {
             )
             .await;
         res.assert_status(200);
+    }
+}
+
+/// Serves `state` on `listener` until the returned sender is used (or
+/// dropped).
+fn serve(listener: tokio::net::TcpListener, state: &AppState) -> (oneshot::Sender<()>, tokio::task::JoinHandle<()>) {
+    let (shutdown, stop) = oneshot::channel::<()>();
+    let served = state.clone();
+    let server = tokio::spawn(async move {
+        quire_server::serve(listener, served, async {
+            let _ = stop.await;
+        })
+        .await
+        .expect("server runs");
+    });
+    (shutdown, server)
+}
+
+/// Another node of the same deployment: its own server, pool and bus on
+/// the first node's PostgreSQL database and blob directory.
+pub struct Node {
+    pub base_url: String,
+    pub state: AppState,
+    shutdown: Option<oneshot::Sender<()>>,
+    server: Option<tokio::task::JoinHandle<()>>,
+}
+
+impl TestApp {
+    pub async fn second_node(&self) -> Node {
+        let Storage::Postgres { admin_url, database } = &self.storage else {
+            panic!("nodes share a PostgreSQL database");
+        };
+        let (base, _) = admin_url.rsplit_once('/').expect("database URL has a path");
+        let db = Db::open(&format!("{base}/{database}"))
+            .await
+            .expect("the second node's database");
+        let blobs = quire_store::blobs::BlobStore::Local(self._blob_dir.path().to_owned());
+        let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.expect("bind port 0");
+        let base_url = format!("http://{}", listener.local_addr().expect("local address"));
+        let fetcher = Fetcher::new(FetchConfig::default()).expect("fetch client");
+        let app = App::with_clock(db, blobs, fetcher, Arc::new(self.clock.clone()));
+        let state = AppState::new(app, &base_url);
+        let (shutdown, server) = serve(listener, &state);
+        Node {
+            base_url,
+            state,
+            shutdown: Some(shutdown),
+            server: Some(server),
+        }
+    }
+}
+
+impl Drop for Node {
+    fn drop(&mut self) {
+        if let Some(shutdown) = self.shutdown.take() {
+            let _ = shutdown.send(());
+        }
+        if let Some(server) = self.server.take() {
+            server.abort();
+        }
     }
 }
 

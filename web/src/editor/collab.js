@@ -1,0 +1,214 @@
+// Co-editing: the page's shared Yjs document over Quire's WebSocket
+// (y-websocket's protocol), bound to the editor by Tiptap's Collaboration
+// extension, with everyone's caret and name (awareness). The server saves
+// the shared document into the change request; this side fills it the
+// first time and rebases it when the change request moves under it (an
+// API edit, a Git import), both when the server asks.
+import * as Y from 'yjs';
+import { WebsocketProvider } from 'y-websocket';
+import * as decoding from 'lib0/decoding';
+import * as encoding from 'lib0/encoding';
+import { Extension } from '@tiptap/core';
+import Collaboration from '@tiptap/extension-collaboration';
+import { yCursorPlugin } from '@tiptap/y-tiptap';
+import { get } from '../api.js';
+import { canonical, toEditor } from './document.js';
+
+// Quire's messages beside y-protocols' (see quire-collab's protocol.rs).
+const REBASE = 100;
+const REBASED = 101;
+const STATE = 102;
+
+/// Caret colours: white names on them are readable (contrast at least 4.5:1).
+export const COLORS = ['#b3261e', '#00667a', '#5b3f8c', '#a04e00', '#1b6e20', '#a3134f', '#0b57b0', '#6b5400'];
+
+/// The people in an awareness, one entry per person (several tabs of one
+/// person count once), the local client marked.
+export function people(awareness, include = () => true) {
+  const seen = new Map();
+  for (const [client, state] of awareness.getStates()) {
+    const user = state?.user;
+    if (!user?.id || !include(client)) continue;
+    const me = client === awareness.clientID;
+    const known = seen.get(user.id);
+    if (!known || me) seen.set(user.id, { id: user.id, name: user.name ?? 'Someone', color: user.color ?? COLORS[0], me, ...state.where });
+  }
+  return [...seen.values()];
+}
+
+function send(provider, tag, body) {
+  const encoder = encoding.createEncoder();
+  encoding.writeVarUint(encoder, tag);
+  encoding.writeVarString(encoder, JSON.stringify(body));
+  if (provider.ws?.readyState === WebSocket.OPEN) provider.ws.send(encoding.toUint8Array(encoder));
+}
+
+/// Opens the shared document of a page of a change request. `onState`
+/// hears `{ready, readOnly}` from the server and `{connection}` from the
+/// socket; `onPeople` who is on the page.
+export function connect({ spaceId, changeRequestId, pageId, color, onState, onPeople }) {
+  const doc = new Y.Doc();
+  const scheme = window.location.protocol === 'https:' ? 'wss' : 'ws';
+  const url = `${scheme}://${window.location.host}/v1/spaces/${spaceId}/change-requests/${changeRequestId}/pages/${pageId}`;
+  const provider = new WebsocketProvider(url, 'collaboration', doc, { disableBc: true });
+  const session = { doc, provider, editor: null, rebasing: Promise.resolve() };
+  // Whether this editor's own edits are all in the last save: the server
+  // says, after each save, up to which clock of each editor it holds.
+  let savedClock = 0;
+  const mine = () => Y.decodeStateVector(Y.encodeStateVector(doc)).get(doc.clientID) ?? 0;
+  const report = () => onState({ unsaved: mine() > savedClock });
+  doc.on('update', (_update, origin) => {
+    if (origin !== provider) report();
+  });
+  provider.messageHandlers[STATE] = (_encoder, decoder) => {
+    const { saved, ...state } = JSON.parse(decoding.readVarString(decoder));
+    if (saved) {
+      savedClock = Math.max(savedClock, saved[String(doc.clientID)] ?? 0);
+      report();
+    }
+    if (Object.keys(state).length) onState(state);
+  };
+  provider.messageHandlers[REBASE] = (_encoder, decoder) => {
+    const asked = JSON.parse(decoding.readVarString(decoder));
+    session.rebasing = session.rebasing.then(() => rebase(session, spaceId, pageId, asked)).catch((error) => {
+      console.error('rebasing the shared document failed', error);
+    });
+  };
+  provider.awareness.setLocalStateField('user', { color });
+  provider.awareness.on('change', () => onPeople(people(provider.awareness)));
+  provider.on('status', ({ status }) => onState({ connection: status }));
+  return session;
+}
+
+export function disconnect(session) {
+  session.provider.destroy();
+  session.doc.destroy();
+}
+
+/// The editor's extensions for co-editing: the shared document and the
+/// others' carets (their colour set through the DOM, their name as a label).
+export function collaborationExtensions(session) {
+  const Carets = Extension.create({
+    name: 'carets',
+    addProseMirrorPlugins() {
+      return [
+        yCursorPlugin(session.provider.awareness, {
+          cursorBuilder: (user) => {
+            const caret = document.createElement('span');
+            caret.className = 'collab-caret';
+            caret.style.borderColor = user.color;
+            const label = document.createElement('span');
+            label.className = 'collab-caret-label';
+            label.style.backgroundColor = user.color;
+            label.textContent = user.name ?? '';
+            caret.append(label);
+            return caret;
+          },
+          selectionBuilder: () => ({ class: 'collab-selection' }),
+        }),
+      ];
+    },
+  });
+  return [Collaboration.configure({ document: session.doc, field: 'default' }), Carets];
+}
+
+/// Makes the shared document hold revision `target`'s page. With no base
+/// it is filled; otherwise what changed between `base` and `target` (by
+/// top-level block) is applied to what is there now, so edits not saved
+/// yet stay.
+async function rebase(session, spaceId, pageId, { base, target }) {
+  const editor = await editorOf(session);
+  const load = async (revision) => (await get(`/v1/spaces/${spaceId}/revisions/${revision}/page/${pageId}`)).document;
+  const [before, after] = await Promise.all([base ? load(base) : null, load(target)]);
+  if (!before) {
+    editor.commands.setContent(toEditor(after));
+  } else {
+    const norm = (block) => canonical(editor.schema.nodeFromJSON(block).toJSON());
+    const current = editor.getJSON().content ?? [];
+    const merged = mergeBlocks(current, toEditor(before).content, toEditor(after).content, norm);
+    if (merged) editor.commands.setContent({ type: 'doc', content: merged.length ? merged : [{ type: 'paragraph' }] });
+  }
+  send(session.provider, REBASED, { target });
+}
+
+function editorOf(session) {
+  return new Promise((resolve) => {
+    const wait = () => (session.editor ? resolve(session.editor) : setTimeout(wait, 20));
+    wait();
+  });
+}
+
+/// Applies the change from `before` to `after` (lists of blocks) to
+/// `current`: blocks removed or replaced are removed where `current` still
+/// has them unchanged, new ones are inserted after the block they follow.
+/// A block someone changed meanwhile stays beside the new one: nothing
+/// typed is dropped. Null when nothing changes.
+export function mergeBlocks(current, before, after, norm) {
+  const a = before.map(norm);
+  const b = after.map(norm);
+  // Longest common subsequence of the two revisions' blocks.
+  const lcs = Array.from({ length: a.length + 1 }, () => new Int32Array(b.length + 1));
+  for (let i = a.length - 1; i >= 0; i -= 1) {
+    for (let j = b.length - 1; j >= 0; j -= 1) {
+      lcs[i][j] = a[i] === b[j] ? lcs[i + 1][j + 1] + 1 : Math.max(lcs[i + 1][j], lcs[i][j + 1]);
+    }
+  }
+  const removed = new Set();
+  const inserts = new Map(); // index in `before` they follow (-1: the start) → blocks
+  let i = 0;
+  let j = 0;
+  while (i < a.length || j < b.length) {
+    if (i < a.length && j < b.length && a[i] === b[j]) {
+      i += 1;
+      j += 1;
+    } else if (j < b.length && (i === a.length || lcs[i][j + 1] >= lcs[i + 1][j])) {
+      const list = inserts.get(i - 1) ?? [];
+      list.push(after[j]);
+      inserts.set(i - 1, list);
+      j += 1;
+    } else {
+      removed.add(i);
+      i += 1;
+    }
+  }
+  if (removed.size === 0 && inserts.size === 0) return null;
+  // Where each block of `before` is now (in order; -1 when changed or gone).
+  const c = current.map(norm);
+  const at = [];
+  let from = 0;
+  for (let k = 0; k < a.length; k += 1) {
+    const found = c.indexOf(a[k], from);
+    at.push(found);
+    if (found >= 0) from = found + 1;
+  }
+  const drop = new Set([...removed].map((k) => at[k]).filter((k) => k >= 0));
+  // New blocks already here (the same change made on both sides) are not
+  // added twice.
+  const old = new Set(a);
+  const here = new Set(c);
+  for (const [k, blocks] of inserts) {
+    const kept = blocks.filter((block) => {
+      const n = norm(block);
+      return old.has(n) || !here.has(n);
+    });
+    if (kept.length) inserts.set(k, kept);
+    else inserts.delete(k);
+  }
+  const after_ = new Map(); // index in `current` → blocks inserted after it
+  for (const [k, blocks] of inserts) {
+    let anchor = -1;
+    for (let m = k; m >= 0; m -= 1) {
+      if (at[m] >= 0) {
+        anchor = at[m];
+        break;
+      }
+    }
+    after_.set(anchor, [...(after_.get(anchor) ?? []), ...blocks]);
+  }
+  const out = [...(after_.get(-1) ?? [])];
+  current.forEach((block, k) => {
+    if (!drop.has(k)) out.push(block);
+    out.push(...(after_.get(k) ?? []));
+  });
+  return out;
+}
