@@ -47,7 +47,11 @@ export function route(path) {
   const [first, id, ...rest] = parts;
   if (first === 'sign-in') return { screen: id === 'link' ? 'link' : 'sign-in' };
   if (first === 'me') return { screen: 'account' };
-  if (first === 'o' && id) return { screen: 'org', orgId: id };
+  if (first === 'o' && id) {
+    if (rest[0] === 'join' && rest[1]) return { screen: 'join', orgId: id, inviteId: rest[1] };
+    if (['settings', 'members', 'teams'].includes(rest[0])) return { screen: rest[0], orgId: id };
+    return { screen: 'org', orgId: id };
+  }
   if (first === 'c' && id) return { screen: 'collection', collectionId: id };
   if (first === 's' && id) {
     if (rest[0] === 'change-requests') {

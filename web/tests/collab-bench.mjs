@@ -6,10 +6,10 @@
 // the server saved (read through the API) holds every edit. Then PAGES
 // more pages are opened with one client each, and the server's resident
 // memory (QUIRE_PID's VmRSS) before and after gives the memory per open
-// page.
-//   QUIRE_URLS=http://a,http://b QUIRE_TOKEN=... QUIRE_SPACE=... QUIRE_CR=...
-//   QUIRE_PAGES=id,id,... (the first is shared; the rest are opened once)
-//   QUIRE_PID=... PEOPLE=20 SECONDS=30 node tests/collab-bench.mjs
+// page (QUIRE_PID: the first node's process).
+// It makes its space, change request and pages through the API first.
+//   QUIRE_URLS=http://a,http://b QUIRE_TOKEN=... QUIRE_PID=...
+//   PEOPLE=20 SECONDS=30 PAGES=50 node tests/collab-bench.mjs
 import { readFileSync } from 'node:fs';
 import WebSocket from 'ws';
 import * as Y from 'yjs';
@@ -17,12 +17,38 @@ import { WebsocketProvider } from 'y-websocket';
 import * as decoding from 'lib0/decoding';
 import * as encoding from 'lib0/encoding';
 
+// Every client's provider listens for the process's exit.
+process.setMaxListeners(0);
 const env = process.env;
 const urls = env.QUIRE_URLS.split(',');
-const pages = env.QUIRE_PAGES.split(',');
 const people = Number(env.PEOPLE ?? 20);
 const seconds = Number(env.SECONDS ?? 30);
 const token = env.QUIRE_TOKEN;
+
+async function call(method, path, body) {
+  const response = await fetch(`${urls[0]}${path}`, {
+    method,
+    headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  if (!response.ok) throw new Error(`${method} ${path}: ${response.status} ${await response.text()}`);
+  return response.json();
+}
+
+// A space, a change request and its pages, made through the API.
+const org = await call('POST', '/v1/orgs', { title: 'Co-editing bench' });
+const space = await call('POST', `/v1/orgs/${org.id}/spaces`, { title: 'Shared' });
+const cr = await call('POST', `/v1/spaces/${space.id}/change-requests`, { subject: 'Bench' });
+const made = await call('POST', `/v1/spaces/${space.id}/change-requests/${cr.id}/content?compat=false`, {
+  changes: Array.from({ length: 1 + Number(env.PAGES ?? 50) }, (_, i) => ({
+    operation: 'insert_page',
+    title: `Page ${i}`,
+    document: { markdown: `# Page ${i}\n` },
+  })),
+});
+const pages = made.changes.map((c) => c.page.id);
+env.QUIRE_SPACE = space.id;
+env.QUIRE_CR = cr.id;
 
 class AuthorizedWebSocket extends WebSocket {
   constructor(url, protocols) {

@@ -2,6 +2,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { all, get, post } from '../api.js';
 import { navigate } from '../router.js';
+import { AdminNav } from './Admin.jsx';
 
 /// Loads data for a screen again whenever `deps` change; an answer that
 /// arrives after a newer request started is dropped.
@@ -138,6 +139,7 @@ export function Org({ orgId }) {
   return (
     <main id="main" class="page">
       <p class="crumbs"><a href="/">Organizations</a></p>
+      <AdminNav orgId={orgId} current={null} />
       <h1>{data.org.title}</h1>
       <h2>Spaces</h2>
       <SpaceList spaces={data.spaces} collections={data.collections} />

@@ -2,6 +2,7 @@
 
 mod support;
 
+mod admin_screens;
 mod browser;
 mod change_requests;
 mod co_editing;

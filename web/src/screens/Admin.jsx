@@ -1,0 +1,332 @@
+// Running an organization from the browser: its settings, its members
+// (invited by email or by link, their roles, removed), its teams, and the
+// screen an invite link opens. Everything goes through the public API.
+import { useState } from 'preact/hooks';
+import { del, get, patch, post, put, request } from '../api.js';
+import { navigate } from '../router.js';
+import { useLoad } from './Home.jsx';
+
+/// The organization roles a member can hold (the API's names), most
+/// powerful first; `null` is a guest.
+export const ROLES = ['admin', 'create', 'review', 'edit', 'comment', 'read'];
+const ROLE_NAMES = { admin: 'Admin', create: 'Creator', review: 'Reviewer', edit: 'Editor', comment: 'Commenter', read: 'Reader' };
+/// Members shown at first (and added by "Show more").
+const MEMBERS_PAGE = 50;
+
+function RoleSelect({ value, onChange, label, guest = true }) {
+  return (
+    <select aria-label={label} value={value ?? ''} onChange={(e) => onChange(e.currentTarget.value || null)}>
+      {ROLES.map((r) => (
+        <option key={r} value={r}>{ROLE_NAMES[r]}</option>
+      ))}
+      {guest && <option value="">Guest</option>}
+    </select>
+  );
+}
+
+/// A form's role choice, starting at `initial` (Preact sets a select's
+/// first value through its options).
+function RoleOptions({ name, initial }) {
+  return (
+    <select name={name}>
+      {ROLES.map((r) => (
+        <option key={r} value={r} selected={r === initial}>{ROLE_NAMES[r]}</option>
+      ))}
+      <option value="">Guest</option>
+    </select>
+  );
+}
+
+/// The tabs of an organization's administration.
+export function AdminNav({ orgId, current }) {
+  const tabs = [
+    ['settings', 'Settings'],
+    ['members', 'Members'],
+    ['teams', 'Teams'],
+  ];
+  return (
+    <nav class="admin-nav" aria-label="Administration">
+      <a href={`/o/${orgId}/`}>Spaces</a>
+      {tabs.map(([key, label]) => (
+        <a key={key} href={`/o/${orgId}/${key}`} aria-current={key === current ? 'page' : undefined}>{label}</a>
+      ))}
+    </nav>
+  );
+}
+
+function Frame({ orgId, org, current, children }) {
+  return (
+    <main id="main" class="page">
+      <p class="crumbs"><a href="/">Organizations</a> / <a href={`/o/${orgId}/`}>{org?.title ?? 'Organization'}</a></p>
+      <AdminNav orgId={orgId} current={current} />
+      {children}
+    </main>
+  );
+}
+
+/// Runs `action`, showing what went wrong or `done` when it worked.
+function useAction() {
+  const [state, setState] = useState({ error: null, done: null });
+  const run = async (action, done = null) => {
+    try {
+      await action();
+      setState({ error: null, done });
+    } catch (error) {
+      setState({ error: error.message, done: null });
+    }
+  };
+  const view = (
+    <>
+      {state.error && <p class="error" role="alert">{state.error}</p>}
+      {state.done && <p role="status">{state.done}</p>}
+    </>
+  );
+  return [run, view];
+}
+
+export function OrgSettings({ orgId }) {
+  const [{ data, error }, reload] = useLoad(() => get(`/v1/orgs/${orgId}`), [orgId]);
+  const [run, feedback] = useAction();
+  if (error) return <main id="main" class="page"><p class="error" role="alert">{error.message}</p></main>;
+  if (!data) return <main id="main" class="page" aria-busy="true" />;
+  const submit = (event) => {
+    event.preventDefault();
+    const form = event.currentTarget.elements;
+    const domains = form.domains.value.split(/[\s,]+/).filter(Boolean);
+    run(async () => {
+      await patch(`/v1/orgs/${orgId}`, { title: form.title.value, emailDomains: domains, defaultRole: form.role.value || null });
+      await reload();
+    }, 'Settings saved.');
+  };
+  return (
+    <Frame orgId={orgId} org={data} current="settings">
+      <h1>Settings</h1>
+      <form class="stack-form" onSubmit={submit}>
+        <label>Name<input name="title" defaultValue={data.title} required maxLength={50} /></label>
+        <label>
+          Email domains whose people may join (comma-separated)
+          <input name="domains" defaultValue={(data.emailDomains ?? []).join(', ')} />
+        </label>
+        <label>
+          Role of people who join by domain
+          <select name="role">
+            <option value="" selected={!data.defaultRole}>None (invited people only)</option>
+            {ROLES.map((r) => (
+              <option key={r} value={r} selected={r === data.defaultRole}>{ROLE_NAMES[r]}</option>
+            ))}
+          </select>
+        </label>
+        <button type="submit" class="primary">Save settings</button>
+        {feedback}
+      </form>
+    </Frame>
+  );
+}
+
+export function Members({ orgId }) {
+  const [shown, setShown] = useState(MEMBERS_PAGE);
+  const [{ data, error }, reload] = useLoad(async () => {
+    const [org, members, links] = await Promise.all([
+      get(`/v1/orgs/${orgId}`),
+      get(`/v1/orgs/${orgId}/members?limit=${shown}`),
+      get(`/v1/orgs/${orgId}/link-invites`).catch(() => ({ items: [] })),
+    ]);
+    return { org, members, links: links.items };
+  }, [orgId, shown]);
+  const [run, feedback] = useAction();
+  const [issued, setIssued] = useState(null);
+  if (error) return <main id="main" class="page"><p class="error" role="alert">{error.message}</p></main>;
+  if (!data) return <main id="main" class="page" aria-busy="true" />;
+  const { org, members, links } = data;
+
+  const invite = (event) => {
+    event.preventDefault();
+    const form = event.currentTarget;
+    const email = form.elements.email.value.trim();
+    const role = form.elements.role.value || null;
+    run(async () => {
+      await post(`/v1/orgs/${orgId}/invites`, { emails: [{ email, role }] });
+      // A one-time link to hand over: it signs them in (or lets them set a
+      // password) and they join.
+      const link = await post('/auth/links', { email });
+      setIssued({ email, url: link.url });
+      form.reset();
+      await reload();
+    }, `${email} is invited.`);
+  };
+  const makeLink = (event) => {
+    event.preventDefault();
+    const role = event.currentTarget.elements.role.value || null;
+    run(async () => {
+      await post(`/v1/orgs/${orgId}/link-invites`, { role });
+      await reload();
+    }, 'Invite link created.');
+  };
+
+  return (
+    <Frame orgId={orgId} org={org} current="members">
+      <h1>Members</h1>
+      <section aria-labelledby="invite-heading">
+        <h2 id="invite-heading">Invite people</h2>
+        <form class="inline-form" onSubmit={invite}>
+          <label><span class="visually-hidden">Email to invite</span><input name="email" type="email" placeholder="name@example.com" required /></label>
+          <label><span class="visually-hidden">Role of the invited person</span>
+            <RoleOptions name="role" initial="edit" />
+          </label>
+          <button type="submit" class="primary">Invite by email</button>
+        </form>
+        {issued && (
+          <p class="issued">
+            Give {issued.email} this one-time link to join: <input aria-label={`Link for ${issued.email}`} readOnly value={issued.url} onFocus={(e) => e.currentTarget.select()} />
+          </p>
+        )}
+        <form class="inline-form" onSubmit={makeLink}>
+          <label><span class="visually-hidden">Role of people who join by link</span>
+            <RoleOptions name="role" initial="read" />
+          </label>
+          <button type="submit">Create an invite link</button>
+        </form>
+        {links.length > 0 && (
+          <ul class="links" aria-label="Invite links">
+            {links.map((link) => {
+              const url = `${window.location.origin}/o/${orgId}/join/${link.id}`;
+              return (
+                <li key={link.id}>
+                  <input aria-label={`Invite link (${ROLE_NAMES[link.role] ?? 'Guest'})`} readOnly value={url} onFocus={(e) => e.currentTarget.select()} />
+                  <span class="muted">{ROLE_NAMES[link.role] ?? 'Guest'}</span>
+                  <button type="button" onClick={() => run(async () => { await del(`/v1/orgs/${orgId}/link-invites/${link.id}`); await reload(); }, 'Invite link deleted.')}>
+                    Delete link
+                  </button>
+                </li>
+              );
+            })}
+          </ul>
+        )}
+        {feedback}
+      </section>
+      <table class="grid" aria-label="Members">
+        <thead><tr><th scope="col">Name</th><th scope="col">Email</th><th scope="col">Role</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
+        <tbody>
+          {members.items.map((m) => (
+            <tr key={m.id}>
+              <td>{m.user.displayName}</td>
+              <td>{m.user.email}</td>
+              <td>
+                <RoleSelect
+                  label={`Role of ${m.user.displayName}`}
+                  value={m.role}
+                  onChange={(role) => run(async () => { await patch(`/v1/orgs/${orgId}/members/${m.id}`, { role }); await reload(); }, `${m.user.displayName} is now ${ROLE_NAMES[role] ?? 'a guest'}.`)}
+                />
+              </td>
+              <td>
+                <button type="button" onClick={() => run(async () => { await del(`/v1/orgs/${orgId}/members/${m.id}`); await reload(); }, `${m.user.displayName} was removed.`)}>
+                  Remove {m.user.displayName}
+                </button>
+              </td>
+            </tr>
+          ))}
+        </tbody>
+      </table>
+      {members.next && <button type="button" onClick={() => setShown(shown + MEMBERS_PAGE)}>Show more</button>}
+    </Frame>
+  );
+}
+
+export function Teams({ orgId }) {
+  const [open, setOpen] = useState(null);
+  const [{ data, error }, reload] = useLoad(async () => {
+    const [org, teams, members] = await Promise.all([
+      get(`/v1/orgs/${orgId}`),
+      get(`/v1/orgs/${orgId}/teams`),
+      get(`/v1/orgs/${orgId}/members?limit=100`),
+    ]);
+    const team = open ? await get(`/v1/orgs/${orgId}/teams/${open}/members`) : null;
+    return { org, teams: teams.items, members: members.items, team };
+  }, [orgId, open]);
+  const [run, feedback] = useAction();
+  if (error) return <main id="main" class="page"><p class="error" role="alert">{error.message}</p></main>;
+  if (!data) return <main id="main" class="page" aria-busy="true" />;
+  const create = (event) => {
+    event.preventDefault();
+    const form = event.currentTarget;
+    const title = form.elements.title.value;
+    run(async () => {
+      const team = await put(`/v1/orgs/${orgId}/teams`, { title });
+      form.reset();
+      setOpen(team.id);
+      await reload();
+    }, `Team ${title} created.`);
+  };
+  const current = data.teams.find((t) => t.id === open);
+  const inTeam = new Set((data.team?.items ?? []).map((m) => m.organization?.id));
+  return (
+    <Frame orgId={orgId} org={data.org} current="teams">
+      <h1>Teams</h1>
+      <form class="inline-form" onSubmit={create}>
+        <label><span class="visually-hidden">Team name</span><input name="title" placeholder="New team name" required maxLength={50} /></label>
+        <button type="submit" class="primary">Create team</button>
+      </form>
+      {feedback}
+      <ul class="cards">
+        {data.teams.map((t) => (
+          <li key={t.id}>
+            <button type="button" aria-pressed={t.id === open} onClick={() => setOpen(t.id === open ? null : t.id)}>{t.title}</button>
+          </li>
+        ))}
+      </ul>
+      {current && (
+        <section aria-labelledby="team-heading">
+          <h2 id="team-heading">{current.title}</h2>
+          <ul class="team-members" aria-label={`Members of ${current.title}`}>
+            {data.members.map((m) => (
+              <li key={m.id}>
+                <label>
+                  <input
+                    type="checkbox"
+                    checked={inTeam.has(m.id)}
+                    onChange={(e) => {
+                      const adding = e.currentTarget.checked;
+                      run(async () => {
+                        if (adding) await put(`/v1/orgs/${orgId}/teams/${current.id}/members/${m.id}`, { role: 'member' });
+                        else await del(`/v1/orgs/${orgId}/teams/${current.id}/members/${m.id}`);
+                        await reload();
+                      }, `${m.user.displayName} ${adding ? 'added to' : 'removed from'} ${current.title}.`);
+                    }}
+                  />{' '}
+                  {m.user.displayName}
+                </label>
+              </li>
+            ))}
+          </ul>
+          <button type="button" onClick={() => run(async () => { await del(`/v1/orgs/${orgId}/teams/${current.id}`); setOpen(null); await reload(); }, 'Team deleted.')}>
+            Delete team
+          </button>
+        </section>
+      )}
+    </Frame>
+  );
+}
+
+/// The screen an invite link opens: join the organization.
+export function Join({ orgId, inviteId }) {
+  const [run, feedback] = useAction();
+  return (
+    <main id="main" class="page">
+      <h1>Join the organization</h1>
+      <p>You were given a link to join an organization on Quire.</p>
+      <button
+        type="button"
+        class="primary"
+        onClick={() =>
+          run(async () => {
+            await request('POST', `/v1/orgs/${orgId}/invites/${inviteId}`, {});
+            navigate(`/o/${orgId}/`);
+          })
+        }
+      >
+        Join
+      </button>
+      {feedback}
+    </main>
+  );
+}

@@ -1,0 +1,129 @@
+// Running an organization in Debian's Chromium: Ada (its admin) renames
+// it; invites Grace by email and hands her the one-time link, and Grace
+// joins; gives her another role; makes a team and puts her in it; makes an
+// invite link that Bob opens to join, then removes Bob. Every screen is
+// checked with axe-core and photographed at desktop and phone width, light
+// and dark. Run by crates/quire-server/tests/api/admin_screens.rs with
+// QUIRE_URL, QUIRE_ORG, QUIRE_LINK (Ada's sign-in link), QUIRE_BOB_LINK,
+// ARTIFACTS.
+import assert from 'node:assert/strict';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+import { launch, stepper } from './browser.mjs';
+
+const require = createRequire(import.meta.url);
+const AXE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
+const env = process.env;
+const url = env.QUIRE_URL;
+const org = env.QUIRE_ORG;
+const artifacts = env.ARTIFACTS ?? 'artifacts';
+mkdirSync(artifacts, { recursive: true });
+
+const browser = await launch();
+const pages = [];
+const step = stepper(artifacts, () => pages);
+
+async function newPage(options = {}) {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, bypassCSP: true, ...options });
+  const page = await context.newPage();
+  page.on('pageerror', (error) => console.error(`page error: ${error.message}`));
+  pages.push(page);
+  return page;
+}
+
+async function signIn(page, link) {
+  await page.goto(link);
+  await page.getByRole('button', { name: 'Continue' }).click();
+  await page.getByRole('heading', { name: 'Organizations' }).waitFor();
+}
+
+/// axe-core (no serious or critical violation) and screenshots at desktop
+/// and phone width, light and dark.
+async function screen(page, name) {
+  await page.addScriptTag({ content: AXE });
+  const result = await page.evaluate(async () => window.axe.run(document, { resultTypes: ['violations'] }));
+  const bad = result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  assert.deepEqual(bad.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join(', ')}`), [], name);
+  await page.screenshot({ path: `${artifacts}/${name}-desktop.png`, fullPage: true });
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await page.screenshot({ path: `${artifacts}/${name}-phone-dark.png`, fullPage: true });
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await page.emulateMedia({ colorScheme: 'light' });
+}
+
+const ada = await newPage();
+await step('the admin renames the organization in its settings', async () => {
+  await signIn(ada, env.QUIRE_LINK);
+  await ada.goto(`${url}/o/${org}/`);
+  await ada.getByRole('navigation', { name: 'Administration' }).getByRole('link', { name: 'Settings' }).click();
+  await ada.getByRole('heading', { name: 'Settings' }).waitFor();
+  await ada.getByLabel('Name').fill('Acme Handbook');
+  await ada.getByLabel('Email domains whose people may join (comma-separated)').fill('acme.test');
+  await ada.getByRole('button', { name: 'Save settings' }).click();
+  await ada.getByRole('status').filter({ hasText: 'Settings saved.' }).waitFor();
+  await screen(ada, 'settings');
+});
+
+let gracesLink;
+await step('a person invited by email joins with the one-time link', async () => {
+  await ada.getByRole('link', { name: 'Members' }).click();
+  await ada.getByRole('heading', { name: 'Members' }).waitFor();
+  await ada.getByLabel('Email to invite').fill('grace@example.com');
+  await ada.getByLabel('Role of the invited person').selectOption('edit');
+  await ada.getByRole('button', { name: 'Invite by email' }).click();
+  gracesLink = await ada.getByLabel('Link for grace@example.com').inputValue();
+  assert.match(gracesLink, /^http/);
+  const grace = await newPage();
+  await grace.goto(gracesLink);
+  await grace.getByRole('heading', { name: 'Accept your invitation' }).waitFor();
+  await grace.getByLabel('Your name').fill('Grace Hopper');
+  await grace.getByLabel(/New password/).fill('a long enough password');
+  await grace.getByRole('button', { name: 'Continue' }).click();
+  await grace.getByRole('heading', { name: 'Organizations' }).waitFor();
+  await grace.getByRole('link', { name: 'Acme Handbook' }).waitFor();
+  await ada.reload();
+  await ada.getByRole('table', { name: 'Members' }).getByText('grace@example.com').waitFor();
+  await screen(ada, 'members');
+});
+
+await step('a member gets another role', async () => {
+  const role = ada.getByLabel(/^Role of Grace Hopper/);
+  await role.selectOption('review');
+  await ada.getByRole('status').filter({ hasText: 'is now Reviewer' }).waitFor();
+  await ada.reload();
+  assert.equal(await ada.getByLabel(/^Role of Grace Hopper/).inputValue(), 'review');
+});
+
+await step('a team is made and a member put in it', async () => {
+  await ada.getByRole('navigation', { name: 'Administration' }).getByRole('link', { name: 'Teams' }).click();
+  await ada.getByRole('heading', { name: 'Teams' }).waitFor();
+  await ada.getByLabel('Team name').fill('Writers');
+  await ada.getByRole('button', { name: 'Create team' }).click();
+  await ada.getByRole('heading', { name: 'Writers' }).waitFor();
+  await ada.getByRole('list', { name: 'Members of Writers' }).getByLabel('Grace Hopper').check();
+  await ada.getByRole('status').filter({ hasText: 'added to Writers' }).waitFor();
+  await screen(ada, 'teams');
+});
+
+await step('an invite link lets someone join, and a member is removed', async () => {
+  await ada.getByRole('navigation', { name: 'Administration' }).getByRole('link', { name: 'Members' }).click();
+  await ada.getByLabel('Role of people who join by link').selectOption('read');
+  await ada.getByRole('button', { name: 'Create an invite link' }).click();
+  const link = await ada.getByLabel('Invite link (Reader)').first().inputValue();
+  const bob = await newPage();
+  await signIn(bob, env.QUIRE_BOB_LINK);
+  await bob.goto(link);
+  await bob.getByRole('heading', { name: 'Join the organization' }).waitFor();
+  await screen(bob, 'join');
+  await bob.getByRole('button', { name: 'Join' }).click();
+  await bob.getByRole('heading', { name: 'Acme Handbook' }).waitFor();
+  await ada.reload();
+  const table = ada.getByRole('table', { name: 'Members' });
+  await table.getByText('bob@example.com').waitFor();
+  await ada.getByRole('button', { name: 'Remove Bob' }).click();
+  await ada.getByRole('status').filter({ hasText: 'Bob was removed.' }).waitFor();
+  await table.getByText('bob@example.com').waitFor({ state: 'detached' });
+});
+
+await browser.close();
