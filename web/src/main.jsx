@@ -5,7 +5,7 @@ import { useEffect, useState } from 'preact/hooks';
 import { currentSession } from './api.js';
 import { interceptLinks, navigate, route, useLocation } from './router.js';
 import { SignIn, LinkScreen } from './screens/SignIn.jsx';
-import { Join, Members, OrgSettings, Teams } from './screens/Admin.jsx';
+import { Join, Members, OrgSettings, SpacePermissions, Teams } from './screens/Admin.jsx';
 import { Home, Org, Collection } from './screens/Home.jsx';
 import { Space, EditPage } from './screens/Space.jsx';
 import { ChangeRequests, ChangeRequest } from './screens/ChangeRequests.jsx';
@@ -66,6 +66,7 @@ function App() {
     members: () => <Members orgId={where.orgId} />,
     teams: () => <Teams orgId={where.orgId} />,
     join: () => <Join orgId={where.orgId} inviteId={where.inviteId} />,
+    'space-permissions': () => <SpacePermissions spaceId={where.spaceId} />,
     collection: () => <Collection collectionId={where.collectionId} />,
     space: () => <Space spaceId={where.spaceId} pagePath={where.pagePath} revision={where.revision} me={me.user} />,
     history: () => <History spaceId={where.spaceId} />,

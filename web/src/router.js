@@ -60,6 +60,7 @@ export function route(path) {
       return { screen: 'change-request', spaceId: id, number: Number(rest[1]) };
     }
     if (rest[0] === 'history') return { screen: 'history', spaceId: id };
+    if (rest[0] === 'permissions') return { screen: 'space-permissions', spaceId: id };
     if (rest[0] === 'revisions' && rest[1]) return { screen: 'space', spaceId: id, revision: rest[1], pagePath: rest.slice(2).join('/') };
     return { screen: 'space', spaceId: id, pagePath: rest.join('/') };
   }

@@ -1,10 +1,12 @@
 // Running an organization in Debian's Chromium: Ada (its admin) renames
 // it; invites Grace by email and hands her the one-time link, and Grace
 // joins; gives her another role; makes a team and puts her in it; makes an
-// invite link that Bob opens to join, then removes Bob. Every screen is
+// invite link that Bob opens to join, then removes Bob; gives the team
+// edit access to a space, sees why Grace can now edit (her team, beside
+// her reader role), and Grace can. Every screen is
 // checked with axe-core and photographed at desktop and phone width, light
 // and dark. Run by crates/quire-server/tests/api/admin_screens.rs with
-// QUIRE_URL, QUIRE_ORG, QUIRE_LINK (Ada's sign-in link), QUIRE_BOB_LINK,
+// QUIRE_URL, QUIRE_ORG, QUIRE_SPACE (a space of it), QUIRE_LINK (Ada's sign-in link), QUIRE_BOB_LINK,
 // ARTIFACTS.
 import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync } from 'node:fs';
@@ -66,6 +68,7 @@ await step('the admin renames the organization in its settings', async () => {
 });
 
 let gracesLink;
+let graces;
 await step('a person invited by email joins with the one-time link', async () => {
   await ada.getByRole('link', { name: 'Members' }).click();
   await ada.getByRole('heading', { name: 'Members' }).waitFor();
@@ -75,6 +78,7 @@ await step('a person invited by email joins with the one-time link', async () =>
   gracesLink = await ada.getByLabel('Link for grace@example.com').inputValue();
   assert.match(gracesLink, /^http/);
   const grace = await newPage();
+  graces = grace;
   await grace.goto(gracesLink);
   await grace.getByRole('heading', { name: 'Accept your invitation' }).waitFor();
   await grace.getByLabel('Your name').fill('Grace Hopper');
@@ -89,10 +93,10 @@ await step('a person invited by email joins with the one-time link', async () =>
 
 await step('a member gets another role', async () => {
   const role = ada.getByLabel(/^Role of Grace Hopper/);
-  await role.selectOption('review');
-  await ada.getByRole('status').filter({ hasText: 'is now Reviewer' }).waitFor();
+  await role.selectOption('read');
+  await ada.getByRole('status').filter({ hasText: 'is now Reader' }).waitFor();
   await ada.reload();
-  assert.equal(await ada.getByLabel(/^Role of Grace Hopper/).inputValue(), 'review');
+  assert.equal(await ada.getByLabel(/^Role of Grace Hopper/).inputValue(), 'read');
 });
 
 await step('a team is made and a member put in it', async () => {
@@ -106,8 +110,26 @@ await step('a team is made and a member put in it', async () => {
   await screen(ada, 'teams');
 });
 
+await step('a team is given access to a space; why its member can now edit is shown, and she can', async () => {
+  await ada.goto(`${url}/s/${env.QUIRE_SPACE}/`);
+  await ada.getByRole('link', { name: 'Sharing' }).click();
+  await ada.getByRole('heading', { name: 'Sharing' }).waitFor();
+  await ada.getByLabel('Share with').selectOption({ label: 'Team Writers' });
+  await ada.getByLabel('Role to share').selectOption('edit');
+  await ada.getByRole('button', { name: 'Share' }).click();
+  await ada.getByRole('list', { name: 'Teams with access' }).getByText('Writers', { exact: true }).waitFor();
+  await ada.getByLabel('Person').selectOption({ label: 'Grace Hopper' });
+  const why = ada.getByRole('region', { name: 'Why Grace Hopper has access' });
+  await why.getByText('is Editor here').waitFor();
+  await why.getByText('Editor through team Writers on Handbook').waitFor();
+  await why.getByText('Reader through their role in the organization').waitFor();
+  await screen(ada, 'sharing');
+  const space = await graces.evaluate(async (id) => (await (await fetch(`/v1/spaces/${id}`)).json()).permissions, env.QUIRE_SPACE);
+  assert.equal(space.edit, true, 'Grace may edit through her team');
+});
+
 await step('an invite link lets someone join, and a member is removed', async () => {
-  await ada.getByRole('navigation', { name: 'Administration' }).getByRole('link', { name: 'Members' }).click();
+  await ada.goto(`${url}/o/${org}/members`);
   await ada.getByLabel('Role of people who join by link').selectOption('read');
   await ada.getByRole('button', { name: 'Create an invite link' }).click();
   const link = await ada.getByLabel('Invite link (Reader)').first().inputValue();

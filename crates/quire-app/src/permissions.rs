@@ -217,3 +217,71 @@ pub async fn remove(
     tx.commit().await?;
     Ok(())
 }
+
+/// Why a person holds the role they hold on a space: each source (their
+/// organization role, a level's default access, a grant to them or to one
+/// of their teams) with its role and the level it is on, the strongest
+/// first.
+pub struct Explanation {
+    pub user: UserRow,
+    /// The effective role (the strongest source), `None` without access.
+    pub role: Option<Role>,
+    /// (role, where it comes from, the title of the level it is on).
+    pub sources: Vec<(Role, access::RoleSource, Option<String>)>,
+}
+
+/// Explains `user_id`'s role on a space to its admins (and to the person
+/// themself). A disabled member holds nothing.
+pub async fn explain(app: &App, caller: &Caller, space_id: &str, user_id: &str) -> AppResult<Explanation> {
+    let mut conn = app.db.read().await?;
+    let (space, access) = access::space(&mut conn, caller, space_id, None).await?;
+    if caller.id() != user_id {
+        access.require(Role::Admin, "see why someone holds their role")?;
+    }
+    let user = users::get(&mut conn, user_id)
+        .await
+        .map_err(|_| AppError::not_found("user", user_id))?;
+    let chain = match &space.parent_id {
+        Some(parent) => quire_store::collections::chain(&mut conn, parent).await?,
+        None => Vec::new(),
+    };
+    let member_role = match members::membership(&mut conn, &space.organization_id, user_id).await? {
+        Some(m) if !m.disabled => m.role,
+        _ => None,
+    };
+    let mut ids = vec![space.id.clone()];
+    ids.extend(chain.iter().map(|l| l.id.clone()));
+    let held = grants::held_by_user_with_sources(&mut conn, &space.organization_id, user_id, &ids).await?;
+    let levels = std::iter::once(access::TreeLevel {
+        id: &space.id,
+        default_level: space.default_level,
+    })
+    .chain(chain.iter().map(|l| access::TreeLevel {
+        id: &l.id,
+        default_level: l.default_level,
+    }));
+    let mut sources = Vec::new();
+    for (role, source) in access::role_sources(member_role, levels, &held) {
+        let resource = match &source {
+            access::RoleSource::Organization => None,
+            access::RoleSource::DefaultLevel { resource } | access::RoleSource::Grant { resource, .. } => {
+                Some(resource.clone())
+            }
+        };
+        let title = match resource {
+            Some(id) if id == space.id => Some(space.title.clone()),
+            Some(id) => quire_store::collections::get(&mut conn, &id)
+                .await
+                .ok()
+                .map(|c| c.title),
+            None => None,
+        };
+        sources.push((role, source, title));
+    }
+    sources.sort_by(|a, b| b.0.cmp(&a.0));
+    Ok(Explanation {
+        user,
+        role: sources.first().map(|s| s.0),
+        sources,
+    })
+}

@@ -278,3 +278,54 @@ pub async fn users_with_grants(
     .await?;
     Ok(rows.into_iter().collect())
 }
+
+/// A grant a user holds on one of a set of resources, and through whom:
+/// themself, or a team (its id and title).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HeldGrant {
+    pub resource_id: String,
+    pub role: Role,
+    pub team: Option<(String, String)>,
+}
+
+/// Like [`held_by_user`], naming the team each grant comes through.
+pub async fn held_by_user_with_sources(
+    conn: &mut AnyConnection,
+    org_id: &str,
+    user_id: &str,
+    resource_ids: &[String],
+) -> StoreResult<Vec<HeldGrant>> {
+    if resource_ids.is_empty() {
+        return Ok(Vec::new());
+    }
+    let mut sql = Sql::new(
+        "SELECT g.resource_id, g.role AS grant_role, t.id AS team_id, t.title AS team_title \
+         FROM content_grants g LEFT JOIN teams t ON g.principal_kind = 'team' AND t.id = g.principal_id \
+         WHERE g.organization_id = ",
+    );
+    sql.bind(org_id.to_owned())
+        .push(" AND ((g.principal_kind = 'user' AND g.principal_id = ")
+        .bind(user_id.to_owned())
+        .push(") OR (g.principal_kind = 'team' AND g.principal_id IN (SELECT tm.team_id FROM team_members tm WHERE tm.user_id = ")
+        .bind(user_id.to_owned())
+        .push("))) AND g.resource_id IN (");
+    for (i, id) in resource_ids.iter().enumerate() {
+        if i > 0 {
+            sql.push(", ");
+        }
+        sql.bind(id.clone());
+    }
+    sql.push(") ORDER BY g.resource_id, g.principal_kind DESC");
+    let rows = sql.fetch_all(conn).await?;
+    rows.iter()
+        .map(|row| {
+            let team_id: Option<String> = row.try_get("team_id")?;
+            let team_title: Option<String> = row.try_get("team_title")?;
+            Ok(HeldGrant {
+                resource_id: row.try_get("resource_id")?,
+                role: role_of(row)?,
+                team: team_id.zip(team_title),
+            })
+        })
+        .collect()
+}

@@ -330,3 +330,110 @@ export function Join({ orgId, inviteId }) {
     </main>
   );
 }
+
+const SOURCE_WORDS = {
+  organization: () => 'their role in the organization',
+  default: (s) => `everyone's access to ${s.resource?.title ?? 'a collection above'}`,
+  user: (s) => `shared with them on ${s.resource?.title ?? 'a collection above'}`,
+  team: (s) => `team ${s.team?.title} on ${s.resource?.title ?? 'a collection above'}`,
+};
+
+/// Why a person holds their role on a space, in words.
+function Explained({ spaceId, userId }) {
+  const [{ data, error }] = useLoad(() => get(`/v1/spaces/${spaceId}/access/${userId}`), [spaceId, userId]);
+  if (error) return <p class="error" role="alert">{error.message}</p>;
+  if (!data) return <p aria-busy="true">…</p>;
+  return (
+    <section class="explained" aria-label={`Why ${data.user.displayName} has access`}>
+      <p>
+        <strong>{data.user.displayName}</strong>{' '}
+        {data.role ? `is ${ROLE_NAMES[data.role]} here, the strongest of:` : 'has no access here.'}
+      </p>
+      <ul>
+        {data.sources.map((s, i) => (
+          <li key={i}>{ROLE_NAMES[s.role]} through {SOURCE_WORDS[s.kind](s)}</li>
+        ))}
+      </ul>
+    </section>
+  );
+}
+
+/// Who may touch a space: people and teams it is shared with (their
+/// roles, removed), sharing with more, and why anyone holds their role.
+export function SpacePermissions({ spaceId }) {
+  const [why, setWhy] = useState(null);
+  const [{ data, error }, reload] = useLoad(async () => {
+    const space = await get(`/v1/spaces/${spaceId}`);
+    const [users, teams, members, orgTeams] = await Promise.all([
+      get(`/v1/spaces/${spaceId}/permissions/users`),
+      get(`/v1/spaces/${spaceId}/permissions/teams`),
+      get(`/v1/orgs/${space.organization}/members?limit=100`),
+      get(`/v1/orgs/${space.organization}/teams`),
+    ]);
+    return { space, users: users.items, teams: teams.items, members: members.items, orgTeams: orgTeams.items };
+  }, [spaceId]);
+  const [run, feedback] = useAction();
+  if (error) return <main id="main" class="page"><p class="error" role="alert">{error.message}</p></main>;
+  if (!data) return <main id="main" class="page" aria-busy="true" />;
+  const base = `/v1/spaces/${spaceId}/permissions`;
+  const share = (event) => {
+    event.preventDefault();
+    const form = event.currentTarget.elements;
+    const [kind, id] = form.who.value.split(':');
+    const role = form.role.value || null;
+    run(async () => {
+      await post(base, { role, [kind === 'team' ? 'teams' : 'users']: [id] });
+      await reload();
+    }, 'Shared.');
+  };
+  return (
+    <main id="main" class="page">
+      <p class="crumbs"><a href={`/s/${spaceId}/`}>{data.space.title}</a></p>
+      <h1>Sharing</h1>
+      <form class="inline-form" onSubmit={share}>
+        <label><span class="visually-hidden">Share with</span>
+          <select name="who">
+            {data.orgTeams.map((t) => <option key={t.id} value={`team:${t.id}`}>Team {t.title}</option>)}
+            {data.members.map((m) => <option key={m.id} value={`user:${m.id}`}>{m.user.displayName}</option>)}
+          </select>
+        </label>
+        <label><span class="visually-hidden">Role to share</span><RoleOptions name="role" initial="edit" /></label>
+        <button type="submit" class="primary">Share</button>
+      </form>
+      {feedback}
+      <h2>Teams</h2>
+      {data.teams.length === 0 && <p class="muted">Not shared with a team.</p>}
+      <ul class="links" aria-label="Teams with access">
+        {data.teams.map((t) => (
+          <li key={t.team.id}>
+            <span>{t.team.title}</span>
+            <RoleSelect label={`Role of team ${t.team.title}`} value={t.permission} guest={false}
+              onChange={(role) => run(async () => { await patch(`${base}/teams/${t.team.id}`, { role }); await reload(); }, 'Role changed.')} />
+            <button type="button" onClick={() => run(async () => { await del(`${base}/teams/${t.team.id}`); await reload(); }, 'No longer shared.')}>Stop sharing with {t.team.title}</button>
+          </li>
+        ))}
+      </ul>
+      <h2>People</h2>
+      {data.users.length === 0 && <p class="muted">Not shared with anyone in person.</p>}
+      <ul class="links" aria-label="People with access">
+        {data.users.map((u) => (
+          <li key={u.user.id}>
+            <span>{u.user.displayName}</span>
+            <RoleSelect label={`Role of ${u.user.displayName} here`} value={u.permission} guest={false}
+              onChange={(role) => run(async () => { await patch(`${base}/users/${u.user.id}`, { role }); await reload(); }, 'Role changed.')} />
+            <button type="button" onClick={() => run(async () => { await del(`${base}/users/${u.user.id}`); await reload(); }, 'No longer shared.')}>Stop sharing with {u.user.displayName}</button>
+          </li>
+        ))}
+      </ul>
+      <h2>Why does someone have access?</h2>
+      <label>
+        Person
+        <select onChange={(e) => setWhy(e.currentTarget.value || null)}>
+          <option value="">Choose a person</option>
+          {data.members.map((m) => <option key={m.id} value={m.id}>{m.user.displayName}</option>)}
+        </select>
+      </label>
+      {why && <Explained spaceId={spaceId} userId={why} />}
+    </main>
+  );
+}

@@ -251,6 +251,7 @@ export function Space({ spaceId, pagePath, revision, me }) {
         />
         <p><a href={`/s/${spaceId}/change-requests`}>Change requests</a></p>
         <p><a href={`/s/${spaceId}/history`}>History</a></p>
+        <p><a href={`/s/${spaceId}/permissions`}>Sharing</a></p>
       </aside>
       <main id="main" class="page" aria-busy={current && !page ? 'true' : undefined}>
         {revision ? (

@@ -28,18 +28,85 @@ pub fn effective_role<'a>(
     levels: impl IntoIterator<Item = TreeLevel<'a>>,
     grants: &[(String, Role)],
 ) -> Option<Role> {
-    let mut best = member_role;
+    let mut best = None;
+    each_source(
+        member_role,
+        levels,
+        grants.iter().map(|(resource, role)| (resource.as_str(), *role, None)),
+        |role, _| best = best.max(Some(role)),
+    );
+    best
+}
+
+/// Where a role on a space or collection comes from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RoleSource {
+    /// The person's role in the organization.
+    Organization,
+    /// What every member gets on this level of the tree (its default
+    /// access).
+    DefaultLevel { resource: String },
+    /// A grant on this level, to the person or to one of their teams
+    /// (id, title).
+    Grant {
+        resource: String,
+        team: Option<(String, String)>,
+    },
+}
+
+/// Every role a person holds on a resource and why, the rule of
+/// [`effective_role`] spelled out ("why can this person edit?"); the
+/// effective role is the highest.
+pub fn role_sources<'a>(
+    member_role: Option<Role>,
+    levels: impl IntoIterator<Item = TreeLevel<'a>>,
+    grants: &[grants::HeldGrant],
+) -> Vec<(Role, RoleSource)> {
+    let mut out = Vec::new();
+    each_source(
+        member_role,
+        levels,
+        grants.iter().map(|g| (g.resource_id.as_str(), g.role, g.team.as_ref())),
+        |role, source| out.push((role, source)),
+    );
+    out
+}
+
+/// The one rule: a member holds their organization role, and on each level
+/// from the resource up to the top collection its default access; anyone
+/// holds each grant on one of those levels (their own or their teams').
+fn each_source<'a, 'g>(
+    member_role: Option<Role>,
+    levels: impl IntoIterator<Item = TreeLevel<'a>>,
+    grants: impl Iterator<Item = (&'g str, Role, Option<&'g (String, String)>)> + Clone,
+    mut found: impl FnMut(Role, RoleSource),
+) {
+    if let Some(role) = member_role {
+        found(role, RoleSource::Organization);
+    }
     for level in levels {
-        if member_role.is_some() {
-            best = best.max(level.default_level.role());
+        if member_role.is_some()
+            && let Some(role) = level.default_level.role()
+        {
+            found(
+                role,
+                RoleSource::DefaultLevel {
+                    resource: level.id.to_owned(),
+                },
+            );
         }
-        for (resource, role) in grants {
+        for (resource, role, team) in grants.clone() {
             if resource == level.id {
-                best = best.max(Some(*role));
+                found(
+                    role,
+                    RoleSource::Grant {
+                        resource: resource.to_owned(),
+                        team: team.cloned(),
+                    },
+                );
             }
         }
     }
-    best
 }
 
 /// What the caller may do with one space or collection.

@@ -2,7 +2,8 @@
 //! role, list, change and remove their grants. The same operations exist
 //! under `/spaces/{spaceId}/permissions` and
 //! `/collections/{collectionId}/permissions`; one generic handler serves
-//! both, told apart by a marker type.
+//! both, told apart by a marker type. `GET /spaces/{spaceId}/access/{userId}`
+//! (Quire's addition) says why a person holds their role on a space.
 
 use axum::extract::State;
 use axum::http::StatusCode;
@@ -24,6 +25,8 @@ use crate::views;
 pub fn router() -> Router<AppState> {
     Router::new()
         .route("/spaces/{spaceId}/permissions", post(invite::<Space>))
+        // Quire's addition: why a person holds their role on a space.
+        .route("/spaces/{spaceId}/access/{userId}", get(explain_access))
         .route("/spaces/{spaceId}/permissions/users", get(list_users::<Space>))
         .route("/spaces/{spaceId}/permissions/teams", get(list_teams::<Space>))
         .route(
@@ -156,4 +159,40 @@ async fn remove<R: OnResource, P: ForPrincipal>(
 ) -> ApiResult<StatusCode> {
     permissions::remove(&state.app, &caller, R::RESOURCE, &id, P::PRINCIPAL, &principal_id).await?;
     Ok(StatusCode::NO_CONTENT)
+}
+
+/// A person's role on a space and every source of it, strongest first.
+async fn explain_access(
+    State(state): State<AppState>,
+    Auth(caller): Auth,
+    Path((space_id, user_id)): Path<(String, String)>,
+) -> ApiResult<Json<serde_json::Value>> {
+    let explained = permissions::explain(&state.app, &caller, &space_id, &user_id).await?;
+    let sources: Vec<serde_json::Value> = explained
+        .sources
+        .iter()
+        .map(|(role, source, title)| {
+            let (kind, resource, team) = match source {
+                quire_app::access::RoleSource::Organization => ("organization", None, None),
+                quire_app::access::RoleSource::DefaultLevel { resource } => ("default", Some(resource), None),
+                quire_app::access::RoleSource::Grant { resource, team: None } => ("user", Some(resource), None),
+                quire_app::access::RoleSource::Grant {
+                    resource,
+                    team: Some(team),
+                } => ("team", Some(resource), Some(team)),
+            };
+            serde_json::json!({
+                "role": role,
+                "kind": kind,
+                "resource": resource.map(|id| serde_json::json!({ "id": id, "title": title })),
+                "team": team.map(|(id, title)| serde_json::json!({ "id": id, "title": title })),
+            })
+        })
+        .collect();
+    Ok(Json(serde_json::json!({
+        "object": "access",
+        "user": { "id": explained.user.id, "displayName": explained.user.display_name },
+        "role": explained.role,
+        "sources": sources,
+    })))
 }

@@ -1,6 +1,7 @@
 //! Running an organization in the browser (`web/tests/admin.mjs`, Debian's
 //! Chromium), on each backend: settings, members invited by email and by
-//! link, roles, removal, teams; checked afterwards through the API.
+//! link, roles, removal, teams, a space shared with a team and why a
+//! member holds her role there; checked afterwards through the API.
 
 use std::process::Command;
 
@@ -11,6 +12,7 @@ async fn an_organization_is_run_from_the_browser(backend: Backend) {
     let app = TestApp::start(backend).await;
     let ada = app.user("Ada").await;
     let org = app.org(&ada, "Acme").await;
+    let space = app.space(&ada, &org, "Handbook", None).await;
     app.user("Bob").await;
     let link = |email: &'static str| {
         let app = &app;
@@ -33,6 +35,7 @@ async fn an_organization_is_run_from_the_browser(backend: Backend) {
         .current_dir(crate::web_app::web_dir())
         .env("QUIRE_URL", &app.base_url)
         .env("QUIRE_ORG", &org)
+        .env("QUIRE_SPACE", &space)
         .env("QUIRE_LINK", link("ada@example.com").await)
         .env("QUIRE_BOB_LINK", link("bob@example.com").await)
         .env("ARTIFACTS", &artifacts);
@@ -57,7 +60,7 @@ async fn an_organization_is_run_from_the_browser(backend: Backend) {
         })
         .collect();
     assert!(
-        emails.contains(&("grace@example.com".into(), "review".into())),
+        emails.contains(&("grace@example.com".into(), "read".into())),
         "{emails:?}"
     );
     assert!(
@@ -71,6 +74,32 @@ async fn an_organization_is_run_from_the_browser(backend: Backend) {
         in_team.body["items"][0]["organization"]["user"]["email"],
         "grace@example.com"
     );
+    // The team's grant, and what it gives Grace, as the API says it.
+    let grace = members.body["items"]
+        .as_array()
+        .and_then(|items| items.iter().find(|m| m["user"]["email"] == "grace@example.com"))
+        .and_then(|m| m["id"].as_str())
+        .expect("Grace")
+        .to_owned();
+    let res = reqwest::Client::new()
+        .get(format!("{}/v1/spaces/{space}/access/{grace}", app.base_url))
+        .bearer_auth(&ada.token)
+        .send()
+        .await
+        .expect("request");
+    let explained: serde_json::Value = res.json().await.expect("JSON");
+    assert_eq!(explained["role"], "edit", "{explained}");
+    assert_eq!(explained["sources"][0]["kind"], "team", "{explained}");
+    assert_eq!(explained["sources"][0]["team"]["title"], "Writers", "{explained}");
+    // Nobody but the space's admins (and the person) may ask.
+    let bob = app.user("Bob").await;
+    let res = reqwest::Client::new()
+        .get(format!("{}/v1/spaces/{space}/access/{grace}", app.base_url))
+        .bearer_auth(&bob.token)
+        .send()
+        .await
+        .expect("request");
+    assert!(matches!(res.status().as_u16(), 403 | 404), "{}", res.status());
 }
 
 mod an_organization_is_run_from_the_browser {
