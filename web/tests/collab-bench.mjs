@@ -9,7 +9,7 @@
 // page (QUIRE_PID: the first node's process).
 // It makes its space, change request and pages through the API first.
 //   QUIRE_URLS=http://a,http://b QUIRE_TOKEN=... QUIRE_PID=...
-//   PEOPLE=20 SECONDS=30 PAGES=50 node tests/collab-bench.mjs
+//   PEOPLE=20 SECONDS=30 PAGES=40 node tests/collab-bench.mjs
 import { readFileSync } from 'node:fs';
 import WebSocket from 'ws';
 import * as Y from 'yjs';
@@ -40,7 +40,7 @@ const org = await call('POST', '/v1/orgs', { title: 'Co-editing bench' });
 const space = await call('POST', `/v1/orgs/${org.id}/spaces`, { title: 'Shared' });
 const cr = await call('POST', `/v1/spaces/${space.id}/change-requests`, { subject: 'Bench' });
 const made = await call('POST', `/v1/spaces/${space.id}/change-requests/${cr.id}/content?compat=false`, {
-  changes: Array.from({ length: 1 + Number(env.PAGES ?? 50) }, (_, i) => ({
+  changes: Array.from({ length: 1 + Number(env.PAGES ?? 40) }, (_, i) => ({
     operation: 'insert_page',
     title: `Page ${i}`,
     document: { markdown: `# Page ${i}\n` },
