@@ -4,7 +4,8 @@
 // edit's way from one browser through the server(s) to the other's page);
 // Grace goes offline, both write, she comes back and both end with
 // everything; an edit made through the API meanwhile reaches both editors;
-// what the server saved (read through the API) holds every edit. The
+// what the server saved (read through the API) holds every edit; merged
+// while they edit, both editors say so and turn read-only. The
 // editor is checked with axe-core and photographed at desktop and phone
 // width, light and dark. Run by crates/quire-server/tests/api/co_editing.rs
 // with QUIRE_URL_A, QUIRE_URL_B, QUIRE_LINK_A, QUIRE_LINK_B (sign-in links),
@@ -186,6 +187,17 @@ await step('the shared editor is accessible at desktop and phone width, light an
     assert.deepEqual(bad.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join(', ')}`), [], name);
     await page.screenshot({ path: `${artifacts}/shared-${name}.png`, fullPage: true });
     await context.close();
+  }
+});
+
+await step('merged while they edit: the editors say so and turn read-only', async () => {
+  await api('POST', `${env.QUIRE_API_PATH}/merge`);
+  // The next edit finds the change request merged.
+  await grace.page.evaluate(() => window.quireEditor.commands.focus('end'));
+  await grace.page.keyboard.type(' Too late.');
+  for (const { page } of [ada, grace]) {
+    await page.locator('.save-state[data-state="read-only"]').filter({ hasText: 'this change request is merged' }).waitFor();
+    await page.locator('.editor-surface .ProseMirror[contenteditable="false"]').waitFor();
   }
 });
 

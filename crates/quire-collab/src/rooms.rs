@@ -53,6 +53,7 @@ const FOLD_AFTER: i64 = 200;
 const TOPIC_UPDATE: &str = "collab.update";
 const TOPIC_AWARENESS: &str = "collab.awareness";
 const TOPIC_BASE: &str = "collab.base";
+const TOPIC_ENDED: &str = "collab.ended";
 
 #[derive(Clone, Debug, Hash, PartialEq, Eq)]
 pub enum RoomKey {
@@ -202,7 +203,7 @@ impl Rooms {
         let rooms: Vec<Arc<Room>> = {
             let rooms = self.shared.rooms.lock().await;
             match message.topic.as_str() {
-                TOPIC_UPDATE | TOPIC_AWARENESS | TOPIC_BASE => body["room"]
+                TOPIC_UPDATE | TOPIC_AWARENESS | TOPIC_BASE | TOPIC_ENDED => body["room"]
                     .as_str()
                     .and_then(room_named)
                     .and_then(|key| rooms.get(&key).cloned())
@@ -227,6 +228,7 @@ impl Rooms {
                     }
                 }
                 TOPIC_BASE if !ours => room.remote_base(body["base"].as_str().map(str::to_owned), &body["saved"]),
+                TOPIC_ENDED if !ours => room.end(body["status"].as_str().unwrap_or("closed")),
                 quire_engine::revisions::CHANGE_REQUEST_REVISION => room.head_moved(),
                 BusMessage::RECONNECTED => {
                     room.catch_up(app).await;
@@ -283,6 +285,9 @@ struct State {
     idle_since: Option<Instant>,
     /// Saving failed: not again before this.
     hold_until: Option<Instant>,
+    /// The change request's status once it was merged or closed under the
+    /// room: nothing is saved any more.
+    ended: Option<String>,
 }
 
 struct Connection {
@@ -414,7 +419,7 @@ impl Room {
                     let state = self.lock();
                     match state.connections.get(&id) {
                         Some(c)
-                            if c.may_edit && state.base.is_some()
+                            if c.may_edit && state.base.is_some() && state.ended.is_none()
                                 || state.rebase.as_ref().is_some_and(|r| r.connection == id) =>
                         {
                             c.person.id.clone()
@@ -639,7 +644,7 @@ impl Room {
         };
         let (base, check_head, due) = {
             let state = self.lock();
-            if !state.saver || state.rebase.is_some() {
+            if !state.saver || state.rebase.is_some() || state.ended.is_some() {
                 if state.dirty.is_some() {
                     tracing::trace!(
                         saver = state.saver,
@@ -771,10 +776,46 @@ impl Room {
                 self.lock().check_head = true
             }
             Err(e) => {
+                if let Some(status) = self.ended(app, cr).await {
+                    // Merged or closed while people were in it: nothing
+                    // more can be saved; the editors (on every node) are
+                    // told and made read-only.
+                    self.end(&status);
+                    let note = json!({ "room": self.key.name(), "status": status, "node": node }).to_string();
+                    publish(app, TOPIC_ENDED, &note).await;
+                    return;
+                }
                 tracing::warn!(error = %e, change_request = %cr, page = %page, "co-editing: the page could not be saved");
                 self.lock().hold_until = Some(Instant::now() + Duration::from_secs(5));
             }
         }
+    }
+
+    /// Stops the room for good: the change request is `status`.
+    fn end(&self, status: &str) {
+        let mut state = self.lock();
+        if state.ended.is_some() {
+            return;
+        }
+        state.ended = Some(status.to_owned());
+        state.dirty = None;
+        state.broadcast(
+            None,
+            &protocol::custom(
+                protocol::STATE,
+                &json!({ "readOnly": true, "reason": format!("this change request is {status}") }),
+            ),
+        );
+    }
+
+    /// The change request's status when it is no longer open (merged,
+    /// closed, archived).
+    async fn ended(&self, app: &App, cr: &str) -> Option<String> {
+        let mut conn = app.db.read().await.ok()?;
+        let row = quire_store::change_requests::get(&mut conn, &self.space_id, cr)
+            .await
+            .ok()?;
+        (!row.is_active()).then(|| row.status.to_string())
     }
 
     /// The caller a save is made as: the latest editor.
@@ -858,7 +899,7 @@ impl Room {
 
 impl State {
     fn view(&self, may_edit: bool) -> Value {
-        json!({ "ready": self.base.is_some(), "readOnly": !may_edit })
+        json!({ "ready": self.base.is_some(), "readOnly": !may_edit || self.ended.is_some() })
     }
 
     fn send(&mut self, id: u64, frame: Vec<u8>) {

@@ -537,7 +537,7 @@ export function PageEditor({ spaceId, changeRequest, page, document, pages = [],
         </button>
         {mode === 'rich' && <People people={present} label="On this page" />}
         <span class="save-state" role="status" aria-live="polite" data-state={mode === 'rich' ? liveState(live, state) : state}>
-          {mode === 'rich' ? liveLabel(liveState(live, state)) : state === 'saved' ? 'Saved' : state === 'saving' || state === 'editing' ? 'Saving…' : state}
+          {mode === 'rich' ? (live.reason ? `Read only: ${live.reason}` : liveLabel(liveState(live, state))) : state === 'saved' ? 'Saved' : state === 'saving' || state === 'editing' ? 'Saving…' : state}
         </span>
       </div>
       <input
