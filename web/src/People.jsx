@@ -16,7 +16,7 @@ export function People({ people, label, describe = () => null }) {
     <ul class="people" aria-label={label}>
       {people.map((p) => {
         const what = describe(p);
-        const name = `${p.name}${p.me ? ' (you)' : ''}${what ? `, ${what}` : ''}`;
+        const name = `${p.name}${what ? `, ${what}` : ''}`;
         return (
           <li key={p.id} title={name} style={{ backgroundColor: p.color }}>
             <span aria-hidden="true">{initials(p.name)}</span>

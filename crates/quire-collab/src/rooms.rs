@@ -221,7 +221,9 @@ impl Rooms {
         let ours = body["node"].as_str() == Some(self.shared.node.as_str());
         for room in rooms {
             match message.topic.as_str() {
-                TOPIC_UPDATE => room.catch_up(app).await,
+                TOPIC_UPDATE if body["seq"].as_i64().is_none_or(|seq| seq > room.lock().seen_seq) => {
+                    room.catch_up(app).await
+                }
                 TOPIC_AWARENESS if !ours => {
                     if let Some(update) = body["update"].as_str().and_then(decode_awareness) {
                         room.remote_awareness(update);
@@ -241,14 +243,6 @@ impl Rooms {
 
     pub fn node(&self) -> &str {
         &self.shared.node
-    }
-
-    /// Rooms open on this node and the connections in them (for operators
-    /// and the benchmark's memory figure).
-    pub async fn census(&self) -> (usize, usize) {
-        let rooms = self.shared.rooms.lock().await;
-        let connections = rooms.values().map(|r| r.lock().connections.len()).sum();
-        (rooms.len(), connections)
     }
 }
 
@@ -450,7 +444,14 @@ impl Room {
                 let seq = collab::append_update(&app.db, cr, page, &body, Some(&user), app.clock.now())
                     .await
                     .map_err(|e| format!("the update could not be stored: {e}"))?;
-                self.lock().unfolded += 1;
+                {
+                    let mut state = self.lock();
+                    state.unfolded += 1;
+                    // Applied already: the node need not read it back.
+                    if seq == state.seen_seq + 1 {
+                        state.seen_seq = seq;
+                    }
+                }
                 let note = json!({ "room": self.key.name(), "seq": seq, "node": rooms.node() }).to_string();
                 publish(app, TOPIC_UPDATE, &note).await;
             }

@@ -140,6 +140,18 @@ pub async fn remove_all_of(
     Ok(())
 }
 
+/// Continues a query of `content_grants g` after `WHERE g.organization_id = `
+/// with the organization and the grants `user_id` holds, directly or
+/// through their teams.
+fn held_by(sql: &mut Sql, org_id: &str, user_id: &str) {
+    sql.bind(org_id.to_owned())
+        .push(" AND ((g.principal_kind = 'user' AND g.principal_id = ")
+        .bind(user_id.to_owned())
+        .push(") OR (g.principal_kind = 'team' AND g.principal_id IN (SELECT tm.team_id FROM team_members tm WHERE tm.user_id = ")
+        .bind(user_id.to_owned())
+        .push(")))");
+}
+
 /// The grants a user holds, directly or through their teams, on any of
 /// `resource_ids`: `(resource id, role)` pairs.
 pub async fn held_by_user(
@@ -150,12 +162,7 @@ pub async fn held_by_user(
 ) -> StoreResult<Vec<(String, Role)>> {
     let mut sql =
         Sql::new("SELECT g.resource_id, g.role AS grant_role FROM content_grants g WHERE g.organization_id = ");
-    sql.bind(org_id.to_owned())
-        .push(" AND ((g.principal_kind = 'user' AND g.principal_id = ")
-        .bind(user_id.to_owned())
-        .push(") OR (g.principal_kind = 'team' AND g.principal_id IN (SELECT tm.team_id FROM team_members tm WHERE tm.user_id = ")
-        .bind(user_id.to_owned())
-        .push(")))");
+    held_by(&mut sql, org_id, user_id);
     if let Some(ids) = resource_ids {
         if ids.is_empty() {
             return Ok(Vec::new());
@@ -303,12 +310,8 @@ pub async fn held_by_user_with_sources(
          FROM content_grants g LEFT JOIN teams t ON g.principal_kind = 'team' AND t.id = g.principal_id \
          WHERE g.organization_id = ",
     );
-    sql.bind(org_id.to_owned())
-        .push(" AND ((g.principal_kind = 'user' AND g.principal_id = ")
-        .bind(user_id.to_owned())
-        .push(") OR (g.principal_kind = 'team' AND g.principal_id IN (SELECT tm.team_id FROM team_members tm WHERE tm.user_id = ")
-        .bind(user_id.to_owned())
-        .push("))) AND g.resource_id IN (");
+    held_by(&mut sql, org_id, user_id);
+    sql.push(" AND g.resource_id IN (");
     for (i, id) in resource_ids.iter().enumerate() {
         if i > 0 {
             sql.push(", ");

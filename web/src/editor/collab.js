@@ -23,15 +23,14 @@ const STATE = 102;
 export const COLORS = ['#b3261e', '#00667a', '#5b3f8c', '#a04e00', '#1b6e20', '#a3134f', '#0b57b0', '#6b5400'];
 
 /// The people in an awareness, one entry per person (several tabs of one
-/// person count once), the local client marked.
+/// person count once). The local client is not among them: only the
+/// server's copies of a state name the person.
 export function people(awareness, include = () => true) {
   const seen = new Map();
   for (const [client, state] of awareness.getStates()) {
     const user = state?.user;
-    if (!user?.id || !include(client)) continue;
-    const me = client === awareness.clientID;
-    const known = seen.get(user.id);
-    if (!known || me) seen.set(user.id, { id: user.id, name: user.name ?? 'Someone', color: user.color ?? COLORS[0], me, ...state.where });
+    if (!user?.id || !include(client) || seen.has(user.id)) continue;
+    seen.set(user.id, { id: user.id, name: user.name ?? 'Someone', color: user.color ?? COLORS[0], ...state.where });
   }
   return [...seen.values()];
 }
