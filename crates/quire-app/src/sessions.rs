@@ -279,6 +279,12 @@ pub async fn create_token(app: &App, session: &Session, label: &str) -> AppResul
     accounts::create_token(app, &session.user.id, Some(&label)).await
 }
 
+/// The session's person's API tokens (never the tokens themselves).
+pub async fn tokens(app: &App, session: &Session) -> AppResult<Vec<users::TokenRow>> {
+    let mut conn = app.db.read().await?;
+    Ok(users::tokens_of(&mut conn, &session.user.id).await?)
+}
+
 /// Revokes one of the session's person's tokens: its hash (for the token
 /// cache), or not found.
 pub async fn revoke_token(app: &App, session: &Session, token_id: &str) -> AppResult<String> {

@@ -50,6 +50,11 @@ const TICK: Duration = Duration::from_millis(250);
 /// Updates stored before the saver folds them into one.
 const FOLD_AFTER: i64 = 200;
 
+/// Frames waiting to go out to one connection. A client that falls this
+/// far behind is disconnected (its editor reconnects and syncs what it
+/// lacks from the room), so a stalled reader cannot grow the server's
+/// memory without bound.
+const OUTGOING_FRAMES: usize = 4096;
 const TOPIC_UPDATE: &str = "collab.update";
 const TOPIC_AWARENESS: &str = "collab.awareness";
 const TOPIC_BASE: &str = "collab.base";
@@ -111,7 +116,7 @@ impl Default for Rooms {
 pub struct Joined {
     pub room: Arc<Room>,
     pub id: u64,
-    pub outgoing: mpsc::UnboundedReceiver<Vec<u8>>,
+    pub outgoing: mpsc::Receiver<Vec<u8>>,
 }
 
 impl Rooms {
@@ -139,7 +144,7 @@ impl Rooms {
                 }
             }
         };
-        let (sender, outgoing) = mpsc::unbounded_channel();
+        let (sender, outgoing) = mpsc::channel(OUTGOING_FRAMES);
         let id = room.connect(caller, may_edit, sender);
         Ok(Joined { room, id, outgoing })
     }
@@ -285,11 +290,23 @@ struct State {
 }
 
 struct Connection {
-    sender: mpsc::UnboundedSender<Vec<u8>>,
+    sender: mpsc::Sender<Vec<u8>>,
     may_edit: bool,
     person: Person,
     /// The awareness clients this connection announced.
     clients: HashSet<ClientID>,
+}
+
+impl Connection {
+    /// Queues a frame for the client; a client with [`OUTGOING_FRAMES`]
+    /// waiting loses its channel (its socket task sends what is queued,
+    /// sees the channel closed and leaves the room).
+    fn push(&mut self, frame: Vec<u8>) {
+        if let Err(mpsc::error::TrySendError::Full(_)) = self.sender.try_send(frame) {
+            tracing::info!(person = %self.person.id, "co-editing: a client fell too far behind and is disconnected");
+            self.sender = mpsc::channel(1).0;
+        }
+    }
 }
 
 struct Rebase {
@@ -345,7 +362,7 @@ impl Room {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    fn connect(&self, caller: Caller, may_edit: bool, sender: mpsc::UnboundedSender<Vec<u8>>) -> u64 {
+    fn connect(&self, caller: Caller, may_edit: bool, sender: mpsc::Sender<Vec<u8>>) -> u64 {
         let person = Person {
             id: caller.user.id.clone(),
             name: caller.user.display_name.clone(),
@@ -355,12 +372,12 @@ impl Room {
         state.next_connection += 1;
         state.idle_since = None;
         if self.page().is_some() {
-            let _ = sender.send(protocol::sync_step1(self.doc.transact().state_vector()));
-            let _ = sender.send(protocol::custom(protocol::STATE, &state.view(may_edit)));
+            let _ = sender.try_send(protocol::sync_step1(self.doc.transact().state_vector()));
+            let _ = sender.try_send(protocol::custom(protocol::STATE, &state.view(may_edit)));
         }
         let present = state.presence.full();
         if !present.clients.is_empty() {
-            let _ = sender.send(protocol::awareness(present));
+            let _ = sender.try_send(protocol::awareness(present));
         }
         state.callers.insert(caller.user.id.clone(), caller);
         state.connections.insert(
@@ -904,15 +921,15 @@ impl State {
     }
 
     fn send(&mut self, id: u64, frame: Vec<u8>) {
-        if let Some(c) = self.connections.get(&id) {
-            let _ = c.sender.send(frame);
+        if let Some(c) = self.connections.get_mut(&id) {
+            c.push(frame);
         }
     }
 
     fn broadcast(&mut self, except: Option<u64>, frame: &[u8]) {
-        for (id, c) in &self.connections {
+        for (id, c) in &mut self.connections {
             if Some(*id) != except {
-                let _ = c.sender.send(frame.to_vec());
+                c.push(frame.to_vec());
             }
         }
     }

@@ -56,6 +56,20 @@ pub struct ExportReport {
     pub ignored: Option<String>,
 }
 
+impl ExportReport {
+    /// What the export did, as the space's Git Sync state shows it.
+    fn summary(&self) -> String {
+        serde_json::json!({
+            "commit": self.commit,
+            "written": self.written.len(),
+            "deleted": self.deleted.len(),
+            "changeRequest": self.change_request,
+            "problems": [],
+        })
+        .to_string()
+    }
+}
+
 /// Who commits exports; the author is the person the change came from (the
 /// author of a merged change request exported alone, else who asked for
 /// the export).
@@ -81,6 +95,7 @@ pub(super) async fn run(app: &App, job: &GitExport) -> anyhow::Result<ExportRepo
             operation_started_at: None,
             operation_ended_at: None,
             operation_error: None,
+            last_result: None,
             updated_at: app.now(),
         };
         return export(app, job, &row).await.map(|(report, _)| report);
@@ -117,6 +132,7 @@ pub(super) async fn run(app: &App, job: &GitExport) -> anyhow::Result<ExportRepo
                     sync.operation_error = None;
                 }
                 applied_event(sync, job.event_at);
+                sync.last_result = Some(report.summary());
                 if let Some(synced) = synced {
                     sync.last_commit = Some(synced.commit);
                     sync.last_revision = Some(synced.revision);

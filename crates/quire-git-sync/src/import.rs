@@ -46,6 +46,31 @@ pub struct ImportReport {
     pub ignored: Option<String>,
 }
 
+impl ImportReport {
+    /// What the import did, as the space's Git Sync state shows it: the
+    /// skipped files and the pages' notes are its problems.
+    fn summary(&self) -> String {
+        let problems: Vec<_> = self
+            .skipped
+            .iter()
+            .map(|s| serde_json::json!({ "path": s.path, "problem": s.reason }))
+            .chain(
+                self.notes
+                    .iter()
+                    .map(|n| serde_json::json!({ "path": n.path, "problem": n.note })),
+            )
+            .collect();
+        serde_json::json!({
+            "commit": self.commit,
+            "pages": self.pages,
+            "files": self.files,
+            "ignored": self.ignored,
+            "problems": problems,
+        })
+        .to_string()
+    }
+}
+
 #[derive(Debug, Clone, Serialize)]
 pub struct SkippedItem {
     pub path: String,
@@ -159,9 +184,11 @@ pub(super) async fn run(app: &App, job: &GitImport) -> anyhow::Result<ImportRepo
         Ok(report) => {
             let applied = report.revision.clone();
             let summary = report.commit.clone();
+            let result = report.summary();
             finish(app, &job.space_id, |sync| {
                 sync.operation_state = Some(SyncState::Success);
                 sync.operation_error = None;
+                sync.last_result = Some(result);
                 applied_event(sync, job.event_at);
                 if !job.standalone && applied.is_some() {
                     sync.last_revision = applied.clone();

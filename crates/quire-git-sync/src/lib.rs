@@ -269,6 +269,7 @@ async fn record(
         operation_started_at: Some(now),
         operation_ended_at: None,
         operation_error: None,
+        last_result: None,
         updated_at: now,
     };
     git_syncs::put(tx, &row).await?;

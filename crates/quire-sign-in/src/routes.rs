@@ -10,6 +10,9 @@
 //! - `GET /auth/session`, `POST /auth/sign-out`;
 //! - `GET /auth/sessions`, `DELETE /auth/sessions/{sessionId}`;
 //! - `PUT /auth/password` `{currentPassword, newPassword}`;
+//! - `GET /auth/tokens`, `POST /auth/tokens` `{label}` (the token is shown
+//!   once, in that answer), `DELETE /auth/tokens/{tokenId}`: one's API
+//!   tokens, as the account page manages them;
 //! - `POST /auth/links` `{email}` (an organization admin, by token or
 //!   session): a password link for a member or an invited email;
 //! - `POST /auth/links/inspect` `{token}`, `POST /auth/links/use`
@@ -42,6 +45,8 @@ pub fn router() -> Router<AppState> {
         .route("/auth/sessions", get(list_sessions))
         .route("/auth/sessions/{sessionId}", delete(revoke_session))
         .route("/auth/password", put(change_password))
+        .route("/auth/tokens", get(list_tokens).post(create_token))
+        .route("/auth/tokens/{tokenId}", delete(revoke_token))
         .route("/auth/links", post(make_link))
         .route("/auth/links/inspect", post(inspect_link))
         .route("/auth/links/use", post(use_link))
@@ -130,6 +135,38 @@ async fn revoke_session(
     Path(session_id): Path<String>,
 ) -> ApiResult<StatusCode> {
     sessions::revoke(&state.app, &session.user.id, &session_id).await?;
+    Ok(StatusCode::NO_CONTENT)
+}
+
+async fn list_tokens(State(state): State<AppState>, SignedIn(session): SignedIn) -> ApiResult<Json<views::TokenList>> {
+    let rows = sessions::tokens(&state.app, &session).await?;
+    Ok(Json(views::TokenList {
+        items: rows.iter().map(views::token).collect(),
+    }))
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct NewToken {
+    label: String,
+}
+
+async fn create_token(
+    State(state): State<AppState>,
+    SignedIn(session): SignedIn,
+    JsonBody(body): JsonBody<NewToken>,
+) -> ApiResult<(StatusCode, Json<views::CreatedToken>)> {
+    let token = sessions::create_token(&state.app, &session, &body.label).await?;
+    Ok((StatusCode::CREATED, Json(views::CreatedToken { token })))
+}
+
+async fn revoke_token(
+    State(state): State<AppState>,
+    SignedIn(session): SignedIn,
+    Path(token_id): Path<String>,
+) -> ApiResult<StatusCode> {
+    let hash = sessions::revoke_token(&state.app, &session, &token_id).await?;
+    state.tokens.forget(&hash);
     Ok(StatusCode::NO_CONTENT)
 }
 

@@ -6,7 +6,7 @@ use quire_core::Timestamp;
 use quire_http::state::AppState;
 use quire_http::views::{User, user_as};
 use quire_store::sessions::SessionRow;
-use quire_store::users::UserRow;
+use quire_store::users::{TokenRow, UserRow};
 use serde::Serialize;
 
 use crate::links::{IssuedLink, LinkInfo};
@@ -41,6 +41,36 @@ pub fn current(state: &AppState, session: &Session) -> SessionView {
         &session.row.method,
         session.row.expires_at,
     )
+}
+
+/// One of the person's API tokens, in their list (never the token).
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TokenEntry {
+    pub object: &'static str,
+    pub id: String,
+    pub label: Option<String>,
+    pub created_at: String,
+}
+
+pub fn token(row: &TokenRow) -> TokenEntry {
+    TokenEntry {
+        object: "api-token",
+        id: row.id.clone(),
+        label: row.label.clone(),
+        created_at: row.created_at.to_rfc3339(),
+    }
+}
+
+#[derive(Debug, Serialize)]
+pub struct TokenList {
+    pub items: Vec<TokenEntry>,
+}
+
+/// A token just made: the only time it is shown.
+#[derive(Debug, Serialize)]
+pub struct CreatedToken {
+    pub token: String,
 }
 
 /// One of the person's sessions, in their list.

@@ -55,14 +55,23 @@ impl ProviderInfo {
     /// one), or this server cannot verify signatures (no `xmlsec1`).
     pub fn problem(&self, app: &App) -> Option<String> {
         let p = &self.provider;
-        if p.entity_id.is_none() || p.sso_url.is_none() {
-            return Some("the provider is not fully configured".into());
+        let missing: Vec<&str> = [
+            ("entityID", p.entity_id.is_none()),
+            ("ssoURL", p.sso_url.is_none()),
+            ("certificate", p.certificate.is_none()),
+        ]
+        .into_iter()
+        .filter_map(|(name, missing)| missing.then_some(name))
+        .collect();
+        if !missing.is_empty() {
+            return Some(format!(
+                "it needs the identity provider's entityID, ssoURL and certificate (missing: {})",
+                missing.join(", ")
+            ));
         }
-        let certificate = p.certificate.as_deref().map(quire_saml::parse_certificate);
-        match certificate {
-            None => return Some("the provider has no certificate".into()),
-            Some(Err(e)) => return Some(e.to_string()),
-            Some(Ok(c)) => {
+        match quire_saml::parse_certificate(p.certificate.as_deref().unwrap_or_default()) {
+            Err(e) => return Some(e.to_string()),
+            Ok(c) => {
                 if let Err(e) = c.check_valid_at(app.now().0) {
                     return Some(e.to_string());
                 }
@@ -197,21 +206,10 @@ pub async fn create(app: &App, caller: &Caller, org_id: &str, input: ProviderInp
         allow_idp_initiated: false,
         created_at: app.now(),
     };
+    // A label is enough to begin: the provider is `pending` (its problem
+    // says what it lacks) while the administrator copies Quire's URLs,
+    // which name its id, into the identity provider.
     apply(&mut tx, app, &mut provider, input).await?;
-    let missing: Vec<&str> = [
-        ("entityID", provider.entity_id.is_none()),
-        ("ssoURL", provider.sso_url.is_none()),
-        ("certificate", provider.certificate.is_none()),
-    ]
-    .into_iter()
-    .filter_map(|(name, missing)| missing.then_some(name))
-    .collect();
-    if !missing.is_empty() {
-        return Err(AppError::invalid(format!(
-            "a SAML provider needs its identity provider's entityID, ssoURL and certificate (missing: {})",
-            missing.join(", ")
-        )));
-    }
     saml::insert_provider(&mut tx, &provider).await?;
     let info = info(&mut tx, provider).await?;
     tx.commit().await?;

@@ -27,12 +27,14 @@ pub struct GitSyncRow {
     pub operation_started_at: Option<Timestamp>,
     pub operation_ended_at: Option<Timestamp>,
     pub operation_error: Option<String>,
+    /// What the latest operation did (JSON, see migration 0019).
+    pub last_result: Option<String>,
     pub updated_at: Timestamp,
 }
 
 const COLUMNS: &str = "space_id, url, git_ref, project_directory, tree_url, commit_url, last_event_at, last_commit, \
                        last_revision, summary_path, summary_text, operation_state, operation_direction, \
-                       operation_started_at, operation_ended_at, operation_error, updated_at";
+                       operation_started_at, operation_ended_at, operation_error, last_result, updated_at";
 
 fn from_row(row: &AnyRow) -> StoreResult<GitSyncRow> {
     let stamp = |name: &str| row.try_get::<Option<i64>, _>(name).map(|v| v.map(Timestamp));
@@ -63,6 +65,7 @@ fn from_row(row: &AnyRow) -> StoreResult<GitSyncRow> {
         operation_started_at: stamp("operation_started_at")?,
         operation_ended_at: stamp("operation_ended_at")?,
         operation_error: row.try_get("operation_error")?,
+        last_result: row.try_get("last_result")?,
         updated_at: Timestamp(row.try_get("updated_at")?),
     })
 }
@@ -92,14 +95,15 @@ pub async fn get_many(conn: &mut AnyConnection, space_ids: &[String]) -> StoreRe
 pub async fn put(conn: &mut AnyConnection, row: &GitSyncRow) -> StoreResult<()> {
     sqlx::query(sqlx::AssertSqlSafe(format!(
         "INSERT INTO git_syncs ({COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, \
-         $16, $17) ON CONFLICT (space_id) DO UPDATE SET url = excluded.url, git_ref = excluded.git_ref, \
+         $16, $17, $18) ON CONFLICT (space_id) DO UPDATE SET url = excluded.url, git_ref = excluded.git_ref, \
          project_directory = excluded.project_directory, tree_url = excluded.tree_url, \
          commit_url = excluded.commit_url, last_event_at = excluded.last_event_at, \
          last_commit = excluded.last_commit, last_revision = excluded.last_revision, \
          summary_path = excluded.summary_path, summary_text = excluded.summary_text, \
          operation_state = excluded.operation_state, operation_direction = excluded.operation_direction, \
          operation_started_at = excluded.operation_started_at, operation_ended_at = excluded.operation_ended_at, \
-         operation_error = excluded.operation_error, updated_at = excluded.updated_at"
+         operation_error = excluded.operation_error, last_result = excluded.last_result, \
+         updated_at = excluded.updated_at"
     )))
     .bind(&row.space_id)
     .bind(&row.url)
@@ -117,6 +121,7 @@ pub async fn put(conn: &mut AnyConnection, row: &GitSyncRow) -> StoreResult<()> 
     .bind(row.operation_started_at.map(|t| t.0))
     .bind(row.operation_ended_at.map(|t| t.0))
     .bind(&row.operation_error)
+    .bind(&row.last_result)
     .bind(row.updated_at.0)
     .execute(conn)
     .await?;

@@ -29,6 +29,10 @@ pub struct GitSyncOperation {
     pub ended_at: Option<Timestamp>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub error: Option<String>,
+    /// What the operation did once it ended (Quire's addition): the commit,
+    /// pages and files written, and its `problems` (`path`, `problem`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub result: Option<serde_json::Value>,
 }
 
 pub fn git_sync(row: GitSyncRow) -> GitSyncState {
@@ -50,6 +54,7 @@ pub fn git_sync(row: GitSyncRow) -> GitSyncState {
             started_at,
             ended_at: row.operation_ended_at,
             error: row.operation_error,
+            result: row.last_result.as_deref().and_then(|r| serde_json::from_str(r).ok()),
         }),
         _ => None,
     };

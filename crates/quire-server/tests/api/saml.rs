@@ -15,15 +15,15 @@ use crate::official_client::{client_dir, run_node};
 use crate::support::{TestApp, TestUser, both_backends};
 
 /// The identity provider, a child process killed when dropped.
-struct Idp {
+pub(crate) struct Idp {
     _child: tokio::process::Child,
-    entity_id: String,
-    sso_url: String,
-    certificate: String,
+    pub(crate) entity_id: String,
+    pub(crate) sso_url: String,
+    pub(crate) certificate: String,
     expired_certificate: String,
 }
 
-async fn start_idp() -> Idp {
+pub(crate) async fn start_idp() -> Idp {
     let script = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/api/support/saml_idp.py");
     let mut child = tokio::process::Command::new("python3")
         .arg(script)
@@ -274,10 +274,28 @@ both_backends! {
         let other_team = app.put(&admin, &format!("/v1/orgs/{other_org}/teams"), json!({ "title": "Elsewhere" })).await.id();
         let base = format!("/v1/orgs/{org}/saml");
 
-        // A label alone is not a provider.
-        let res = app.post(&admin, &base, json!({ "label": "Okta" })).await;
-        res.assert_status(400);
-        assert!(res.message().contains("missing: entityID, ssoURL, certificate"), "{}", res.message());
+        // A label alone begins a provider (Quire's URLs name its id, for
+        // the identity provider's side); it cannot sign anyone in yet.
+        let res = app.post(&admin, &base, json!({ "label": "Pending" })).await;
+        res.assert_status(201);
+        assert_eq!(res.body["status"], "pending");
+        assert!(
+            res.body["problem"].as_str().is_some_and(|p| p.contains("missing: entityID, ssoURL, certificate")),
+            "{}",
+            res.body
+        );
+        assert!(res.body["service"]["acsURL"].as_str().is_some_and(|u| u.ends_with("/acs")));
+        let pending = res.id();
+        let start = reqwest::Client::builder()
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .expect("a client")
+            .get(format!("{}/saml/{pending}/start", app.base_url))
+            .send()
+            .await
+            .expect("GET start");
+        assert!(start.status().is_client_error(), "{}", start.status());
+        app.delete(&admin, &format!("{base}/{pending}")).await.assert_status(204);
 
         // Configured: active, with Quire's service URLs.
         let created = app

@@ -229,6 +229,63 @@ both_backends! {
         browser.get("/auth/session").await.expect(401);
     }
 
+    async fn people_make_list_and_revoke_their_api_tokens_from_a_session(app: TestApp) {
+        let ada = app.user("Ada").await;
+        let grace = app.user("Grace").await;
+        set_password(&app, &ada.email, PASSWORD).await;
+        let mut browser = Browser::new(&app.base_url);
+        browser.sign_in(&ada.email, PASSWORD).await.expect(200);
+        // Ada's token from `quire token create` is listed, never shown.
+        let listed = browser.get("/auth/tokens").await.expect(200);
+        assert_eq!(listed.body["items"].as_array().map(Vec::len), Some(1), "{}", listed.body);
+        assert!(!listed.body.to_string().contains(&ada.token));
+
+        // Bad input changes nothing: no CSRF token, no label, a label too long, unknown fields.
+        browser
+            .send(Method::POST, "/auth/tokens", Some(json!({ "label": "CI" })), false)
+            .await
+            .expect(403);
+        browser.post("/auth/tokens", json!({ "label": "" })).await.expect(400);
+        browser.post("/auth/tokens", json!({ "label": "x".repeat(65) })).await.expect(400);
+        browser.post("/auth/tokens", json!({ "label": "CI", "scope": "all" })).await.expect(400);
+        let listed = browser.get("/auth/tokens").await.expect(200);
+        assert_eq!(listed.body["items"].as_array().map(Vec::len), Some(1));
+
+        // A new token is shown once, works, and is listed by its label.
+        let made = browser.post("/auth/tokens", json!({ "label": "CI" })).await.expect(201);
+        let token = made.body["token"].as_str().expect("the token").to_owned();
+        let me = app.request(Method::GET, "/v1/user").token(&token).send().await;
+        me.assert_status(200);
+        assert_eq!(me.body["id"], ada.id.as_str());
+        let listed = browser.get("/auth/tokens").await.expect(200);
+        let entry = listed.body["items"]
+            .as_array()
+            .and_then(|items| items.iter().find(|t| t["label"] == "CI"))
+            .expect("the new token listed")
+            .clone();
+        assert!(!listed.body.to_string().contains(&token));
+
+        // Nobody else's token can be revoked this way; revoking one's own
+        // stops it at once.
+        let mut other = Browser::new(&app.base_url);
+        set_password(&app, &grace.email, PASSWORD).await;
+        other.sign_in(&grace.email, PASSWORD).await.expect(200);
+        let id = entry["id"].as_str().expect("an id");
+        other.send(Method::DELETE, &format!("/auth/tokens/{id}"), None, true).await.expect(404);
+        app.request(Method::GET, "/v1/user").token(&token).send().await.assert_status(200);
+        browser.send(Method::DELETE, &format!("/auth/tokens/{id}"), None, true).await.expect(204);
+        app.request(Method::GET, "/v1/user").token(&token).send().await.assert_status(401);
+        browser.send(Method::DELETE, &format!("/auth/tokens/{id}"), None, true).await.expect(404);
+        // A token is not a session: it cannot list or make tokens.
+        let by_token = reqwest::Client::new()
+            .get(format!("{}/auth/tokens", app.base_url))
+            .bearer_auth(&ada.token)
+            .send()
+            .await
+            .expect("GET /auth/tokens");
+        assert_eq!(by_token.status().as_u16(), 401);
+    }
+
     async fn people_list_their_sessions_and_end_them(app: TestApp) {
         let ada = app.user("Ada").await;
         set_password(&app, &ada.email, PASSWORD).await;
