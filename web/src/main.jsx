@@ -5,7 +5,12 @@ import { useEffect, useState } from 'preact/hooks';
 import { currentSession } from './api.js';
 import { interceptLinks, navigate, route, useLocation } from './router.js';
 import { SignIn, LinkScreen } from './screens/SignIn.jsx';
-import { Join, Members, OrgSettings, SpacePermissions, Teams } from './screens/Admin.jsx';
+import { Join, Members, OrgSettings, Sharing, Teams } from './screens/Admin.jsx';
+import { Site, Sites } from './screens/Sites.jsx';
+import { GitSync } from './screens/GitSync.jsx';
+import { Translations } from './screens/Translations.jsx';
+import { OpenApiSpecs } from './screens/OpenApi.jsx';
+import { SingleSignOn } from './screens/SingleSignOn.jsx';
 import { Home, Org, Collection } from './screens/Home.jsx';
 import { Space, EditPage } from './screens/Space.jsx';
 import { ChangeRequests, ChangeRequest } from './screens/ChangeRequests.jsx';
@@ -66,7 +71,14 @@ function App() {
     members: () => <Members orgId={where.orgId} />,
     teams: () => <Teams orgId={where.orgId} />,
     join: () => <Join orgId={where.orgId} inviteId={where.inviteId} />,
-    'space-permissions': () => <SpacePermissions spaceId={where.spaceId} />,
+    sites: () => <Sites orgId={where.orgId} />,
+    site: () => <Site orgId={where.orgId} siteId={where.siteId} />,
+    translations: () => <Translations orgId={where.orgId} />,
+    openapi: () => <OpenApiSpecs orgId={where.orgId} slug={where.slug} />,
+    sso: () => <SingleSignOn orgId={where.orgId} />,
+    'space-permissions': () => <Sharing resource="spaces" id={where.spaceId} />,
+    'collection-permissions': () => <Sharing resource="collections" id={where.collectionId} />,
+    'git-sync': () => <GitSync spaceId={where.spaceId} />,
     collection: () => <Collection collectionId={where.collectionId} />,
     space: () => <Space spaceId={where.spaceId} pagePath={where.pagePath} revision={where.revision} me={me.user} />,
     history: () => <History spaceId={where.spaceId} />,

@@ -49,10 +49,15 @@ export function route(path) {
   if (first === 'me') return { screen: 'account' };
   if (first === 'o' && id) {
     if (rest[0] === 'join' && rest[1]) return { screen: 'join', orgId: id, inviteId: rest[1] };
-    if (['settings', 'members', 'teams'].includes(rest[0])) return { screen: rest[0], orgId: id };
+    if (rest[0] === 'sites' && rest[1]) return { screen: 'site', orgId: id, siteId: rest[1] };
+    if (rest[0] === 'openapi') return { screen: 'openapi', orgId: id, slug: rest[1] };
+    if (['settings', 'members', 'teams', 'sites', 'translations', 'sso'].includes(rest[0])) return { screen: rest[0], orgId: id };
     return { screen: 'org', orgId: id };
   }
-  if (first === 'c' && id) return { screen: 'collection', collectionId: id };
+  if (first === 'c' && id) {
+    if (rest[0] === 'permissions') return { screen: 'collection-permissions', collectionId: id };
+    return { screen: 'collection', collectionId: id };
+  }
   if (first === 's' && id) {
     if (rest[0] === 'change-requests') {
       if (!rest[1]) return { screen: 'change-requests', spaceId: id };
@@ -61,6 +66,7 @@ export function route(path) {
     }
     if (rest[0] === 'history') return { screen: 'history', spaceId: id };
     if (rest[0] === 'permissions') return { screen: 'space-permissions', spaceId: id };
+    if (rest[0] === 'git-sync') return { screen: 'git-sync', spaceId: id };
     if (rest[0] === 'revisions' && rest[1]) return { screen: 'space', spaceId: id, revision: rest[1], pagePath: rest.slice(2).join('/') };
     return { screen: 'space', spaceId: id, pagePath: rest.join('/') };
   }

@@ -40,7 +40,12 @@ let space;
 for (let i = 0; i < SPACES; i += 1) space = await call(admin, 'POST', `/v1/orgs/${org.id}/spaces`, { title: `Space ${i}` });
 const team = await call(admin, 'PUT', `/v1/orgs/${org.id}/teams`, { title: 'Writers' });
 await call(admin, 'POST', `/v1/spaces/${space.id}/permissions`, { role: 'edit', teams: [team.id] });
-for (let i = 0; i < SITES; i += 1) await call(admin, 'POST', `/v1/orgs/${org.id}/sites`, { title: `Site ${i}` });
+let site;
+for (let i = 0; i < SITES; i += 1) site = await call(admin, 'POST', `/v1/orgs/${org.id}/sites`, { title: `Site ${i}` });
+await call(admin, 'POST', `/v1/orgs/${org.id}/sites/${site.id}/site-spaces`, { spaceId: space.id });
+await call(admin, 'POST', `/v1/orgs/${org.id}/sites/${site.id}/share-links`, { name: 'Partners' });
+await call(admin, 'POST', `/v1/orgs/${org.id}/translations`, { language: 'fr', source: { space: space.id, language: 'en' } });
+await call(admin, 'POST', `/v1/orgs/${org.id}/saml`, { label: 'Okta' });
 console.log(`made: ${MEMBERS} members, ${SPACES} spaces, ${SITES} sites`);
 
 const browser = await launch();
@@ -55,6 +60,13 @@ const screens = [
   ['members', `/o/${org.id}/members`, () => page.getByRole('table', { name: 'Members' }).locator('tbody tr').first().waitFor()],
   ['teams', `/o/${org.id}/teams`, () => page.getByRole('button', { name: 'Writers' }).waitFor()],
   ['sharing', `/s/${space.id}/permissions`, () => page.getByRole('list', { name: 'Teams with access' }).getByText('Writers', { exact: true }).waitFor()],
+  ['sites', `/o/${org.id}/sites`, () => page.getByRole('table', { name: 'Sites' }).locator('tbody tr').first().waitFor()],
+  ['a site', `/o/${org.id}/sites/${site.id}`, () => page.getByRole('list', { name: 'Share links' }).getByText('Partners').waitFor()],
+  ['Git Sync', `/s/${space.id}/git-sync`, () => page.getByRole('button', { name: 'Import from the repository' }).waitFor()],
+  ['translations', `/o/${org.id}/translations`, () => page.getByRole('table', { name: 'Translations' }).locator('tbody tr').first().waitFor()],
+  ['OpenAPI', `/o/${org.id}/openapi`, () => page.getByRole('button', { name: 'Add specification' }).waitFor()],
+  ['single sign-on', `/o/${org.id}/sso`, () => page.getByRole('heading', { name: 'Okta' }).waitFor()],
+  ['account (sessions, tokens)', '/me', () => page.getByRole('list', { name: 'Your API tokens' }).waitFor()],
 ];
 for (const [name, path, ready] of screens) {
   const times = [];

@@ -9,12 +9,9 @@
 // QUIRE_URL, QUIRE_ORG, QUIRE_SPACE (a space of it), QUIRE_LINK (Ada's sign-in link), QUIRE_BOB_LINK,
 // ARTIFACTS.
 import assert from 'node:assert/strict';
-import { mkdirSync, readFileSync } from 'node:fs';
-import { createRequire } from 'node:module';
-import { launch, stepper } from './browser.mjs';
+import { mkdirSync } from 'node:fs';
+import { launch, newPage as openPage, screen as check, stepper } from './browser.mjs';
 
-const require = createRequire(import.meta.url);
-const AXE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
 const env = process.env;
 const url = env.QUIRE_URL;
 const org = env.QUIRE_ORG;
@@ -25,13 +22,7 @@ const browser = await launch();
 const pages = [];
 const step = stepper(artifacts, () => pages);
 
-async function newPage(options = {}) {
-  const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, bypassCSP: true, ...options });
-  const page = await context.newPage();
-  page.on('pageerror', (error) => console.error(`page error: ${error.message}`));
-  pages.push(page);
-  return page;
-}
+const newPage = (options) => openPage(browser, pages, options);
 
 async function signIn(page, link) {
   await page.goto(link);
@@ -39,20 +30,7 @@ async function signIn(page, link) {
   await page.getByRole('heading', { name: 'Organizations' }).waitFor();
 }
 
-/// axe-core (no serious or critical violation) and screenshots at desktop
-/// and phone width, light and dark.
-async function screen(page, name) {
-  await page.addScriptTag({ content: AXE });
-  const result = await page.evaluate(async () => window.axe.run(document, { resultTypes: ['violations'] }));
-  const bad = result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
-  assert.deepEqual(bad.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join(', ')}`), [], name);
-  await page.screenshot({ path: `${artifacts}/${name}-desktop.png`, fullPage: true });
-  await page.setViewportSize({ width: 390, height: 844 });
-  await page.emulateMedia({ colorScheme: 'dark' });
-  await page.screenshot({ path: `${artifacts}/${name}-phone-dark.png`, fullPage: true });
-  await page.setViewportSize({ width: 1280, height: 800 });
-  await page.emulateMedia({ colorScheme: 'light' });
-}
+const screen = (page, name) => check(page, name, artifacts);
 
 const ada = await newPage();
 await step('the admin renames the organization in its settings', async () => {

@@ -1,6 +1,11 @@
 // What the browser scripts share: Debian's Chromium, and calling the API
 // as the page's signed-in person (with the session's CSRF token).
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { chromium } from 'playwright-core';
+
+const AXE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
 
 /// Chromium, headless. `unthrottled` lifts the 60 Hz frame clock (frames
 /// are made as soon as something changed), so a benchmark can tell the
@@ -72,4 +77,31 @@ export function stepper(artifacts, pages) {
       throw error;
     }
   };
+}
+
+/// A screen checked and kept: axe-core finds no serious or critical
+/// violation, and it is photographed into `artifacts` at desktop width
+/// (light) and phone width (dark).
+export async function screen(page, name, artifacts) {
+  await page.addScriptTag({ content: AXE });
+  const result = await page.evaluate(async () => window.axe.run(document, { resultTypes: ['violations'] }));
+  const bad = result.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical');
+  assert.deepEqual(bad.map((v) => `${v.id}: ${v.nodes.map((n) => n.target.join(' ')).slice(0, 3).join(', ')}`), [], name);
+  await page.screenshot({ path: `${artifacts}/${name}-desktop.png`, fullPage: true });
+  await page.setViewportSize({ width: 390, height: 844 });
+  await page.emulateMedia({ colorScheme: 'dark' });
+  await page.screenshot({ path: `${artifacts}/${name}-phone-dark.png`, fullPage: true });
+  await page.setViewportSize({ width: 1280, height: 800 });
+  await page.emulateMedia({ colorScheme: 'light' });
+}
+
+/// A new page in a fresh browser context (its own cookies) of `browser`,
+/// added to `pages` (what a failing step photographs); page errors are
+/// printed.
+export async function newPage(browser, pages, options = {}) {
+  const context = await browser.newContext({ viewport: { width: 1280, height: 800 }, bypassCSP: true, ...options });
+  const page = await context.newPage();
+  page.on('pageerror', (error) => console.error(`page error: ${error.message}`));
+  pages.push(page);
+  return page;
 }

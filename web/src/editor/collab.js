@@ -59,11 +59,25 @@ export function connect({ spaceId, changeRequestId, pageId, color, onState, onPe
   doc.on('update', (_update, origin) => {
     if (origin !== provider) report();
   });
+  // Ready to edit once the server says the document is (filled from its
+  // revision) and this editor has received it (y-websocket's first sync);
+  // later disconnections leave it editable (offline edits merge back).
+  let serverReady = false;
+  let synced = false;
+  provider.on('sync', (isSynced) => {
+    if (!isSynced || synced) return;
+    synced = true;
+    onState({ ready: serverReady });
+  });
   provider.messageHandlers[STATE] = (_encoder, decoder) => {
     const { saved, ...state } = JSON.parse(decoding.readVarString(decoder));
     if (saved) {
       savedClock = Math.max(savedClock, saved[String(doc.clientID)] ?? 0);
       report();
+    }
+    if ('ready' in state) {
+      serverReady = state.ready;
+      state.ready = serverReady && synced;
     }
     if (Object.keys(state).length) onState(state);
   };

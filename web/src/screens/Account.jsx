@@ -1,6 +1,7 @@
 // One's account: sessions (where one is signed in, ending any), password,
-// signing out. API tokens stay on /account (server-rendered) for now.
+// API tokens (made, shown once, revoked), signing out.
 import { useState } from 'preact/hooks';
+import { CopyField } from './Admin.jsx';
 import { get, put, del, post } from '../api.js';
 import { navigate } from '../router.js';
 import { useLoad } from './Home.jsx';
@@ -55,8 +56,7 @@ export function Account({ me, onSignedOut }) {
         <label>New password<input name="newPassword" type="password" autocomplete="new-password" minLength={10} required /></label>
         <button type="submit">Change password</button>
       </form>
-      <h2>API tokens</h2>
-      <p><a href="/account" data-native>Manage your API tokens</a></p>
+      <Tokens />
       <button
         type="button"
         onClick={async () => {
@@ -68,5 +68,53 @@ export function Account({ me, onSignedOut }) {
         Sign out
       </button>
     </main>
+  );
+}
+
+/// One's API tokens: scripts, the official client and agents act as one
+/// with them. A new token is shown once.
+function Tokens() {
+  const [{ data: tokens, error }, reload] = useLoad(() => get('/auth/tokens').then((l) => l.items), []);
+  const [made, setMade] = useState(null);
+  const [problem, setProblem] = useState(null);
+  const create = async (event) => {
+    event.preventDefault();
+    const form = event.currentTarget;
+    try {
+      const { token } = await post('/auth/tokens', { label: form.elements.label.value });
+      setMade({ label: form.elements.label.value, token });
+      setProblem(null);
+      form.reset();
+      reload();
+    } catch (e) {
+      setProblem(e.message);
+    }
+  };
+  return (
+    <section aria-labelledby="tokens">
+      <h2 id="tokens">API tokens</h2>
+      <p class="muted">A token acts as you through the API (scripts, the official client, AI agents). Revoke one and it stops working at once.</p>
+      {error && <p class="error" role="alert">{error.message}</p>}
+      {made && (
+        <div class="issued" role="status">
+          <p>Copy the token now: it is not shown again.</p>
+          <CopyField label={`Token ${made.label}`} value={made.token} />
+        </div>
+      )}
+      <ul class="links" aria-label="Your API tokens">
+        {tokens?.map((t) => (
+          <li key={t.id}>
+            <span><strong>{t.label ?? 'Unnamed'}</strong> <span class="muted">made {new Date(t.createdAt).toLocaleString()}</span></span>
+            <button type="button" onClick={() => del(`/auth/tokens/${t.id}`).then(reload, (e) => setProblem(e.message))}>Revoke {t.label ?? t.id}</button>
+          </li>
+        ))}
+      </ul>
+      {tokens?.length === 0 && <p class="muted">No token.</p>}
+      <form class="inline-form" onSubmit={create}>
+        <label>Token name<input name="label" required maxLength={64} placeholder="Release script" /></label>
+        <button type="submit">Make a token</button>
+      </form>
+      {problem && <p class="error" role="alert">{problem}</p>}
+    </section>
   );
 }

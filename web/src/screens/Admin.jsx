@@ -9,7 +9,7 @@ import { useLoad } from './Home.jsx';
 /// The organization roles a member can hold (the API's names), most
 /// powerful first; `null` is a guest.
 export const ROLES = ['admin', 'create', 'review', 'edit', 'comment', 'read'];
-const ROLE_NAMES = { admin: 'Admin', create: 'Creator', review: 'Reviewer', edit: 'Editor', comment: 'Commenter', read: 'Reader' };
+export const ROLE_NAMES = { admin: 'Admin', create: 'Creator', review: 'Reviewer', edit: 'Editor', comment: 'Commenter', read: 'Reader' };
 /// Members shown at first (and added by "Show more").
 const MEMBERS_PAGE = 50;
 
@@ -26,7 +26,7 @@ function RoleSelect({ value, onChange, label, guest = true }) {
 
 /// A form's role choice, starting at `initial` (Preact sets a select's
 /// first value through its options).
-function RoleOptions({ name, initial }) {
+export function RoleOptions({ name, initial }) {
   return (
     <select name={name}>
       {ROLES.map((r) => (
@@ -43,6 +43,10 @@ export function AdminNav({ orgId, current }) {
     ['settings', 'Settings'],
     ['members', 'Members'],
     ['teams', 'Teams'],
+    ['sites', 'Sites'],
+    ['translations', 'Translations'],
+    ['openapi', 'OpenAPI'],
+    ['sso', 'Single sign-on'],
   ];
   return (
     <nav class="admin-nav" aria-label="Administration">
@@ -54,7 +58,8 @@ export function AdminNav({ orgId, current }) {
   );
 }
 
-function Frame({ orgId, org, current, children }) {
+/// An administration screen of an organization: where it is, the tabs.
+export function Frame({ orgId, org, current, children }) {
   return (
     <main id="main" class="page">
       <p class="crumbs"><a href="/">Organizations</a> / <a href={`/o/${orgId}/`}>{org?.title ?? 'Organization'}</a></p>
@@ -64,12 +69,14 @@ function Frame({ orgId, org, current, children }) {
   );
 }
 
-/// Runs `action`, showing what went wrong or `done` when it worked.
-function useAction() {
+/// Runs `action`, showing what went wrong or `done` when it worked; with
+/// `reload`, the screen's data is read again after an action that worked.
+export function useAction(reload = null) {
   const [state, setState] = useState({ error: null, done: null });
   const run = async (action, done = null) => {
     try {
       await action();
+      if (reload) await reload();
       setState({ error: null, done });
     } catch (error) {
       setState({ error: error.message, done: null });
@@ -358,24 +365,27 @@ function Explained({ spaceId, userId }) {
   );
 }
 
-/// Who may touch a space: people and teams it is shared with (their
-/// roles, removed), sharing with more, and why anyone holds their role.
-export function SpacePermissions({ spaceId }) {
+/// Who may touch a space or a collection (`resource` is `spaces` or
+/// `collections`): people and teams it is shared with (their roles,
+/// removed), sharing with more, and, for a space, why anyone holds their
+/// role (a collection's grants show there, on each space under it).
+export function Sharing({ resource, id }) {
   const [why, setWhy] = useState(null);
   const [{ data, error }, reload] = useLoad(async () => {
-    const space = await get(`/v1/spaces/${spaceId}`);
+    const space = await get(`/v1/${resource}/${id}`);
     const [users, teams, members, orgTeams] = await Promise.all([
-      get(`/v1/spaces/${spaceId}/permissions/users`),
-      get(`/v1/spaces/${spaceId}/permissions/teams`),
+      get(`/v1/${resource}/${id}/permissions/users`),
+      get(`/v1/${resource}/${id}/permissions/teams`),
       get(`/v1/orgs/${space.organization}/members?limit=100`),
       get(`/v1/orgs/${space.organization}/teams`),
     ]);
     return { space, users: users.items, teams: teams.items, members: members.items, orgTeams: orgTeams.items };
-  }, [spaceId]);
+  }, [resource, id]);
   const [run, feedback] = useAction();
   if (error) return <main id="main" class="page"><p class="error" role="alert">{error.message}</p></main>;
   if (!data) return <main id="main" class="page" aria-busy="true" />;
-  const base = `/v1/spaces/${spaceId}/permissions`;
+  const base = `/v1/${resource}/${id}/permissions`;
+  const isSpace = resource === 'spaces';
   const share = (event) => {
     event.preventDefault();
     const form = event.currentTarget.elements;
@@ -388,7 +398,7 @@ export function SpacePermissions({ spaceId }) {
   };
   return (
     <main id="main" class="page">
-      <p class="crumbs"><a href={`/s/${spaceId}/`}>{data.space.title}</a></p>
+      <p class="crumbs"><a href={isSpace ? `/s/${id}/` : `/c/${id}/`}>{data.space.title}</a></p>
       <h1>Sharing</h1>
       <form class="inline-form" onSubmit={share}>
         <label><span class="visually-hidden">Share with</span>
@@ -425,15 +435,44 @@ export function SpacePermissions({ spaceId }) {
           </li>
         ))}
       </ul>
-      <h2>Why does someone have access?</h2>
-      <label>
-        Person
-        <select onChange={(e) => setWhy(e.currentTarget.value || null)}>
-          <option value="">Choose a person</option>
-          {data.members.map((m) => <option key={m.id} value={m.id}>{m.user.displayName}</option>)}
-        </select>
-      </label>
-      {why && <Explained spaceId={spaceId} userId={why} />}
+      {isSpace ? (
+        <>
+          <h2>Why does someone have access?</h2>
+          <label>
+            Person
+            <select onChange={(e) => setWhy(e.currentTarget.value || null)}>
+              <option value="">Choose a person</option>
+              {data.members.map((m) => <option key={m.id} value={m.id}>{m.user.displayName}</option>)}
+            </select>
+          </label>
+          {why && <Explained spaceId={id} userId={why} />}
+        </>
+      ) : (
+        <p class="muted">Every space in this collection (and in collections inside it) inherits these roles; a space's Sharing screen says why someone has access there.</p>
+      )}
     </main>
+  );
+}
+
+/// A value to hand over (a link, a key, an address for an identity
+/// provider): read-only, selected on focus, copied with one click.
+export function CopyField({ label, value }) {
+  const [copied, setCopied] = useState(false);
+  const copy = async () => {
+    try {
+      await navigator.clipboard.writeText(value);
+      setCopied(true);
+    } catch {
+      setCopied(false);
+    }
+  };
+  return (
+    <div class="copy-field">
+      <label>
+        {label}
+        <input readOnly value={value} onFocus={(e) => e.currentTarget.select()} />
+      </label>
+      <button type="button" onClick={copy} aria-label={`Copy ${label}`}>{copied ? 'Copied' : 'Copy'}</button>
+    </div>
   );
 }

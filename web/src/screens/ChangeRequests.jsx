@@ -8,6 +8,7 @@ import { useLoad } from './Home.jsx';
 import { DocumentView, flatten } from './Space.jsx';
 import { PageComment, ReviewPanel } from './Review.jsx';
 import { ConflictPanel } from './Conflicts.jsx';
+import { PdfButton } from '../Pdf.jsx';
 
 const STATUSES = ['open', 'merged', 'archived'];
 
@@ -205,12 +206,15 @@ export function ChangeRequest({ spaceId, number, me }) {
       <h1>#{cr.number} {cr.subject || 'Untitled'}</h1>
       <p class="muted">{cr.status} · opened by {cr.createdBy?.displayName}</p>
       {problem && <p class="error" role="alert">{problem}</p>}
-      {cr.status === 'open' && (
-        <div class="toolbar">
-          <a class="button" href={`/s/${spaceId}/change-requests/${cr.number}/edit/`}>Continue editing</a>
-          <button type="button" class="primary" onClick={merge} disabled={conflicts.length > 0}>Merge</button>
-        </div>
-      )}
+      <div class="toolbar">
+        {cr.status === 'open' && (
+          <>
+            <a class="button" href={`/s/${spaceId}/change-requests/${cr.number}/edit/`}>Continue editing</a>
+            <button type="button" class="primary" onClick={merge} disabled={conflicts.length > 0}>Merge</button>
+          </>
+        )}
+        <PdfButton path={`/v1/spaces/${spaceId}/change-requests/${cr.id}/pdf`} label="PDF of this change request" />
+      </div>
       {conflicts.length > 0 && (
         <ConflictPanel
           base={`/v1/spaces/${spaceId}/change-requests/${cr.id}`}

@@ -23,6 +23,21 @@ function useLoad(load, deps) {
 
 export { useLoad };
 
+/// Calls `reload` every `every` ms while `active` (an operation running).
+export function usePolling(active, reload, every = 1000) {
+  useEffect(() => {
+    if (!active) return undefined;
+    const timer = setInterval(reload, every);
+    return () => clearInterval(timer);
+  }, [active]);
+}
+
+/// What a screen shows before its data: the error, or that it is loading.
+export function Pending({ error }) {
+  if (error) return <main id="main" class="page"><p class="error" role="alert">{error.message}</p></main>;
+  return <main id="main" class="page" aria-busy="true" />;
+}
+
 function CreateForm({ label, onCreate }) {
   const [error, setError] = useState(null);
   const submit = async (event) => {
@@ -171,6 +186,7 @@ export function Collection({ collectionId }) {
     <main id="main" class="page">
       <p class="crumbs"><a href={`/o/${data.collection.organization}/`}>Organization</a></p>
       <h1>{data.collection.title}</h1>
+      <p><a href={`/c/${collectionId}/permissions`}>Sharing</a></p>
       <SpaceList spaces={data.spaces} collections={data.collections} />
     </main>
   );

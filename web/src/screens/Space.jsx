@@ -12,6 +12,7 @@ import { People } from '../People.jsx';
 import { doing, usePresence } from '../presence.js';
 import { DiffView, lineDiff } from './ChangeRequests.jsx';
 import { restore } from './History.jsx';
+import { PdfButton } from '../Pdf.jsx';
 
 /// A page's title by its id, among rows of `flatten`.
 function titleIn(rows) {
@@ -252,6 +253,8 @@ export function Space({ spaceId, pagePath, revision, me }) {
         <p><a href={`/s/${spaceId}/change-requests`}>Change requests</a></p>
         <p><a href={`/s/${spaceId}/history`}>History</a></p>
         <p><a href={`/s/${spaceId}/permissions`}>Sharing</a></p>
+        <p><a href={`/s/${spaceId}/git-sync`}>Git Sync</a></p>
+        <p><PdfButton path={`/v1/spaces/${spaceId}/pdf`} /></p>
       </aside>
       <main id="main" class="page" aria-busy={current && !page ? 'true' : undefined}>
         {revision ? (

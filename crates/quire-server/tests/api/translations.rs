@@ -17,7 +17,7 @@ const PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAACklEQVR4nGMAA
 
 /// What the fake provider saw and how it behaves.
 #[derive(Default)]
-struct Provided {
+pub(crate) struct Provided {
     /// Every batch of texts received, with the system prompt (OpenAI).
     batches: Vec<(Vec<String>, String)>,
     /// Requests to fail with HTTP 500 before answering.
@@ -28,7 +28,7 @@ struct Provided {
     delay: Option<Duration>,
 }
 
-type Shared = Arc<Mutex<Provided>>;
+pub(crate) type Shared = Arc<Mutex<Provided>>;
 
 /// "Translates" to French by prefixing every text.
 fn french(text: &str) -> String {
@@ -55,7 +55,7 @@ async fn answer(shared: &Shared, texts: Vec<String>, system: String) -> Result<V
 }
 
 /// A provider on 127.0.0.1 speaking `kind`'s protocol.
-async fn provider(kind: ProviderKind) -> (Provider, Shared, tokio::task::JoinHandle<()>) {
+pub(crate) async fn provider(kind: ProviderKind) -> (Provider, Shared, tokio::task::JoinHandle<()>) {
     let shared: Shared = Arc::default();
     let router = axum::Router::new()
         .route(

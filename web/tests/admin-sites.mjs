@@ -1,0 +1,237 @@
+// Publishing and connecting an organization in Debian's Chromium: Ada
+// creates a site, gives it a space, publishes it, changes its look in the
+// live preview, makes it readable by a share link only (which a stranger
+// opens), turns on visitor authentication and sets the adaptive schema;
+// connects a space to a Git repository and imports it, problems listed;
+// runs a translation against a local provider and adds a glossary term;
+// adds an OpenAPI spec from a file and sees its operations; configures a
+// SAML identity provider with the values to copy; makes, uses and revokes
+// an API token; downloads PDFs of a space and a change request; shares a
+// collection. Every screen is checked with axe-core and photographed.
+// Run by crates/quire-server/tests/api/admin_screens.rs with QUIRE_URL,
+// QUIRE_ORG, QUIRE_SPACE (with pages), QUIRE_IMPORTED (an empty space),
+// QUIRE_COLLECTION, QUIRE_CR (a change request's number in QUIRE_SPACE),
+// QUIRE_REPO, QUIRE_SPEC_FILE, QUIRE_IDP_ENTITY, QUIRE_IDP_SSO,
+// QUIRE_IDP_CERTIFICATE, QUIRE_LINK (Ada's sign-in link), ARTIFACTS.
+import assert from 'node:assert/strict';
+import { mkdirSync } from 'node:fs';
+import { launch, newPage as openPage, screen as check, stepper } from './browser.mjs';
+
+const env = process.env;
+const url = env.QUIRE_URL;
+const org = env.QUIRE_ORG;
+const artifacts = env.ARTIFACTS ?? 'artifacts';
+mkdirSync(artifacts, { recursive: true });
+
+const browser = await launch();
+const pages = [];
+const step = stepper(artifacts, () => pages);
+const screen = (page, name) => check(page, name, artifacts);
+
+const newPage = () => openPage(browser, pages);
+
+const status = (page, text) => page.getByRole('status').filter({ hasText: text }).first().waitFor();
+
+const ada = await newPage();
+const stranger = await newPage();
+let published;
+
+await step('a site is created, given a space and published', async () => {
+  await ada.goto(env.QUIRE_LINK);
+  await ada.getByRole('button', { name: 'Continue' }).click();
+  await ada.getByRole('heading', { name: 'Organizations' }).waitFor();
+  await ada.goto(`${url}/o/${org}/`);
+  await ada.getByRole('navigation', { name: 'Administration' }).getByRole('link', { name: 'Sites' }).click();
+  await ada.getByRole('heading', { name: 'Sites', exact: true }).waitFor();
+  await ada.getByLabel('Site name').fill('Public docs');
+  await ada.getByRole('button', { name: 'Create site' }).click();
+  await ada.getByRole('heading', { name: 'Public docs', level: 1 }).waitFor();
+  await ada.getByLabel('Space to publish').selectOption({ label: 'Handbook' });
+  await ada.getByRole('button', { name: 'Add space' }).click();
+  await ada.getByRole('list', { name: 'Spaces of the site' }).getByText('Handbook', { exact: true }).waitFor();
+  await ada.getByRole('button', { name: 'Publish', exact: true }).click();
+  await status(ada, 'The site is published.');
+  published = await ada.getByRole('link', { name: /^http/ }).first().getAttribute('href');
+  const answer = await stranger.goto(published);
+  assert.equal(answer.status(), 200);
+  await stranger.getByText('Read this first.').waitFor();
+  await screen(ada, 'site');
+});
+
+await step('its look changes in the live preview as it is typed, and is saved', async () => {
+  const preview = ada.frameLocator('iframe[title="Preview of the site"]');
+  await preview.locator('.brand').waitFor();
+  await ada.getByLabel('Title shown on the site').fill('Acme Docs');
+  await ada.getByLabel('Accent colour (light)').fill('#aa3300');
+  await ada.getByLabel('Announcement (empty: none)').fill('Version 2 is out');
+  await preview.locator('.brand', { hasText: 'Acme Docs' }).waitFor();
+  await preview.locator('.announcement', { hasText: 'Version 2 is out' }).waitFor();
+  const accent = await preview.locator('html').evaluate((root) => getComputedStyle(root).getPropertyValue('--accent').trim());
+  assert.equal(accent, '#aa3300');
+  await screen(ada, 'site-look');
+  await ada.getByRole('button', { name: 'Save look' }).click();
+  await status(ada, 'Look saved.');
+  await stranger.goto(published);
+  await stranger.locator('.brand', { hasText: 'Acme Docs' }).waitFor();
+  await stranger.getByText('Version 2 is out').waitFor();
+});
+
+await step('a share link opens the site, which no longer opens without one', async () => {
+  await ada.getByLabel('Who may read it').selectOption('share-link');
+  await ada.getByRole('button', { name: 'Save site settings' }).click();
+  await status(ada, 'Site settings saved.');
+  await ada.getByLabel('Share link name').fill('Partners');
+  await ada.getByRole('button', { name: 'Create share link' }).click();
+  const field = ada.getByLabel('Share link Partners', { exact: true });
+  await field.waitFor();
+  const shared = await field.inputValue();
+  assert.notEqual(shared, published);
+  const through = await stranger.goto(shared);
+  assert.equal(through.status(), 200);
+  await stranger.getByText('Read this first.').waitFor();
+  const without = await stranger.goto(published);
+  assert.notEqual(without.status(), 200, 'the site without a share link');
+  await screen(ada, 'site-audience');
+  await ada.getByRole('button', { name: 'Revoke Partners' }).click();
+  await status(ada, 'Share link revoked.');
+  const revoked = await stranger.goto(shared);
+  assert.notEqual(revoked.status(), 200, 'a revoked share link');
+  await ada.getByRole('button', { name: 'Restore Partners' }).click();
+  await status(ada, 'Share link restored.');
+});
+
+await step('visitor authentication shows its key, and the adaptive schema is saved', async () => {
+  await ada.getByLabel('Who may read it').selectOption('visitor-auth');
+  await ada.getByRole('button', { name: 'Save site settings' }).click();
+  await status(ada, 'Site settings saved.');
+  const key = ada.getByLabel('Signing key', { exact: true });
+  await key.waitFor();
+  const first = await key.inputValue();
+  assert.ok(first.length >= 16, 'a signing key');
+  await ada.getByRole('button', { name: 'Make a new key' }).click();
+  await status(ada, 'A new key was made');
+  assert.notEqual(await ada.getByLabel('Signing key', { exact: true }).inputValue(), first);
+  const schema = ada.getByLabel('Claims schema (JSON)');
+  const claims = JSON.parse(await schema.inputValue());
+  await schema.fill('{ "type": ');
+  await ada.getByRole('button', { name: 'Save schema' }).click();
+  await ada.getByRole('alert').filter({ hasText: 'Not JSON' }).waitFor();
+  claims.properties.unsigned.properties.plan = { type: 'string', description: "The visitor's plan" };
+  await schema.fill(JSON.stringify(claims, null, 2));
+  await ada.getByRole('button', { name: 'Save schema' }).click();
+  await status(ada, 'Adaptive schema saved.');
+  await screen(ada, 'site-visitors');
+});
+
+await step('a space is connected to a Git repository and imported, its problems listed', async () => {
+  await ada.goto(`${url}/s/${env.QUIRE_IMPORTED}/`);
+  await ada.getByRole('link', { name: 'Git Sync' }).click();
+  await ada.getByRole('heading', { name: 'Git Sync' }).waitFor();
+  await ada.getByLabel('Repository URL').fill(env.QUIRE_REPO);
+  await ada.getByLabel('Branch').fill('main');
+  await ada.getByRole('button', { name: 'Import from the repository' }).click();
+  await ada.getByRole('status').filter({ hasText: 'Import: Done' }).waitFor({ timeout: 60_000 });
+  await ada.getByText('2 pages and 0 files imported').waitFor();
+  await ada.getByRole('table', { name: 'Problems of the last operation' }).getByText('missing.md').waitFor();
+  await screen(ada, 'git-sync');
+  await ada.goto(`${url}/s/${env.QUIRE_IMPORTED}/`);
+  await ada.getByRole('link', { name: 'Setup' }).waitFor();
+});
+
+await step('a translation runs against the local provider, and the glossary takes a term', async () => {
+  await ada.goto(`${url}/o/${org}/translations`);
+  await ada.getByRole('heading', { name: 'Translations' }).waitFor();
+  await ada.getByLabel('Space to translate').selectOption({ label: 'Handbook' });
+  await ada.getByLabel('Written in').selectOption('en');
+  await ada.getByLabel('Translate into').selectOption('fr');
+  await ada.getByRole('button', { name: 'Add translation' }).click();
+  await ada.getByRole('button', { name: 'Run French' }).click();
+  const table = ada.getByRole('table', { name: 'Translations' });
+  await table.getByText('Translated', { exact: true }).waitFor({ timeout: 60_000 });
+  await table.getByText(/2 pages and \d+ words in the last run/).waitFor();
+  await ada.getByLabel('Language of the term').selectOption('en');
+  await ada.getByLabel('Term', { exact: true }).fill('Quire');
+  await ada.getByLabel('Language of its translation').selectOption('fr');
+  await ada.getByLabel('Translated as').fill('Quire');
+  await ada.getByRole('button', { name: 'Add term' }).click();
+  await ada.getByRole('table', { name: 'Glossary' }).getByText('Quire (en)').waitFor();
+  await screen(ada, 'translations');
+});
+
+await step('an OpenAPI spec is added from a file and its operations are seen', async () => {
+  await ada.goto(`${url}/o/${org}/openapi`);
+  await ada.getByRole('heading', { name: 'OpenAPI specifications' }).waitFor();
+  await ada.getByLabel('Name in addresses (slug)').fill('pets');
+  await ada.getByLabel('Or its file (JSON or YAML)').setInputFiles(env.QUIRE_SPEC_FILE);
+  await ada.getByRole('button', { name: 'Add specification' }).click();
+  await ada.getByText('Read', { exact: true }).waitFor({ timeout: 60_000 });
+  const operations = ada.getByRole('list', { name: 'Operations of pets' });
+  await operations.getByText('List pets').waitFor();
+  await operations.getByText('/pets', { exact: true }).waitFor();
+  await screen(ada, 'openapi');
+});
+
+await step('single sign-on is configured, with the values to copy into the identity provider', async () => {
+  await ada.goto(`${url}/o/${org}/sso`);
+  await ada.getByRole('heading', { name: 'Single sign-on' }).waitFor();
+  await ada.getByLabel('Name shown on the sign-in button').fill('Test IdP');
+  await ada.getByRole('button', { name: 'Add identity provider' }).click();
+  await ada.getByRole('heading', { name: 'Test IdP', level: 2 }).waitFor();
+  await ada.getByText('Not ready').waitFor();
+  const acs = await ada.getByLabel('Single sign-on URL (ACS)', { exact: true }).inputValue();
+  assert.match(acs, /^http.*\/saml\/.+\/acs$/);
+  const entity = await ada.getByLabel("Audience (SP entity ID, also Quire's metadata URL)", { exact: true }).inputValue();
+  await ada.getByLabel("Identity provider's entity ID (issuer)").fill(env.QUIRE_IDP_ENTITY);
+  await ada.getByLabel("Identity provider's sign-in URL").fill(env.QUIRE_IDP_SSO);
+  await ada.getByLabel('Its signing certificate (PEM or base64)').fill(env.QUIRE_IDP_CERTIFICATE);
+  await ada.getByRole('button', { name: 'Save Test IdP' }).click();
+  await status(ada, 'Test IdP saved.');
+  await ada.getByText('Ready: members can sign in with it').waitFor();
+  const metadata = await (await fetch(entity)).text();
+  assert.ok(metadata.includes(acs), 'the metadata names the ACS');
+  await screen(ada, 'sso');
+});
+
+await step("one's API token is made, works, and stops working once revoked", async () => {
+  await ada.goto(`${url}/me`);
+  await ada.getByLabel('Token name').fill('Release script');
+  await ada.getByRole('button', { name: 'Make a token' }).click();
+  const token = await ada.getByLabel('Token Release script', { exact: true }).inputValue();
+  const asToken = () => fetch(`${url}/v1/user`, { headers: { Authorization: `Bearer ${token}` } });
+  assert.equal((await asToken()).status, 200);
+  await screen(ada, 'account');
+  await ada.getByRole('button', { name: 'Revoke Release script' }).click();
+  await ada.getByRole('list', { name: 'Your API tokens' }).getByText('Release script', { exact: true }).waitFor({ state: 'detached' });
+  assert.equal((await asToken()).status, 401);
+});
+
+/// Clicks `button` and returns the PDF the page then opens.
+async function pdfFrom(page, button) {
+  const [answer] = await Promise.all([
+    page.waitForResponse((r) => r.url().includes('/~pdf/'), { timeout: 60_000 }),
+    page.getByRole('button', { name: button }).click(),
+  ]);
+  assert.equal(answer.status(), 200);
+  assert.match(answer.headers()['content-type'], /application\/pdf/);
+  await page.waitForURL(/\/~pdf\//);
+}
+
+await step('PDFs of a space and of a change request are downloaded', async () => {
+  await ada.goto(`${url}/s/${env.QUIRE_SPACE}/`);
+  await pdfFrom(ada, 'Download as PDF');
+  await ada.goto(`${url}/s/${env.QUIRE_SPACE}/change-requests/${env.QUIRE_CR}`);
+  await pdfFrom(ada, 'PDF of this change request');
+});
+
+await step('a collection is shared with a member', async () => {
+  await ada.goto(`${url}/c/${env.QUIRE_COLLECTION}/`);
+  await ada.getByRole('link', { name: 'Sharing' }).click();
+  await ada.getByRole('heading', { name: 'Sharing' }).waitFor();
+  await ada.getByLabel('Share with').selectOption({ label: 'Bob' });
+  await ada.getByLabel('Role to share').selectOption('edit');
+  await ada.getByRole('button', { name: 'Share', exact: true }).click();
+  await ada.getByRole('list', { name: 'People with access' }).getByText('Bob', { exact: true }).waitFor();
+  await screen(ada, 'collection-sharing');
+});
+
+await browser.close();
