@@ -61,11 +61,11 @@ const screens = [
   ['teams', `/o/${org.id}/teams`, () => page.getByRole('button', { name: 'Writers' }).waitFor()],
   ['sharing', `/s/${space.id}/permissions`, () => page.getByRole('list', { name: 'Teams with access' }).getByText('Writers', { exact: true }).waitFor()],
   ['sites', `/o/${org.id}/sites`, () => page.getByRole('table', { name: 'Sites' }).locator('tbody tr').first().waitFor()],
-  ['a site', `/o/${org.id}/sites/${site.id}`, () => page.getByRole('list', { name: 'Share links' }).getByText('Partners').waitFor()],
+  ['a site', `/o/${org.id}/sites/${site.id}`, () => page.getByRole('button', { name: 'Revoke Partners' }).waitFor()],
   ['Git Sync', `/s/${space.id}/git-sync`, () => page.getByRole('button', { name: 'Import from the repository' }).waitFor()],
   ['translations', `/o/${org.id}/translations`, () => page.getByRole('table', { name: 'Translations' }).locator('tbody tr').first().waitFor()],
   ['OpenAPI', `/o/${org.id}/openapi`, () => page.getByRole('button', { name: 'Add specification' }).waitFor()],
-  ['single sign-on', `/o/${org.id}/sso`, () => page.getByRole('heading', { name: 'Okta' }).waitFor()],
+  ['single sign-on', `/o/${org.id}/sso`, () => page.getByRole('heading', { name: 'Okta', exact: true }).waitFor()],
   ['account (sessions, tokens)', '/me', () => page.getByRole('list', { name: 'Your API tokens' }).waitFor()],
 ];
 for (const [name, path, ready] of screens) {
