@@ -102,10 +102,22 @@ pub async fn revoke_token_of_email(app: &App, email: &str, token_id: &str) -> Ap
     let user = users::find_by_email(&mut tx, email.trim())
         .await?
         .ok_or_else(|| AppError::not_found("user", email.trim()))?;
-    users::delete_token(&mut tx, &user.id, token_id)
+    let hash = users::delete_token(&mut tx, &user.id, token_id)
         .await?
         .ok_or_else(|| AppError::not_found("token", token_id))?;
+    announce_revoked(&mut tx, app, &hash).await?;
     tx.commit().await?;
+    Ok(())
+}
+
+/// The bus topic of a revoked token (body: the token's stored hash): every
+/// node forgets it at once.
+pub const TOKEN_REVOKED: &str = "token.revoked";
+
+/// Tells every node that the token with this hash is revoked, from the
+/// revoking transaction (on PostgreSQL the message leaves when it commits).
+pub async fn announce_revoked(conn: &mut Conn, app: &App, hash: &str) -> AppResult<()> {
+    app.db.bus().announce(conn, TOKEN_REVOKED, hash).await?;
     Ok(())
 }
 

@@ -242,6 +242,9 @@ async fn record(
         }
     }
     tx.commit().await?;
+    // What the job wrote (a sync's state, a spec's versions, a translated
+    // space) is committed: reads kept in memory go.
+    crate::changes::announce(app, crate::changes::STATE_CHANGED).await;
     Ok(())
 }
 

@@ -18,6 +18,7 @@
 pub mod access;
 pub mod accounts;
 pub mod change_requests;
+pub mod changes;
 pub mod collections;
 pub mod content;
 pub mod error;

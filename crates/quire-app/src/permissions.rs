@@ -278,7 +278,7 @@ pub async fn explain(app: &App, caller: &Caller, space_id: &str, user_id: &str) 
         };
         sources.push((role, source, title));
     }
-    sources.sort_by(|a, b| b.0.cmp(&a.0));
+    sources.sort_by_key(|s| std::cmp::Reverse(s.0));
     Ok(Explanation {
         user,
         role: sources.first().map(|s| s.0),

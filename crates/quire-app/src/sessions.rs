@@ -292,6 +292,7 @@ pub async fn revoke_token(app: &App, session: &Session, token_id: &str) -> AppRe
     let hash = users::delete_token(&mut tx, &session.user.id, token_id)
         .await?
         .ok_or_else(|| AppError::not_found("token", token_id))?;
+    accounts::announce_revoked(&mut tx, app, &hash).await?;
     tx.commit().await?;
     Ok(hash)
 }

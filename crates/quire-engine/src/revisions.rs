@@ -284,23 +284,38 @@ impl Revisions {
 /// The bus topic of a change request's content moving to a new revision
 /// (body: `{"changeRequest": id, "revision": id}`); co-editing follows it.
 pub const CHANGE_REQUEST_REVISION: &str = "change-request.revision";
+/// The bus topic of a space's current revision moving (a merge, an edit of
+/// the space itself, an import; body: `{"space": id, "revision": id}`);
+/// published sites follow it.
+pub const SPACE_REVISION: &str = "space.revision";
 
 impl Revisions {
-    /// Tells every node which change requests now stand at `revision`. A
-    /// message that cannot leave is logged: it is a hint, and whoever
-    /// follows a change request also reads it when it reconnects.
+    /// Tells every node which spaces and change requests now stand at
+    /// `revision`. A message that cannot leave is logged: it is a hint, and
+    /// whoever follows one also reads again when the bus reconnects.
     async fn announce(&self, heads: &[Head<'_>], revision: &str) {
         for head in heads {
-            let Head::ChangeRequest { updated, .. } = head else {
-                continue;
+            let (topic, body) = match head {
+                Head::ChangeRequest { updated, .. } => (
+                    CHANGE_REQUEST_REVISION,
+                    serde_json::json!({ "changeRequest": updated.id, "revision": revision }),
+                ),
+                Head::Space { space_id, .. } => (
+                    SPACE_REVISION,
+                    serde_json::json!({ "space": space_id, "revision": revision }),
+                ),
             };
-            let body = serde_json::json!({ "changeRequest": updated.id, "revision": revision }).to_string();
+            // Published answers of this node must not outlive the write
+            // that changed them: a space's revision is heard here at once.
             let sent = match self.db.read().await {
-                Ok(mut conn) => self.db.bus().publish(&mut conn, CHANGE_REQUEST_REVISION, &body).await,
+                Ok(mut conn) if topic == SPACE_REVISION => {
+                    self.db.bus().announce(&mut conn, topic, &body.to_string()).await
+                }
+                Ok(mut conn) => self.db.bus().publish(&mut conn, topic, &body.to_string()).await,
                 Err(e) => Err(e),
             };
             if let Err(e) = sent {
-                tracing::warn!(error = %e, change_request = %updated.id, "could not announce a change request's revision");
+                tracing::warn!(error = %e, %topic, "could not announce a new revision");
             }
         }
     }

@@ -5,10 +5,12 @@
 //! changes something (see [`crate::session`]).
 //!
 //! Every `/v1` request authenticates, so each node keeps recently seen token
-//! hashes for [`TOKEN_CACHE_TTL`]. Revoking a token (on the account page)
-//! clears it from this node's cache at once; other nodes stop accepting it
-//! within the TTL. Tokens are never logged.
+//! hashes for [`TOKEN_CACHE_TTL`]. Revoking a token announces it on the bus
+//! (`token.revoked`, from the revoking transaction), and every node that
+//! hears it forgets the token at once; a node whose bus reconnected or fell
+//! behind forgets every token. Tokens are never logged.
 
+use std::sync::{Arc, Once};
 use std::time::Duration;
 
 use moka::sync::Cache;
@@ -18,6 +20,7 @@ use axum::http::header::AUTHORIZATION;
 use axum::http::request::Parts;
 use quire_app::Caller;
 use quire_app::accounts;
+use quire_store::bus::Heard;
 use quire_store::users::UserRow;
 
 use crate::error::ApiError;
@@ -33,6 +36,7 @@ pub const TOKEN_CACHE_CAPACITY: u64 = 10_000;
 /// [`TOKEN_CACHE_TTL`].
 pub struct TokenCache {
     entries: Cache<String, UserRow>,
+    listening: Once,
 }
 
 impl Default for TokenCache {
@@ -42,11 +46,23 @@ impl Default for TokenCache {
                 .max_capacity(TOKEN_CACHE_CAPACITY)
                 .time_to_live(TOKEN_CACHE_TTL)
                 .build(),
+            listening: Once::new(),
         }
     }
 }
 
 impl TokenCache {
+    /// Starts following revocations on the bus (once per node).
+    fn follow(self: &Arc<Self>, app: &quire_app::App) {
+        self.listening.call_once(|| {
+            app.db.bus().follow(self, |cache, heard| match heard {
+                Heard::Message(message) if message.topic == accounts::TOKEN_REVOKED => cache.forget(&message.body),
+                Heard::Message(_) => {}
+                Heard::Missed => cache.entries.invalidate_all(),
+            })
+        });
+    }
+
     fn get(&self, hash: &str) -> Option<UserRow> {
         self.entries.get(hash)
     }
@@ -80,6 +96,7 @@ impl FromRequestParts<AppState> for Auth {
             return Err(ApiError::Unauthorized);
         }
         let hash = accounts::hash_token(token.trim());
+        state.tokens.follow(&state.app);
         if let Some(user) = state.tokens.get(&hash) {
             return Ok(Auth(Caller::with_token(user)));
         }

@@ -7,6 +7,8 @@
 //!   request (the caller, bodies and paths with the official errors, pages
 //!   of lists);
 //! - [`session`]: the browser session's cookie, CSRF header and client;
+//! - [`reads`]: the layer that keeps the hottest API reads in memory and
+//!   announces every write;
 //! - [`error`]: the one error type and its mapping to statuses;
 //! - [`views`]: the JSON shapes every area shows (users, organizations,
 //!   members, teams, spaces, collections).
@@ -18,6 +20,7 @@ pub mod auth;
 pub mod error;
 pub mod extract;
 pub mod pagination;
+pub mod reads;
 pub mod session;
 pub mod state;
 pub mod views;

@@ -10,6 +10,8 @@ pub struct AppState {
     pub app: App,
     /// Recently authenticated tokens (see `auth`).
     pub tokens: Arc<crate::auth::TokenCache>,
+    /// The hottest API reads, kept (see `reads`).
+    pub reads: Arc<crate::reads::ReadCache>,
     /// Absolute base URL this server is reached at, without a trailing slash;
     /// `urls` fields in responses are built from it.
     pub public_url: Arc<str>,
@@ -23,6 +25,7 @@ impl AppState {
         AppState {
             app,
             tokens: Arc::default(),
+            reads: Arc::default(),
             public_url: public_url.trim_end_matches('/').into(),
             behind_proxy: false,
         }

@@ -35,7 +35,12 @@ impl MakeRequestId for NewRequestId {
 pub fn router(state: AppState) -> Router {
     let api = api::v1()
         .fallback(no_such_route)
-        .method_not_allowed_fallback(|| async { ApiError::MethodNotAllowed });
+        .method_not_allowed_fallback(|| async { ApiError::MethodNotAllowed })
+        // Writes that change published sites tell every node's cache.
+        .layer(axum::middleware::from_fn_with_state(
+            state.app.clone(),
+            quire_sites::serve::announce_published_writes,
+        ));
     // Everything else is a published site, served by quire-sites.
     let sites = quire_sites::serve::router(state.app.clone(), &state.public_url);
     Router::new()
@@ -49,6 +54,11 @@ pub fn router(state: AppState) -> Router {
         // all the same, never a published site's.
         .route("/v1/", any(no_such_route))
         .fallback_service(sites)
+        // The hottest reads from memory; every write announced.
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            quire_http::reads::layer,
+        ))
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
         .layer(MapRequestLayer::new(crate::drain::drain_unread_body))
         .layer(CatchPanicLayer::custom(|_| {

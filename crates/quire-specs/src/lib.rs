@@ -72,6 +72,8 @@ impl Job for ProcessSpec {
 
     async fn run(self, app: &App) -> anyhow::Result<Option<serde_json::Value>> {
         process(app, &self.spec_id).await?;
+        // Pages showing the spec's operations, and its public copy, change.
+        quire_app::changes::announce(app, quire_app::changes::PUBLISHED_CHANGED).await;
         Ok(None)
     }
 }

@@ -40,6 +40,15 @@ impl Message {
     }
 }
 
+/// What a follower of the bus hears (see [`Bus::follow`]).
+#[derive(Debug)]
+pub enum Heard {
+    Message(Message),
+    /// It may have missed messages: the bus reconnected, or the follower
+    /// fell more than the backlog behind.
+    Missed,
+}
+
 #[derive(Clone)]
 pub struct Bus {
     inner: Arc<Inner>,
@@ -93,6 +102,42 @@ impl Bus {
                 .execute(conn)
                 .await?;
         } else {
+            let _ = self.inner.sender.send(Message {
+                topic: topic.to_owned(),
+                body: body.to_owned(),
+            });
+        }
+        Ok(())
+    }
+
+    /// Calls `heard` with everything the bus carries from now on, in a task
+    /// of its own, for as long as `owner` lives (the task holds it weakly):
+    /// how caches follow changes.
+    pub fn follow<T: Send + Sync + 'static>(&self, owner: &Arc<T>, heard: impl Fn(&T, Heard) + Send + 'static) {
+        let mut receiver = self.subscribe();
+        let owner = Arc::downgrade(owner);
+        tokio::spawn(async move {
+            loop {
+                let next = receiver.recv().await;
+                let Some(owner) = owner.upgrade() else { return };
+                match next {
+                    Ok(message) if message.topic == Message::RECONNECTED => heard(&owner, Heard::Missed),
+                    Ok(message) => heard(&owner, Heard::Message(message)),
+                    Err(broadcast::error::RecvError::Lagged(_)) => heard(&owner, Heard::Missed),
+                    Err(broadcast::error::RecvError::Closed) => return,
+                }
+            }
+        });
+    }
+
+    /// Like [`Bus::publish`], and this node's subscribers hear it at once
+    /// too, before the answer to the write that caused it leaves: for
+    /// caches, which must never answer what their own node just changed.
+    /// On PostgreSQL this node then hears it a second time, when the
+    /// notification comes back.
+    pub async fn announce(&self, conn: &mut sqlx::AnyConnection, topic: &str, body: &str) -> StoreResult<()> {
+        self.publish(conn, topic, body).await?;
+        if self.inner.postgres_url.is_some() {
             let _ = self.inner.sender.send(Message {
                 topic: topic.to_owned(),
                 body: body.to_owned(),

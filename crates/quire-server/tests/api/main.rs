@@ -27,6 +27,7 @@ mod openapi;
 mod orgs;
 mod pdf;
 mod permissions;
+mod published_cache;
 mod published_sites;
 mod reviews;
 mod saml;

@@ -10,6 +10,9 @@
 //!    robots, sitemap, llms, llms-full, rss, search), `links::public_spec`
 //!    (an OpenAPI reference).
 //!
+//! What the pipeline answers is kept in memory by `cache` (a page served
+//! again without the database until a change is announced on the bus).
+//!
 //! Beside them: `order` (reading order and withheld pages per revision),
 //! `links` (where a page's links, specs, conditions and variables lead),
 //! `shell` (navigation), `look` (customization), `security` (the headers
@@ -38,6 +41,7 @@ use quire_site_render::outputs::{self, Listed};
 use quire_site_render::render::{self, FileLink, Links};
 
 mod answers;
+mod cache;
 mod links;
 mod look;
 mod order;
@@ -56,6 +60,8 @@ use route::{InSpace, Route, SiteRoute};
 use shell::*;
 use visit::*;
 
+pub use cache::{announce_published_writes, may_change_published};
+
 #[derive(Clone)]
 struct SiteState {
     app: App,
@@ -69,6 +75,8 @@ struct SiteState {
     /// Parsed OpenAPI documents by version id (versions never change), at
     /// most [`SPEC_CACHE`].
     specs: Cache<String, Arc<quire_openapi::Spec>>,
+    /// Published answers, kept until a change is heard.
+    answers: Arc<cache::PageCache>,
 }
 
 /// The router of every published site; mount it as the fallback of the
@@ -85,6 +93,7 @@ pub fn router(app: App, public_url: &str) -> Router {
             public_host: public_host.into(),
             orders: Cache::new(ORDER_CACHE),
             specs: Cache::new(SPEC_CACHE),
+            answers: Arc::new(cache::PageCache::new()),
         })
 }
 
@@ -127,17 +136,35 @@ async fn serve(State(state): State<SiteState>, method: Method, headers: HeaderMa
             "method not allowed\n".into(),
         );
     }
-    match answer(&state, &headers, &uri).await {
-        Ok(res) => res,
-        Err(err) => {
-            tracing::error!(error = %err, "site request failed");
-            text(
-                StatusCode::INTERNAL_SERVER_ERROR,
-                "text/plain; charset=utf-8",
-                "something went wrong\n".into(),
-            )
+    let render = || async {
+        match answer(&state, &headers, &uri).await {
+            Ok(res) => res,
+            Err(err) => {
+                tracing::error!(error = %err, "site request failed");
+                text(
+                    StatusCode::INTERNAL_SERVER_ERROR,
+                    "text/plain; charset=utf-8",
+                    "something went wrong\n".into(),
+                )
+            }
         }
+    };
+    cache::serve(&state.answers, &state.app, &method, &headers, &uri, render).await
+}
+
+/// Marks an answer of `visit` as one the cache may keep (a page, a site's
+/// listing, a search, its "not found"): not one that sets a cookie or
+/// sends the visitor elsewhere, and no longer than the visitor's token.
+fn keep(visit: &Visit, mut res: Response) -> Response {
+    let plain = matches!(res.status(), StatusCode::OK | StatusCode::NOT_FOUND)
+        && !res.headers().contains_key(header::SET_COOKIE)
+        && !res.headers().contains_key(header::LOCATION);
+    if plain {
+        res.extensions_mut().insert(cache::Keep {
+            until: visit.site.token_expires,
+        });
     }
+    res
 }
 
 /// The pipeline: the route, the visit, then one answer per kind of thing
@@ -164,12 +191,12 @@ async fn answer(state: &SiteState, headers: &HeaderMap, uri: &Uri) -> quire_app:
         .and_then(|a| a.to_str().ok())
         .is_some_and(|a| a.contains("text/markdown"));
     let in_space = match route::within(&visit.site, &rest, uri.query().unwrap_or_default(), accepts_markdown) {
-        SiteRoute::Robots => return Ok(robots(&visit)),
-        SiteRoute::Sitemap => return sitemap(state, &visit).await,
-        SiteRoute::Llms => return llms(state, &visit).await,
-        SiteRoute::LlmsFull => return llms_full(state, &visit).await,
-        SiteRoute::Rss => return feed(state, &visit).await,
-        SiteRoute::Missing => return Ok(not_found(Some(&visit))),
+        SiteRoute::Robots => return Ok(keep(&visit, robots(&visit))),
+        SiteRoute::Sitemap => return sitemap(state, &visit).await.map(|r| keep(&visit, r)),
+        SiteRoute::Llms => return llms(state, &visit).await.map(|r| keep(&visit, r)),
+        SiteRoute::LlmsFull => return llms_full(state, &visit).await.map(|r| keep(&visit, r)),
+        SiteRoute::Rss => return feed(state, &visit).await.map(|r| keep(&visit, r)),
+        SiteRoute::Missing => return Ok(keep(&visit, not_found(Some(&visit)))),
         SiteRoute::Space(in_space) => in_space,
     };
     let InSpace { section, space, target } = in_space;
@@ -180,9 +207,13 @@ async fn answer(state: &SiteState, headers: &HeaderMap, uri: &Uri) -> quire_app:
             .map(|r| r.unwrap_or_else(|| not_found(Some(&visit)))),
         route::Target::Search(q) => {
             let space_base = space_url(&visit.base, section, space);
-            search_page(state, &visit, section, space, &snapshot, &space_base, &q).await
+            search_page(state, &visit, section, space, &snapshot, &space_base, &q)
+                .await
+                .map(|r| keep(&visit, r))
         }
-        route::Target::Page { path, markdown } => page(state, &visit, section, space, &snapshot, &path, markdown).await,
+        route::Target::Page { path, markdown } => page(state, &visit, section, space, &snapshot, &path, markdown)
+            .await
+            .map(|r| keep(&visit, r)),
     }
 }
 
