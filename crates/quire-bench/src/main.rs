@@ -33,6 +33,7 @@
 //! This file holds the command line, the shared server setup and the load
 //! loop; each scenario group lives in its own module.
 
+mod bare;
 mod content;
 mod fidelity;
 mod gitsync;
@@ -89,6 +90,10 @@ enum Group {
     /// A PDF of a 500-page space (`--pages`) made by the `quire` binary:
     /// time and peak memory.
     Pdf,
+    /// Not a scenario: a minimal axum server answering every request with
+    /// the bytes of `--body-file` as JSON, on `--listen`, until stopped
+    /// (the baseline of `scripts/hot-paths.sh`).
+    Bare,
 }
 
 #[derive(Parser, Debug)]
@@ -135,6 +140,12 @@ pub struct Args {
     /// Size of the synthetic OpenAPI document, in MB (openapi).
     #[arg(long, default_value_t = 5)]
     pub spec_mb: usize,
+    /// The bytes the bare server answers with (bare).
+    #[arg(long)]
+    pub body_file: Option<std::path::PathBuf>,
+    /// Where the bare server listens (bare).
+    #[arg(long, default_value = "127.0.0.1:8133")]
+    pub listen: String,
 }
 
 fn main() -> anyhow::Result<()> {
@@ -168,6 +179,7 @@ fn main() -> anyhow::Result<()> {
             Group::Fidelity => fidelity::run(&args).await,
             Group::Translate => translate::run(&args).await,
             Group::Pdf => pdf::run(&args).await,
+            Group::Bare => bare::run(&args).await,
         }
     })
 }
