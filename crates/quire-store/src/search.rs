@@ -432,7 +432,8 @@ fn lexeme(text: &str) -> String {
 }
 
 /// Raw words share the tsvector with stems, marked so the two never meet:
-/// terms never hold `_`.
+/// terms never hold `_`. A word equal to its stem is kept once, as the
+/// stem; so a word prefix is looked up among both.
 fn word_lexeme(word: &str) -> String {
     lexeme(&format!("_{word}"))
 }
@@ -442,7 +443,7 @@ fn tsquery(query: &Query) -> String {
     fn clause(c: &Clause) -> String {
         match c {
             Clause::Stem(stem) => lexeme(stem),
-            Clause::Prefix(word) => format!("{}:*", word_lexeme(word)),
+            Clause::Prefix(word) => format!("({}:* | {}:*)", lexeme(word), word_lexeme(word)),
             Clause::Phrase(stems) => format!(
                 "({})",
                 stems.iter().map(|s| lexeme(s)).collect::<Vec<_>>().join(" <-> ")
@@ -496,7 +497,9 @@ fn rank_tsvector(title: &Analyzed, headings: &Analyzed, body: &Analyzed) -> Stri
         for term in analyzed.terms.iter().take(max) {
             position += 1;
             out.push(format!("{}:{position}{weight}", lexeme(&term.stem)));
-            out.push(format!("{}:{position}{weight}", word_lexeme(&term.word)));
+            if term.word != term.stem {
+                out.push(format!("{}:{position}{weight}", word_lexeme(&term.word)));
+            }
         }
     }
     for (stem, (count, _)) in frequent.into_iter().take(RANK_TERMS.2) {
@@ -511,23 +514,28 @@ fn rank_tsvector(title: &Analyzed, headings: &Analyzed, body: &Analyzed) -> Stri
     out.join(" ")
 }
 
-/// A tsvector literal of several weighted fields, positions running on
-/// from one field to the next (capped at PostgreSQL's 16,383): each term as
-/// its stem and as its raw word, at the same position.
+/// A tsvector literal of several weighted fields: each term's stem at its
+/// position (positions running on from one field to the next, capped at
+/// PostgreSQL's 16,383; phrases need them), and each raw word that differs
+/// from its stem once, without positions (word prefixes only ask whether a
+/// row holds it; ranking reads `rank_terms`).
 fn tsvector(fields: &[(&Analyzed, char)]) -> String {
     let mut out = String::new();
+    let mut words: HashSet<&str> = HashSet::new();
     let mut position = 0usize;
     for (analyzed, weight) in fields {
         for term in &analyzed.terms {
             position = (position + 1).min(16_383);
-            for text in [lexeme(&term.stem), word_lexeme(&term.word)] {
-                if !out.is_empty() {
-                    out.push(' ');
-                }
-                out.push_str(&text);
-                out.push(':');
-                out.push_str(&position.to_string());
-                out.push(*weight);
+            if !out.is_empty() {
+                out.push(' ');
+            }
+            out.push_str(&lexeme(&term.stem));
+            out.push(':');
+            out.push_str(&position.to_string());
+            out.push(*weight);
+            if term.word != term.stem && words.insert(&term.word) {
+                out.push(' ');
+                out.push_str(&word_lexeme(&term.word));
             }
         }
     }
@@ -553,9 +561,12 @@ mod tests {
 
     #[test]
     fn tsquery_and_tsvector_literals() {
-        assert_eq!(tsquery(&parse_query("東京 confi")), "'東京' & ('confi' | '_confi':*)");
-        let title = analyze("Running it");
-        assert_eq!(tsvector(&[(&title, 'A')]), "'run':1A '_running':1A 'it':2A '_it':2A");
+        assert_eq!(
+            tsquery(&parse_query("東京 confi")),
+            "'東京' & ('confi' | ('confi':* | '_confi':*))"
+        );
+        let title = analyze("Running it, running");
+        assert_eq!(tsvector(&[(&title, 'A')]), "'run':1A '_running' 'it':2A 'run':3A");
         assert_eq!(lexeme("it's"), "'it''s'");
     }
 
@@ -569,7 +580,7 @@ mod tests {
         let (title, headings, body) = (analyze("Deploy"), analyze("Setup"), analyze("run run run fast"));
         assert_eq!(
             rank_tsvector(&title, &headings, &body),
-            "'deploy':1A '_deploy':1A 'setup':2B '_setup':2B 'run':3C,4C,5C 'fast':6C"
+            "'deploy':1A 'setup':2B 'run':3C,4C,5C 'fast':6C"
         );
     }
 }
