@@ -344,8 +344,10 @@ fn cli_on_postgres() {
     }
 }
 
-/// The logs of a server that answered one authenticated request, read once
-/// it has stopped. Stderr is a file here, never a terminal.
+/// The logs of a server that answered an authenticated read and an
+/// authenticated write, read once it has stopped. Stderr is a file here,
+/// never a terminal. Writes are logged at the default level, reads only at
+/// `debug`.
 fn logs_of_one_request(format: Option<&str>) -> String {
     let dir = tempfile::tempdir().expect("temporary directory");
     let storage = ["--data-dir".to_owned(), dir.path().join("data").display().to_string()];
@@ -356,9 +358,18 @@ fn logs_of_one_request(format: Option<&str>) -> String {
     let (server, base) = serve_with(&storage, &env, Stdio::from(log_file));
     let (status, body) = http("GET", &format!("{base}/v1/user"), Some(&token), None).expect("GET /v1/user");
     assert_eq!(status, 200, "{body}");
+    let (status, body) = http(
+        "POST",
+        &format!("{base}/v1/orgs"),
+        Some(&token),
+        Some(&serde_json::json!({ "title": "Logs" })),
+    )
+    .expect("POST /v1/orgs");
+    assert_eq!(status, 201, "{body}");
     drop(server);
     let logs = std::fs::read_to_string(&log_path).expect("read the logs");
     assert!(!logs.contains(&token), "the token must never be logged");
+    assert!(!logs.contains("/v1/user"), "reads are logged at debug only:\n{logs}");
     logs
 }
 
@@ -369,7 +380,7 @@ fn logs_are_plain_text_when_stderr_is_not_a_terminal() {
     assert!(!logs.contains('\u{1b}'), "ANSI escape codes in piped logs:\n{logs}");
     let request = logs
         .lines()
-        .find(|l| l.contains("/v1/user") && l.contains("status=200"))
+        .find(|l| l.contains("/v1/orgs") && l.contains("status=201"))
         .expect("a request line");
     let latency = request
         .split("latency_ms=")
@@ -394,7 +405,7 @@ fn json_logs_are_one_object_per_line() {
     assert!(lines.iter().any(|l| l["message"] == "quire is listening"), "{logs}");
     let request = lines
         .iter()
-        .find(|l| l["status"] == 200 && l["span"]["path"] == "/v1/user")
+        .find(|l| l["status"] == 201 && l["span"]["path"] == "/v1/orgs")
         .unwrap_or_else(|| panic!("no request line in {logs}"));
     assert!(request["latency_ms"].is_f64(), "{request}");
     assert!(request["span"]["id"].is_string(), "{request}");
