@@ -4,7 +4,7 @@
 import { useEffect, useRef, useState } from 'preact/hooks';
 import * as Y from 'yjs';
 import { WebsocketProvider } from 'y-websocket';
-import { COLORS, people } from './editor/collab.js';
+import { people } from './editor/collab.js';
 
 /// The people in `spaceId` other than this browser, each with `where`
 /// (`{page, changeRequest, editing}`) as they said; this browser says
@@ -17,7 +17,7 @@ export function usePresence(spaceId, where) {
     const doc = new Y.Doc();
     const scheme = window.location.protocol === 'https:' ? 'wss' : 'ws';
     const socket = new WebsocketProvider(`${scheme}://${window.location.host}/v1/spaces/${spaceId}`, 'presence', doc, { disableBc: true });
-    socket.awareness.setLocalStateField('user', { color: COLORS[Math.floor(Math.random() * COLORS.length)] });
+    socket.awareness.setLocalStateField('user', {});
     const changed = () => {
       const mine = socket.awareness.clientID;
       setPresent(people(socket.awareness, (client) => client !== mine));

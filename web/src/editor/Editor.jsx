@@ -10,7 +10,7 @@ import { containerItem } from './containers.js';
 import { canonical } from './document.js';
 import { fromEditor } from './document.js';
 import { cleanPastedHtml } from './paste.js';
-import { COLORS, collaborationExtensions, connect, disconnect } from './collab.js';
+import { collaborationExtensions, connect, disconnect } from './collab.js';
 import { People } from '../People.jsx';
 import { listKeys } from '../listbox.js';
 
@@ -365,7 +365,6 @@ export function PageEditor({ spaceId, changeRequest, page, document, pages = [],
       spaceId,
       changeRequestId: changeRequest.id,
       pageId: page.id,
-      color: COLORS[Math.floor(Math.random() * COLORS.length)],
       onState: (s) => setLive((was) => ({ ...was, ...s })),
       onPeople: setPresent,
     });

@@ -20,7 +20,16 @@ const REBASED = 101;
 const STATE = 102;
 
 /// Caret colours: white names on them are readable (contrast at least 4.5:1).
-export const COLORS = ['#b3261e', '#00667a', '#5b3f8c', '#a04e00', '#1b6e20', '#a3134f', '#0b57b0', '#6b5400'];
+const COLORS = ['#b3261e', '#00667a', '#5b3f8c', '#a04e00', '#1b6e20', '#a3134f', '#0b57b0', '#6b5400'];
+
+/// A person's colour, the same on every page, in the space's list and on
+/// everyone's screen: chosen by their id (which the server stamps on every
+/// awareness state).
+export function colorOf(id) {
+  let hash = 0;
+  for (const ch of String(id ?? '')) hash = (hash * 31 + ch.codePointAt(0)) >>> 0;
+  return COLORS[hash % COLORS.length];
+}
 
 /// The people in an awareness, one entry per person (several tabs of one
 /// person count once). The local client is not among them: only the
@@ -30,7 +39,7 @@ export function people(awareness, include = () => true) {
   for (const [client, state] of awareness.getStates()) {
     const user = state?.user;
     if (!user?.id || !include(client) || seen.has(user.id)) continue;
-    seen.set(user.id, { id: user.id, name: user.name ?? 'Someone', color: user.color ?? COLORS[0], ...state.where });
+    seen.set(user.id, { id: user.id, name: user.name ?? 'Someone', color: colorOf(user.id), ...state.where });
   }
   return [...seen.values()];
 }
@@ -45,7 +54,7 @@ function send(provider, tag, body) {
 /// Opens the shared document of a page of a change request. `onState`
 /// hears `{ready, readOnly}` from the server and `{connection}` from the
 /// socket; `onPeople` who is on the page.
-export function connect({ spaceId, changeRequestId, pageId, color, onState, onPeople }) {
+export function connect({ spaceId, changeRequestId, pageId, onState, onPeople }) {
   const doc = new Y.Doc();
   const scheme = window.location.protocol === 'https:' ? 'wss' : 'ws';
   const url = `${scheme}://${window.location.host}/v1/spaces/${spaceId}/change-requests/${changeRequestId}/pages/${pageId}`;
@@ -87,7 +96,8 @@ export function connect({ spaceId, changeRequestId, pageId, color, onState, onPe
       console.error('rebasing the shared document failed', error);
     });
   };
-  provider.awareness.setLocalStateField('user', { color });
+  // The server fills in who this is (`user.id`, `user.name`).
+  provider.awareness.setLocalStateField('user', {});
   provider.awareness.on('change', () => onPeople(people(provider.awareness)));
   provider.on('status', ({ status }) => onState({ connection: status }));
   return session;
@@ -109,10 +119,11 @@ export function collaborationExtensions(session) {
           cursorBuilder: (user) => {
             const caret = document.createElement('span');
             caret.className = 'collab-caret';
-            caret.style.borderColor = user.color;
+            const color = colorOf(user.id);
+            caret.style.borderColor = color;
             const label = document.createElement('span');
             label.className = 'collab-caret-label';
-            label.style.backgroundColor = user.color;
+            label.style.backgroundColor = color;
             label.textContent = user.name ?? '';
             caret.append(label);
             return caret;
