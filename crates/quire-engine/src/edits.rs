@@ -12,7 +12,7 @@ use quire_store::change_requests::ChangeRequestRow;
 use quire_store::spaces::SpaceRow;
 
 use crate::changes::{AppliedChange, Change, DocumentInput, MAX_CHANGES, MAX_PAGE_MARKDOWN_BYTES};
-use crate::revisions::{Head, Revisions};
+use crate::revisions::{Head, Indexing, Revisions};
 use crate::snapshot::Draft;
 use crate::{EngineError, EngineResult, Files};
 
@@ -118,6 +118,7 @@ impl Edits {
         let head = Head::Space {
             space_id: &space.id,
             base: &base,
+            indexing: Indexing::Now,
         };
         let snapshot = self.revisions.commit(draft, revision, &[head]).await?;
         Ok(snapshot.revision.id.clone())

@@ -15,7 +15,7 @@ use quire_store::change_requests::ChangeRequestRow;
 use quire_store::spaces::SpaceRow;
 
 use crate::files::Files;
-use crate::revisions::{Head, Revisions};
+use crate::revisions::{Head, Indexing, Revisions};
 use crate::snapshot::{Draft, Snapshot};
 use crate::{EngineError, EngineResult};
 
@@ -69,6 +69,9 @@ pub struct ImportedState {
 pub enum Target {
     /// It becomes the space's current revision (if that is still the base).
     Space,
+    /// The same, its search index following later, by
+    /// [`crate::search::catch_up`] (a Git import's pages).
+    SpaceIndexedLater,
     /// It is only recorded (Git Sync's `standalone` imports).
     Standalone,
     /// It becomes the change request's head (if that is still the base).
@@ -182,6 +185,12 @@ impl Imports {
             (Target::Space, _) => vec![Head::Space {
                 space_id: &space.id,
                 base,
+                indexing: Indexing::Now,
+            }],
+            (Target::SpaceIndexedLater, _) => vec![Head::Space {
+                space_id: &space.id,
+                base,
+                indexing: Indexing::Later,
             }],
             (Target::ChangeRequest(cr), Some(updated)) => vec![Head::ChangeRequest {
                 updated,

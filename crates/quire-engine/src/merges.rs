@@ -14,7 +14,7 @@ use quire_core::{ChangeRequestStatus, Clock};
 use quire_store::change_requests::ChangeRequestRow;
 use quire_store::spaces::SpaceRow;
 
-use crate::revisions::{Head, Revisions};
+use crate::revisions::{Head, Indexing, Revisions};
 use crate::snapshot::{Draft, Snapshot};
 use crate::{EngineError, EngineResult};
 
@@ -174,6 +174,7 @@ impl Merges {
             Head::Space {
                 space_id: &space.id,
                 base: &main,
+                indexing: Indexing::Now,
             },
             Head::ChangeRequest {
                 updated: &merged,
@@ -207,6 +208,7 @@ impl Merges {
         let head = Head::Space {
             space_id: &space.id,
             base: &main,
+            indexing: Indexing::Now,
         };
         self.revisions.commit(draft, revision, &[head]).await
     }

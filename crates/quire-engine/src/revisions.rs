@@ -21,7 +21,7 @@ use crate::{EngineError, EngineResult};
 
 /// The revision store of every space.
 pub struct Revisions {
-    db: Db,
+    pub(crate) db: Db,
     clock: Arc<dyn Clock>,
     pub(crate) cache: Caches,
 }
@@ -254,7 +254,7 @@ impl Revisions {
         content::insert_revision(&mut tx, &snapshot.revision).await?;
         for head in heads {
             let moved = match head {
-                Head::Space { space_id, base } => {
+                Head::Space { space_id, base, .. } => {
                     content::advance_space(&mut tx, space_id, &base.revision.id, &new_id, self.clock.now()).await?
                 }
                 Head::ChangeRequest { updated, expected } => {
@@ -264,8 +264,21 @@ impl Revisions {
             if !moved {
                 return Err(EngineError::Conflict(head.moved_meanwhile().to_owned()));
             }
-            if let Head::Space { base, .. } = head {
-                crate::search::follow(self, &mut tx, base, &snapshot).await?;
+            if let Head::Space {
+                space_id,
+                base,
+                indexing,
+            } = head
+            {
+                // The space's row is locked by the move: whether its index
+                // lags is settled here and in `catch_up` alone.
+                if quire_store::search::lagging(&mut tx, space_id).await?.is_some() {
+                    // The catch-up to come indexes this revision too.
+                } else if *indexing == Indexing::Later {
+                    quire_store::search::set_lagging(&mut tx, space_id, &base.revision.id).await?;
+                } else {
+                    crate::search::follow(self, &mut tx, base, &snapshot).await?;
+                }
             }
         }
         tx.commit().await?;
@@ -321,11 +334,25 @@ impl Revisions {
     }
 }
 
+/// When a space's search index follows a new revision.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Indexing {
+    /// In the revision's own transaction.
+    Now,
+    /// By [`crate::search::catch_up`], called after the commit (a Git
+    /// import's thousands of pages leave its path; see migration 0020).
+    Later,
+}
+
 /// A pointer that a new revision moves, with the value it must still have.
 pub(crate) enum Head<'a> {
     /// The space's current revision, `base`, becomes the new one (and the
-    /// search index follows from `base` to it).
-    Space { space_id: &'a str, base: &'a Snapshot },
+    /// search index follows from `base` to it, now or later).
+    Space {
+        space_id: &'a str,
+        base: &'a Snapshot,
+        indexing: Indexing,
+    },
     /// The change request is rewritten as `updated` (which names the new
     /// revision where it should) if its head is still `expected`.
     ChangeRequest {

@@ -139,9 +139,41 @@ pub(crate) async fn follow(
     Ok(changed.len())
 }
 
+/// Brings the index of a space that lags (a commit with
+/// [`Indexing::Later`](crate::revisions::Indexing)) to the space's current
+/// revision, in one transaction holding the space's row at that revision;
+/// returns the pages indexed (none when it did not lag). If the space moves
+/// meanwhile, it reads again and goes on.
+pub async fn catch_up(revisions: &Revisions, space_id: &str) -> EngineResult<usize> {
+    loop {
+        let (from, head) = {
+            let mut conn = revisions.db.read().await?;
+            let from = search::lagging(&mut conn, space_id).await?;
+            let head = quire_store::spaces::get_any(&mut conn, space_id).await?.revision_id;
+            (from, head)
+        };
+        let Some(from) = from else {
+            return Ok(0);
+        };
+        let before = revisions.snapshot(space_id, &from).await?;
+        let after = revisions.snapshot(space_id, &head).await?;
+        let mut tx = revisions.db.write().await?;
+        if !quire_store::spaces::lock_at_revision(&mut tx, space_id, &head).await?
+            || search::lagging(&mut tx, space_id).await?.as_deref() != Some(from.as_str())
+        {
+            continue;
+        }
+        let indexed = follow(revisions, &mut tx, &before, &after).await?;
+        search::clear_lagging(&mut tx, space_id).await?;
+        tx.commit().await?;
+        return Ok(indexed);
+    }
+}
+
 /// Rebuilds the index of a space from `snapshot`; returns the pages indexed.
 pub async fn reindex(revisions: &Revisions, conn: &mut Conn, snapshot: &Snapshot) -> EngineResult<usize> {
     search::remove_space(conn, &snapshot.revision.space_id).await?;
+    search::clear_lagging(conn, &snapshot.revision.space_id).await?;
     let pages: Vec<String> = snapshot.tree.pages.keys().cloned().collect();
     for chunk in pages.chunks(1_000) {
         index_pages(revisions, conn, snapshot, chunk).await?;

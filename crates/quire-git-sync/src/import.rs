@@ -25,7 +25,7 @@ use quire_store::git_syncs::{self, GitSyncRow};
 use quire_store::spaces;
 use serde::Serialize;
 
-use super::{GitImport, applied_event, finish};
+use super::{GitImport, applied_event, finish, finish_then};
 use quire_app::App;
 
 /// What an import did.
@@ -185,16 +185,21 @@ pub(super) async fn run(app: &App, job: &GitImport) -> anyhow::Result<ImportRepo
             let applied = report.revision.clone();
             let summary = report.commit.clone();
             let result = report.summary();
-            finish(app, &job.space_id, |sync| {
-                sync.operation_state = Some(SyncState::Success);
-                sync.operation_error = None;
-                sync.last_result = Some(result);
-                applied_event(sync, job.event_at);
-                if !job.standalone && applied.is_some() {
-                    sync.last_revision = applied.clone();
-                    sync.last_commit = summary.clone();
-                }
-            })
+            finish_then(
+                app,
+                &job.space_id,
+                |sync| {
+                    sync.operation_state = Some(SyncState::Success);
+                    sync.operation_error = None;
+                    sync.last_result = Some(result);
+                    applied_event(sync, job.event_at);
+                    if !job.standalone && applied.is_some() {
+                        sync.last_revision = applied.clone();
+                        sync.last_commit = summary.clone();
+                    }
+                },
+                !job.standalone,
+            )
             .await?;
             for item in &report.skipped {
                 tracing::warn!(space = %job.space_id, path = %item.path, reason = %item.reason, "git import skipped a file");
@@ -252,7 +257,7 @@ async fn import(app: &App, job: &GitImport, row: &GitSyncRow) -> anyhow::Result<
     let target = if job.standalone {
         Target::Standalone
     } else {
-        Target::Space
+        Target::SpaceIndexedLater
     };
     let snapshot = app
         .engine

@@ -22,6 +22,7 @@ use std::time::Duration;
 use quire_adapters::GitError;
 use quire_core::{Role, Timestamp};
 use quire_store::git_syncs::{self, GitSyncRow};
+use quire_store::spaces;
 use serde::{Deserialize, Serialize};
 
 use quire_app::error::{AppError, AppResult};
@@ -119,6 +120,23 @@ impl Job for GitImport {
     }
 }
 
+/// The search index of a space a Git import wrote, brought up to date
+/// after the import (off its path): queued in the transaction that ends a
+/// successful import.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct IndexImported {
+    pub space_id: String,
+}
+
+impl Job for IndexImported {
+    const KIND: &'static str = "git-import-index";
+
+    async fn run(self, app: &App) -> anyhow::Result<Option<serde_json::Value>> {
+        let pages = quire_engine::search::catch_up(&app.engine.revisions, &self.space_id).await?;
+        Ok(Some(serde_json::json!({ "pages": pages })))
+    }
+}
+
 impl Job for GitExport {
     const KIND: &'static str = "git-export";
     /// A large repository's first sync fetches and stores thousands of files.
@@ -132,6 +150,7 @@ impl Job for GitExport {
 
 pub fn register_jobs(registry: &mut Registry) {
     registry.register::<GitImport>();
+    registry.register::<IndexImported>();
     registry.register::<GitExport>();
 }
 
@@ -377,12 +396,30 @@ fn applied_event(sync: &mut GitSyncRow, event_at: Option<i64>) {
 
 /// Records how an operation ended.
 async fn finish(app: &App, space_id: &str, update: impl FnOnce(&mut GitSyncRow)) -> anyhow::Result<()> {
+    finish_then(app, space_id, update, false).await
+}
+
+/// [`finish`], and with `index`, the import's search indexing queued in the
+/// same transaction ([`IndexImported`]).
+async fn finish_then(
+    app: &App,
+    space_id: &str,
+    update: impl FnOnce(&mut GitSyncRow),
+    index: bool,
+) -> anyhow::Result<()> {
     let mut tx = app.db.write().await?;
     if let Some(mut row) = git_syncs::get(&mut tx, space_id).await? {
         update(&mut row);
         row.operation_ended_at = Some(app.now());
         row.updated_at = app.now();
         git_syncs::put(&mut tx, &row).await?;
+    }
+    if index {
+        let space = spaces::get_any(&mut tx, space_id).await?;
+        let job = IndexImported {
+            space_id: space_id.to_owned(),
+        };
+        jobs::enqueue(&mut tx, &space.organization_id, &job, app.now(), app.now()).await?;
     }
     tx.commit().await?;
     Ok(())

@@ -216,6 +216,37 @@ pub async fn words_near(conn: &mut AnyConnection, word: &str, limit: usize) -> S
     Ok(near)
 }
 
+/// The revision the space's index holds when it stands behind the space's
+/// current revision (see migration 0020), else `None`.
+pub async fn lagging(conn: &mut AnyConnection, space_id: &str) -> StoreResult<Option<String>> {
+    Ok(
+        sqlx::query_scalar("SELECT indexed_revision FROM search_lag WHERE space_id = $1")
+            .bind(space_id)
+            .fetch_optional(conn)
+            .await?,
+    )
+}
+
+/// Records that the space's index holds `revision` (and not the space's
+/// current revision).
+pub async fn set_lagging(conn: &mut AnyConnection, space_id: &str, revision: &str) -> StoreResult<()> {
+    sqlx::query("INSERT INTO search_lag (space_id, indexed_revision) VALUES ($1, $2)")
+        .bind(space_id)
+        .bind(revision)
+        .execute(conn)
+        .await?;
+    Ok(())
+}
+
+/// Records that the space's index holds its current revision.
+pub async fn clear_lagging(conn: &mut AnyConnection, space_id: &str) -> StoreResult<()> {
+    sqlx::query("DELETE FROM search_lag WHERE space_id = $1")
+        .bind(space_id)
+        .execute(conn)
+        .await?;
+    Ok(())
+}
+
 /// Removes these pages of the space from the index.
 pub async fn remove_pages(conn: &mut AnyConnection, space_id: &str, page_ids: &[String]) -> StoreResult<()> {
     for chunk in page_ids.chunks(500) {

@@ -105,6 +105,15 @@ both_backends! {
         assert_eq!(result["commit"], head.as_str());
         let skipped: Vec<&str> = result["skipped"].as_array().unwrap().iter().map(|s| s["path"].as_str().unwrap()).collect();
         assert_eq!(skipped, ["docs/unlisted.md"], "{result}");
+        // The pages were indexed for search by a job of their own, after
+        // the import, and the index no longer lags.
+        let (state, indexed, error) = app.latest_job("git-import-index").await;
+        assert_eq!(state, "done", "{error:?}");
+        assert!(indexed["pages"].as_u64().is_some_and(|n| n >= 5), "{indexed}");
+        let found = app.get(&ada, &format!("/v1/spaces/{space}/search?query=tuning")).await;
+        assert!(found.items().iter().any(|hit| hit["title"] == "Tuning"), "{}", found.body);
+        let mut conn = app.db.read().await.expect("a connection");
+        assert_eq!(quire_store::search::lagging(&mut conn, &space).await.expect("read"), None);
 
         let content = app.get(&ada, &format!("/v1/spaces/{space}/content")).await;
         content.assert_status(200);
