@@ -144,7 +144,12 @@ pub async fn layer(State(state): State<AppState>, request: Request, next: Next) 
     }
     let generation = cache.generation.load(Ordering::SeqCst);
     let response = next.run(request).await;
-    if response.status() != StatusCode::OK || response.headers().contains_key(header::SET_COOKIE) {
+    // Only a complete body of known, modest size is kept; anything else
+    // (a large page list) goes out as it is.
+    let small = axum::body::HttpBody::size_hint(response.body())
+        .upper()
+        .is_some_and(|n| n <= MAX_KEPT_BYTES as u64);
+    if response.status() != StatusCode::OK || response.headers().contains_key(header::SET_COOKIE) || !small {
         return response;
     }
     let (parts, body) = response.into_parts();

@@ -157,6 +157,14 @@ where
     let Some(keep) = response.extensions().get::<Keep>().copied() else {
         return response;
     };
+    // A body of unknown or large size (a big `llms-full.txt`) goes out
+    // as it is.
+    let small = axum::body::HttpBody::size_hint(response.body())
+        .upper()
+        .is_some_and(|n| n <= MAX_KEPT_BYTES as u64);
+    if !small {
+        return response;
+    }
     let (parts, body) = response.into_parts();
     let body = match axum::body::to_bytes(body, MAX_KEPT_BYTES).await {
         Ok(body) => body,
