@@ -120,6 +120,14 @@ fn key(request: &Request) -> String {
     )
 }
 
+/// Whether the answer's body is of known size, at most `max` bytes (what
+/// a layer may read whole to keep it).
+pub fn body_at_most(response: &Response, max: usize) -> bool {
+    axum::body::HttpBody::size_hint(response.body())
+        .upper()
+        .is_some_and(|n| n <= max as u64)
+}
+
 /// The layer: answers a kept read from memory, keeps what may be kept, and
 /// announces every successful write.
 pub async fn layer(State(state): State<AppState>, request: Request, next: Next) -> Response {
@@ -146,10 +154,10 @@ pub async fn layer(State(state): State<AppState>, request: Request, next: Next) 
     let response = next.run(request).await;
     // Only a complete body of known, modest size is kept; anything else
     // (a large page list) goes out as it is.
-    let small = axum::body::HttpBody::size_hint(response.body())
-        .upper()
-        .is_some_and(|n| n <= MAX_KEPT_BYTES as u64);
-    if response.status() != StatusCode::OK || response.headers().contains_key(header::SET_COOKIE) || !small {
+    if response.status() != StatusCode::OK
+        || response.headers().contains_key(header::SET_COOKIE)
+        || !body_at_most(&response, MAX_KEPT_BYTES)
+    {
         return response;
     }
     let (parts, body) = response.into_parts();

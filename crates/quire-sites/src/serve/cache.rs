@@ -61,6 +61,25 @@ struct Kept {
 }
 
 impl Kept {
+    /// An answer to keep: its compressed forms and `ETag` made once.
+    fn new(status: StatusCode, mut headers: HeaderMap, body: Bytes, until: Option<i64>) -> Kept {
+        let compressible = body.len() >= COMPRESS_FROM;
+        let gzip = compressible.then(|| gzip(&body)).flatten();
+        let brotli = compressible.then(|| brotli(&body)).flatten();
+        let etag = HeaderValue::from_str(&format!("\"{}\"", &quire_core::digest::sha256_hex(&body)[..32]))
+            .unwrap_or_else(|_| HeaderValue::from_static("\"\""));
+        headers.remove(header::CONTENT_LENGTH);
+        Kept {
+            status,
+            headers,
+            body,
+            gzip,
+            brotli,
+            etag,
+            until,
+        }
+    }
+
     fn weight(&self) -> u32 {
         let size =
             self.body.len() + self.gzip.as_ref().map_or(0, Bytes::len) + self.brotli.as_ref().map_or(0, Bytes::len);
@@ -159,10 +178,7 @@ where
     };
     // A body of unknown or large size (a big `llms-full.txt`) goes out
     // as it is.
-    let small = axum::body::HttpBody::size_hint(response.body())
-        .upper()
-        .is_some_and(|n| n <= MAX_KEPT_BYTES as u64);
-    if !small {
+    if !quire_http::reads::body_at_most(&response, MAX_KEPT_BYTES) {
         return response;
     }
     let (parts, body) = response.into_parts();
@@ -173,29 +189,11 @@ where
             return StatusCode::INTERNAL_SERVER_ERROR.into_response();
         }
     };
-    let kept = Arc::new(kept(parts.status, parts.headers, body, keep.until));
+    let kept = Arc::new(Kept::new(parts.status, parts.headers, body, keep.until));
     if cache.generation.load(Ordering::SeqCst) == generation {
         cache.answers.insert(key, kept.clone());
     }
     answer_from(&kept, method, headers)
-}
-
-fn kept(status: StatusCode, mut headers: HeaderMap, body: Bytes, until: Option<i64>) -> Kept {
-    let compressible = body.len() >= COMPRESS_FROM;
-    let gzip = compressible.then(|| gzip(&body)).flatten();
-    let brotli = compressible.then(|| brotli(&body)).flatten();
-    let etag = HeaderValue::from_str(&format!("\"{}\"", &quire_core::digest::sha256_hex(&body)[..32]))
-        .unwrap_or_else(|_| HeaderValue::from_static("\"\""));
-    headers.remove(header::CONTENT_LENGTH);
-    Kept {
-        status,
-        headers,
-        body,
-        gzip,
-        brotli,
-        etag,
-        until,
-    }
 }
 
 fn gzip(body: &[u8]) -> Option<Bytes> {
