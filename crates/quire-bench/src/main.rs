@@ -186,7 +186,7 @@ fn main() -> anyhow::Result<()> {
 
 /// Where the benchmark database lives, so it can be removed at the end.
 enum Storage {
-    Sqlite(#[allow(dead_code)] tempfile::TempDir),
+    Sqlite(tempfile::TempDir),
     Postgres { admin_url: String, database: String },
 }
 
@@ -350,6 +350,15 @@ async fn open_storage(database_url: Option<&str>) -> anyhow::Result<(String, Sto
 }
 
 async fn drop_storage(storage: Storage) {
+    if let Storage::Sqlite(dir) = storage {
+        if std::env::var_os("QUIRE_BENCH_KEEP_DATABASE").is_some() {
+            eprintln!(
+                "kept the benchmark database in {} (QUIRE_BENCH_KEEP_DATABASE)",
+                dir.keep().display()
+            );
+        }
+        return;
+    }
     if let Storage::Postgres { admin_url, database } = storage {
         if std::env::var_os("QUIRE_BENCH_KEEP_DATABASE").is_some() {
             eprintln!("kept the benchmark database {database} (QUIRE_BENCH_KEEP_DATABASE)");

@@ -139,6 +139,11 @@ pub async fn put_pages(conn: &mut AnyConnection, space_id: &str, pages: &[(&str,
                 for (i, (page_id, page)) in chunk.iter().enumerate() {
                     let (title, headings, body) = &analyzed[chunk_index * ROWS_PER_STATEMENT + i];
                     let mut terms = tsvector(&[(title, 'A'), (headings, 'B'), (body, 'C')]);
+                    let marks = title_lexemes(title, headings);
+                    if !marks.is_empty() {
+                        terms.push(' ');
+                        terms.push_str(&marks);
+                    }
                     terms.push(' ');
                     terms.push_str(&space_lexeme(space_id));
                     rows.push(if i == 0 { "(" } else { ", (" })
@@ -285,8 +290,31 @@ async fn delete_where(conn: &mut AnyConnection, space_id: &str, pages: Option<&[
     Ok(())
 }
 
-/// The `limit` most relevant pages of these spaces matching the query. An
-/// empty query or no space finds nothing.
+/// Matching rows one part of a query scores at most (see [`query`]).
+const SCORED_ROWS: i64 = 400;
+
+/// Where a part of a query looks for its words.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Fields {
+    /// Title, headings and text.
+    All,
+    /// The title and the headings only.
+    TitleAndHeadings,
+}
+
+/// The most relevant pages of these spaces matching the query, at most
+/// `limit` of each of two parts: the pages whose title and headings hold
+/// the query, and the pages that hold it anywhere. An empty query or no
+/// space finds nothing.
+///
+/// Scoring is bounded: each part scores only the [`SCORED_ROWS`] most
+/// recently indexed rows that match it, so a word found on every page of
+/// a large space costs what a word on a few hundred pages costs (scoring
+/// every match took ~25 ms for 10,000 pages). The title-and-headings part
+/// keeps the pages that rank first (Quire's tiers) among the candidates
+/// however many pages hold the word in their text. FTS5 walks a term's
+/// rows newest first and stops at the bound; PostgreSQL's GIN index hands
+/// over the matching row ids, of which the newest are ranked.
 ///
 /// SQLite: the `CROSS JOIN` keeps the full-text scan first (the planner
 /// would otherwise walk the space's pages and run the MATCH once per page).
@@ -294,70 +322,100 @@ async fn delete_where(conn: &mut AnyConnection, space_id: &str, pages: Option<&[
 /// PostgreSQL: the spaces are lexemes of the indexed vector, so the GIN
 /// index alone finds the matching rows of those spaces without reading a
 /// vector (a plain term query is exact in GIN), and relevance is computed
-/// on the small `rank_terms` vector. Reading each matching row's full
-/// vector costs ~17 µs, 170 ms for a word on every page of a 10,000-page
-/// space; the planner does not know that and picks a sequential scan for
-/// frequent words, hence `enable_seqscan` off for this one query.
+/// on the small `rank_terms` vector. The planner does not know what
+/// reading a full vector costs and picks a sequential scan for frequent
+/// words, hence `enable_seqscan` off for this one query.
 pub async fn query(conn: &mut AnyConnection, space_ids: &[String], query: &Query, limit: i64) -> StoreResult<Vec<Hit>> {
     if query.is_empty() || space_ids.is_empty() {
         return Ok(Vec::new());
     }
-    let hits = match backend(conn) {
-        Backend::Sqlite => {
-            let mut sql = Sql::new(
-                "SELECT p.id, p.space_id, p.page_id, p.title, p.headings, \
-                 -bm25(search_terms, 8.0, 8.0, 3.0, 3.0, 1.0, 1.0) AS relevance \
-                 FROM search_terms CROSS JOIN search_pages p \
-                 WHERE p.id = search_terms.rowid AND search_terms MATCH ",
-            );
-            sql.bind(fts5_match(query));
-            sql.push(" AND p.space_id IN (");
-            for (i, id) in space_ids.iter().enumerate() {
-                sql.push(if i == 0 { "" } else { ", " }).bind(id.clone());
+    let mut found: Vec<Hit> = Vec::new();
+    for fields in [Fields::TitleAndHeadings, Fields::All] {
+        let part = match backend(conn) {
+            Backend::Sqlite => hits(
+                sqlite_query(space_ids, query, fields, limit)
+                    .fetch_all(&mut *conn)
+                    .await?,
+            )?,
+            Backend::Postgres => {
+                let mut tx = conn.begin().await?;
+                sqlx::query("SET LOCAL enable_seqscan = off").execute(&mut *tx).await?;
+                let rows = postgres_query(space_ids, query, fields, limit)
+                    .fetch_all(&mut tx)
+                    .await?;
+                tx.commit().await?;
+                hits(rows)?
             }
-            sql.push(") ORDER BY relevance DESC, p.id LIMIT ").bind(limit);
-            hits(sql.fetch_all(conn).await?)?
+        };
+        for hit in part {
+            if !found.iter().any(|known| known.row == hit.row) {
+                found.push(hit);
+            }
         }
-        Backend::Postgres => {
-            let mut tx = conn.begin().await?;
-            sqlx::query("SET LOCAL enable_seqscan = off").execute(&mut *tx).await?;
-            let rows = postgres_query(space_ids, query, limit).fetch_all(&mut tx).await?;
-            tx.commit().await?;
-            hits(rows)?
-        }
-    };
+    }
     // The spaces are part of the match on both backends; checked once more
     // here, so no encoding slip can show a page of another space.
-    Ok(hits
+    Ok(found
         .into_iter()
         .filter(|hit| space_ids.contains(&hit.space_id))
         .collect())
+}
+
+/// The SQLite form of one part of [`query`]: FTS5 walks the matching rows
+/// newest first, BM25 is computed for the first [`SCORED_ROWS`] of them in
+/// the spaces, and those are ranked.
+fn sqlite_query(space_ids: &[String], query: &Query, fields: Fields, limit: i64) -> Sql {
+    let mut sql = Sql::new(
+        "SELECT * FROM (SELECT p.id, p.space_id, p.page_id, p.title, p.headings, \
+         -bm25(search_terms, 8.0, 8.0, 3.0, 3.0, 1.0, 1.0) AS relevance \
+         FROM search_terms CROSS JOIN search_pages p \
+         WHERE p.id = search_terms.rowid AND search_terms MATCH ",
+    );
+    sql.bind(fts5_match(query, fields));
+    sql.push(" AND p.space_id IN (");
+    for (i, id) in space_ids.iter().enumerate() {
+        sql.push(if i == 0 { "" } else { ", " }).bind(id.clone());
+    }
+    sql.push(") ORDER BY search_terms.rowid DESC LIMIT ")
+        .bind(SCORED_ROWS)
+        .push(") ORDER BY relevance DESC, id LIMIT ")
+        .bind(limit);
+    sql
 }
 
 /// Spaces a PostgreSQL query finds through their lexemes at most; beyond,
 /// rows are filtered by space after the GIN scan (a union of many space
 /// lexemes costs the index more than the filter: 20 ms for 100 spaces).
 const SPACE_LEXEMES: usize = 8;
-/// Rows a phrase is checked on at most: the most relevant rows with all
-/// of its words (a phrase needs the positions of the full vector, read per
-/// row at ~17 µs).
-const PHRASE_ROWS: i64 = 1_000;
+/// Rows a phrase is checked on at most: the most relevant of the scored
+/// rows with all of its words (a phrase needs the positions of the full
+/// vector, read per row at ~17 µs).
+const PHRASE_ROWS: i64 = 200;
 
-/// The PostgreSQL form of [`query`]: candidates by the words (and the
-/// spaces, as lexemes when few) through the GIN index, ranked on
-/// `rank_terms`; phrases, when the query has any, checked on the best
-/// [`PHRASE_ROWS`] of them. `(space_id || '')` keeps the planner off the
-/// space index, whose path would read every vector of the space.
-fn postgres_query(space_ids: &[String], query: &Query, limit: i64) -> Sql {
-    let words = rank_tsquery(query);
-    let has_phrase = tsquery(query) != words;
+/// The PostgreSQL form of one part of [`query`]: candidates by the words
+/// (and the spaces, as lexemes when few) through the GIN index, the
+/// [`SCORED_ROWS`] newest of them ranked on `rank_terms`; phrases, when
+/// the query has any, checked on the best [`PHRASE_ROWS`] of them.
+/// `(space_id || '')` keeps the planner off the space index, and `id + 0`
+/// off the primary key's order: either path reads the full vector of every
+/// row it walks (150 ms over 20,000 rows).
+fn postgres_query(space_ids: &[String], query: &Query, fields: Fields, limit: i64) -> Sql {
+    let words = match fields {
+        Fields::All => rank_tsquery(query),
+        Fields::TitleAndHeadings => title_tsquery(query),
+    };
+    let has_phrase = tsquery(query) != rank_tsquery(query);
     let mut sql = Sql::new(if has_phrase { "SELECT c.* FROM (" } else { "" });
     sql.push(
-        "SELECT p.id, p.space_id, p.page_id, p.title, p.headings, \
-         CAST(ts_rank('{0.1, 0.2, 0.4, 1.0}', p.rank_terms, CAST(",
+        "SELECT m.id, m.space_id, m.page_id, m.title, m.headings, \
+         CAST(ts_rank('{0.1, 0.2, 0.4, 1.0}', m.rank_terms, CAST(",
     );
-    sql.bind(words.clone());
-    sql.push(" AS tsquery)) AS DOUBLE PRECISION) AS relevance FROM search_pages p WHERE p.terms @@ CAST(");
+    sql.bind(rank_tsquery(query));
+    sql.push(
+        " AS tsquery)) AS DOUBLE PRECISION) AS relevance FROM (\
+         SELECT p.id, p.space_id, p.page_id, p.title, p.headings, p.rank_terms \
+         FROM search_pages p WHERE p.terms @@ CAST(",
+    );
     if space_ids.len() <= SPACE_LEXEMES {
         sql.bind(format!("({words}) & ({})", spaces_tsquery(space_ids)));
         sql.push(" AS tsquery)");
@@ -365,7 +423,8 @@ fn postgres_query(space_ids: &[String], query: &Query, limit: i64) -> Sql {
         sql.bind(words);
         sql.push(" AS tsquery) AND (p.space_id || '') IN ").bind_list(space_ids);
     }
-    sql.push(" ORDER BY relevance DESC, p.id LIMIT ");
+    sql.push(" ORDER BY p.id + 0 DESC LIMIT ").bind(SCORED_ROWS);
+    sql.push(") m ORDER BY relevance DESC, m.id LIMIT ");
     if !has_phrase {
         sql.bind(limit);
         return sql;
@@ -394,37 +453,38 @@ fn hits(rows: Vec<sqlx::any::AnyRow>) -> StoreResult<Vec<Hit>> {
 }
 
 /// The hits (of one `query` answer over these spaces) that also match
-/// `phrase`. PostgreSQL checks only those rows (a phrase needs the
-/// positions of the full vector, so each row checked is read); SQLite runs
-/// the phrase through the index of the spaces, which is cheaper there than
-/// one MATCH per row.
+/// `phrase`: only those rows are checked (FTS5 seeks each row id in the
+/// phrase's terms; PostgreSQL reads each row's full vector for the
+/// positions).
 pub async fn phrase_hits(
     conn: &mut AnyConnection,
     space_ids: &[String],
     hits: &[Hit],
     phrase: &Query,
 ) -> StoreResult<HashSet<i64>> {
-    if hits.is_empty() || phrase.is_empty() {
+    if hits.is_empty() || phrase.is_empty() || space_ids.is_empty() {
         return Ok(HashSet::new());
     }
-    match backend(conn) {
+    let mut sql = match backend(conn) {
         Backend::Sqlite => {
-            let limit = i64::try_from(hits.len()).unwrap_or(i64::MAX).saturating_mul(4);
-            let found = query(conn, space_ids, phrase, limit).await?;
-            Ok(found.into_iter().map(|hit| hit.row).collect())
+            let mut sql = Sql::new("SELECT rowid AS id FROM search_terms WHERE search_terms MATCH ");
+            sql.bind(fts5_match(phrase, Fields::All));
+            sql.push(" AND rowid IN (");
+            sql
         }
         Backend::Postgres => {
             let mut sql = Sql::new("SELECT id FROM search_pages WHERE terms @@ CAST(");
             sql.bind(tsquery(phrase));
             sql.push(" AS tsquery) AND id IN (");
-            for (i, hit) in hits.iter().enumerate() {
-                sql.push(if i == 0 { "" } else { ", " }).bind(hit.row);
-            }
-            sql.push(")");
-            let rows = sql.fetch_all(conn).await?;
-            rows.iter().map(|row| Ok(row.try_get("id")?)).collect()
+            sql
         }
+    };
+    for (i, hit) in hits.iter().enumerate() {
+        sql.push(if i == 0 { "" } else { ", " }).bind(hit.row);
     }
+    sql.push(")");
+    let rows = sql.fetch_all(conn).await?;
+    rows.iter().map(|row| Ok(row.try_get("id")?)).collect()
 }
 
 /// Bytes of the search index (its tables and indexes), for the benchmark.
@@ -440,20 +500,34 @@ pub async fn index_bytes(conn: &mut AnyConnection) -> StoreResult<i64> {
 // Encodings
 // ---------------------------------------------------------------------------
 
-const STEM_COLUMNS: &str = "{title_stems heading_stems body_stems}";
-const WORD_COLUMNS: &str = "{title_words heading_words body_words}";
-
-/// An FTS5 MATCH expression. Terms hold only letters and digits, so quoting
-/// them is enough to keep FTS5 syntax out.
-fn fts5_match(query: &Query) -> String {
-    fn clause(c: &Clause) -> String {
-        match c {
-            Clause::Stem(stem) => format!("{STEM_COLUMNS} : \"{stem}\""),
-            Clause::Prefix(word) => format!("{WORD_COLUMNS} : \"{word}\"*"),
-            Clause::Phrase(stems) => format!("{STEM_COLUMNS} : \"{}\"", stems.join(" ")),
-            Clause::Any(options) => format!("({})", options.iter().map(clause).collect::<Vec<_>>().join(" OR ")),
+/// An FTS5 MATCH expression over these fields. Terms hold only letters and
+/// digits, so quoting them is enough to keep FTS5 syntax out.
+fn fts5_match(query: &Query, fields: Fields) -> String {
+    let (stems, words) = match fields {
+        Fields::All => (
+            "{title_stems heading_stems body_stems}",
+            "{title_words heading_words body_words}",
+        ),
+        Fields::TitleAndHeadings => ("{title_stems heading_stems}", "{title_words heading_words}"),
+    };
+    let clause = |c: &Clause| -> String {
+        fn one(c: &Clause, stems: &str, words: &str) -> String {
+            match c {
+                Clause::Stem(stem) => format!("{stems} : \"{stem}\""),
+                Clause::Prefix(word) => format!("{words} : \"{word}\"*"),
+                Clause::Phrase(parts) => format!("{stems} : \"{}\"", parts.join(" ")),
+                Clause::Any(options) => format!(
+                    "({})",
+                    options
+                        .iter()
+                        .map(|o| one(o, stems, words))
+                        .collect::<Vec<_>>()
+                        .join(" OR ")
+                ),
+            }
         }
-    }
+        one(c, stems, words)
+    };
     query.clauses.iter().map(clause).collect::<Vec<_>>().join(" AND ")
 }
 
@@ -489,6 +563,48 @@ fn tsquery(query: &Query) -> String {
 /// vector keeps no real positions).
 fn rank_tsquery(query: &Query) -> String {
     tsquery(query).replace(" <-> ", " & ")
+}
+
+/// The query's words among the title and heading terms (their `^` lexemes,
+/// see [`title_lexemes`]); phrases as plain conjunctions, checked on the
+/// full vector like any phrase.
+fn title_tsquery(query: &Query) -> String {
+    fn clause(c: &Clause) -> String {
+        match c {
+            Clause::Stem(stem) => lexeme(&format!("^{stem}")),
+            Clause::Prefix(word) => format!(
+                "({}:* | {}:*)",
+                lexeme(&format!("^{word}")),
+                lexeme(&format!("^_{word}"))
+            ),
+            Clause::Phrase(stems) => format!(
+                "({})",
+                stems
+                    .iter()
+                    .map(|s| lexeme(&format!("^{s}")))
+                    .collect::<Vec<_>>()
+                    .join(" & ")
+            ),
+            Clause::Any(options) => format!("({})", options.iter().map(clause).collect::<Vec<_>>().join(" | ")),
+        }
+    }
+    query.clauses.iter().map(clause).collect::<Vec<_>>().join(" & ")
+}
+
+/// The lexemes that say a term stands in the title or a heading: each
+/// stem, and each raw word that differs from it, marked `^` (terms never
+/// hold it), once and without positions.
+fn title_lexemes(title: &Analyzed, headings: &Analyzed) -> String {
+    let mut seen: HashSet<String> = HashSet::new();
+    for term in title.terms.iter().chain(&headings.terms) {
+        seen.insert(format!("^{}", term.stem));
+        if term.word != term.stem {
+            seen.insert(format!("^_{}", term.word));
+        }
+    }
+    let mut lexemes: Vec<String> = seen.into_iter().map(|l| lexeme(&l)).collect();
+    lexemes.sort_unstable();
+    lexemes.join(" ")
 }
 
 /// The lexeme that puts a row in its space (terms never hold `~`).
@@ -582,7 +698,7 @@ mod tests {
     fn fts5_expressions_quote_every_term() {
         let query = parse_query("\"merge conflict\" getSpaceById confi");
         assert_eq!(
-            fts5_match(&query),
+            fts5_match(&query, Fields::All),
             "{title_stems heading_stems body_stems} : \"merg conflict\" AND \
              ({title_stems heading_stems body_stems} : \"getspacebyid\" OR \
              {title_stems heading_stems body_stems} : \"get space by id\") AND \

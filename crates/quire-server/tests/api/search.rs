@@ -95,6 +95,49 @@ both_backends! {
         assert_eq!(titles(&app, &ada, &space, "cnofguration ").await, Vec::<String>::new(), "two edits are too many");
     }
 
+    /// A query scores a bounded number of the pages that match it (the most
+    /// recently indexed); the pages with the word in their title or a
+    /// heading are found apart, so they still come first when the word is
+    /// on many more pages than that.
+    async fn a_word_on_hundreds_of_pages_still_ranks_titles_first(app: TestApp) {
+        let ada = app.user("Ada").await;
+        let org = app.org(&ada, "Acme").await;
+        let space = app.space(&ada, &org, "Docs", None).await;
+        app.publish(
+            &ada,
+            &space,
+            json!([
+                page("title", "# Deploy\n\nHow it ships.\n"),
+                page("heading", "# Releases\n\n## Deploy steps\n\nIn order.\n"),
+            ]),
+        )
+        .await;
+        let cr = app.change_request(&ada, &space, "Notes").await;
+        for batch in 0..12 {
+            let notes: Vec<Value> = (batch * 50..batch * 50 + 50)
+                .map(|i| page(&format!("note{i}"), &format!("# Note {i}\n\nWe deploy on Fridays, see note {i}.\n")))
+                .collect();
+            app.post(
+                &ada,
+                &format!("/v1/spaces/{space}/change-requests/{cr}/content?compat=false"),
+                json!({ "changes": notes }),
+            )
+            .await
+            .assert_status(200);
+        }
+        app.post(&ada, &format!("/v1/spaces/{space}/change-requests/{cr}/merge"), json!(null))
+            .await
+            .assert_status(200);
+        let found = titles(&app, &ada, &space, "deploy").await;
+        assert_eq!(found.len(), 20, "{found:?}");
+        assert_eq!(found[..2], ["Deploy", "Releases"], "{found:?}");
+        assert!(found[2..].iter().all(|t| t.starts_with("Note ")), "{found:?}");
+        let phrase = titles(&app, &ada, &space, "\"deploy steps\"").await;
+        assert_eq!(phrase, ["Releases"]);
+        let note = titles(&app, &ada, &space, "fridays 17 ").await;
+        assert_eq!(note, ["Note 17"], "an old page is still found by a word few pages hold");
+    }
+
     async fn words_inside_cjk_sentences_are_found(app: TestApp) {
         let (ada, _, space, _) = corpus(&app).await;
         assert_eq!(titles(&app, &ada, &space, "東京").await, ["旅行"]);
