@@ -140,6 +140,10 @@ pub struct Workers {
     pub lease: Duration,
     /// How often an idle node looks for due jobs.
     pub poll_interval: Duration,
+    /// How long a stopping node waits for its running jobs to finish; a
+    /// job still running then is dropped and claimed again by another
+    /// node (or this one, restarted) once its lease runs out.
+    pub shutdown_grace: Duration,
 }
 
 impl Default for Workers {
@@ -149,6 +153,7 @@ impl Default for Workers {
             per_organization: 2,
             lease: Duration::from_secs(30),
             poll_interval: Duration::from_millis(500),
+            shutdown_grace: Duration::from_secs(30),
         }
     }
 }
@@ -288,7 +293,7 @@ pub async fn work(app: App, registry: Arc<Registry>, config: Workers, shutdown: 
             continue;
         }
         tokio::select! {
-            () = &mut shutdown => return,
+            () = &mut shutdown => break,
             Some(done) = running.join_next(), if !running.is_empty() => {
                 if let Ok(Err(err)) = done {
                     tracing::error!(error = %format!("{err:#}"), "job worker error");
@@ -296,6 +301,26 @@ pub async fn work(app: App, registry: Arc<Registry>, config: Workers, shutdown: 
             }
             () = tokio::time::sleep(config.poll_interval) => {}
         }
+    }
+    // Stopping: nothing new is claimed, and the jobs running finish (their
+    // leases renewed meanwhile) within the grace period.
+    if running.is_empty() {
+        return;
+    }
+    tracing::info!(running = running.len(), "waiting for running jobs to finish");
+    let drained = tokio::time::timeout(config.shutdown_grace, async {
+        while let Some(done) = running.join_next().await {
+            if let Ok(Err(err)) = done {
+                tracing::error!(error = %format!("{err:#}"), "job worker error");
+            }
+        }
+    })
+    .await;
+    if drained.is_err() {
+        tracing::warn!(
+            running = running.len(),
+            "jobs still running at shutdown are left to be claimed again when their lease runs out"
+        );
     }
 }
 

@@ -45,6 +45,7 @@ pub fn router(state: AppState) -> Router {
     let sites = quire_sites::serve::router(state.app.clone(), &state.public_url);
     Router::new()
         .route("/health", get(health))
+        .route("/ready", get(ready))
         .merge(quire_pdf_export::downloads())
         .merge(quire_sso::pages())
         .merge(quire_sign_in::router())
@@ -109,7 +110,7 @@ pub fn router(state: AppState) -> Router {
 /// The path as logged: API paths whole, site paths cut after the first
 /// segment (`/docs/…`), so a share key that follows is never written.
 fn loggable_path(path: &str) -> String {
-    if path == "/health" || path == "/v1" || path.starts_with("/v1/") {
+    if path == "/health" || path == "/ready" || path == "/v1" || path.starts_with("/v1/") {
         return path.to_owned();
     }
     match path.trim_start_matches('/').split_once('/') {
@@ -127,11 +128,22 @@ async fn no_such_route() -> ApiError {
     ApiError::NotFound("no such route".into())
 }
 
-async fn health(State(state): State<AppState>) -> Response {
-    if state.app.db.ping().await {
-        (StatusCode::OK, axum::Json(serde_json::json!({ "status": "ok" }))).into_response()
-    } else {
-        error_body(StatusCode::SERVICE_UNAVAILABLE, "database unreachable")
+/// Liveness: the process answers. No database work, so a load balancer
+/// may ask as often as it likes.
+async fn health() -> Response {
+    (StatusCode::OK, axum::Json(serde_json::json!({ "status": "ok" }))).into_response()
+}
+
+/// How long readiness waits for the database.
+const READY_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// Readiness: the database answers within [`READY_TIMEOUT`], so this node
+/// can serve requests.
+async fn ready(State(state): State<AppState>) -> Response {
+    match tokio::time::timeout(READY_TIMEOUT, state.app.db.ping()).await {
+        Ok(true) => (StatusCode::OK, axum::Json(serde_json::json!({ "status": "ready" }))).into_response(),
+        Ok(false) => error_body(StatusCode::SERVICE_UNAVAILABLE, "database unreachable"),
+        Err(_) => error_body(StatusCode::SERVICE_UNAVAILABLE, "database did not answer in time"),
     }
 }
 

@@ -203,9 +203,9 @@ pub struct NewSite {
 }
 
 /// Path segments of the public URL that belong to Quire, not to sites.
-const RESERVED_BASENAMES: [&str; 17] = [
-    "v1", "health", "api", "s", "o", "c", "me", "account", "auth", "sign-in", "saml", "sso", "static", "assets", "app",
-    "login", "logout",
+const RESERVED_BASENAMES: [&str; 18] = [
+    "v1", "health", "ready", "api", "s", "o", "c", "me", "account", "auth", "sign-in", "saml", "sso", "static",
+    "assets", "app", "login", "logout",
 ];
 
 /// A basename derived from `title`, made unique across the instance.

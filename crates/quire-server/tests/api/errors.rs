@@ -7,6 +7,23 @@ use serde_json::json;
 use crate::support::{TestApp, both_backends};
 
 both_backends! {
+    /// `/health` says the process answers, without the database; `/ready`
+    /// says the database answers too.
+    async fn readiness_follows_the_database(app: TestApp) {
+        let client = reqwest::Client::new();
+        let ready = client.get(format!("{}/ready", app.base_url)).send().await.unwrap();
+        assert_eq!(ready.status(), 200);
+        let body: serde_json::Value = ready.json().await.unwrap();
+        assert_eq!(body["status"], "ready");
+        app.db.close().await;
+        let health = client.get(format!("{}/health", app.base_url)).send().await.unwrap();
+        assert_eq!(health.status(), 200, "alive without its database");
+        let ready = client.get(format!("{}/ready", app.base_url)).send().await.unwrap();
+        assert_eq!(ready.status(), 503, "not ready without its database");
+        let body: serde_json::Value = ready.json().await.unwrap();
+        assert_eq!(body["error"]["code"], 503);
+    }
+
     async fn missing_or_unknown_tokens_are_401(app: TestApp) {
         let res = app.request(Method::GET, "/v1/user").send().await;
         res.assert_status(401);

@@ -158,6 +158,32 @@ both_backends! {
         assert!(jobs[1].5.as_deref().unwrap_or("").contains("longer than"), "{jobs:?}");
     }
 
+    /// A node told to stop claims nothing more and lets the job it runs
+    /// finish before it returns.
+    async fn a_stopping_node_finishes_its_running_jobs(app: TestApp) {
+        let ada = app.user("Ada").await;
+        let org = app.org(&ada, "Acme").await;
+        let name = format!("stopping-{org}");
+        enqueue(&app, &org, &Gated { gate: name.clone() }).await;
+        let config = Workers { poll_interval: Duration::from_millis(20), ..Workers::default() };
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let (seen, stop_seen) = tokio::sync::oneshot::channel::<()>();
+        let worker = tokio::spawn(jobs::work(app.state.app.clone(), registry(), config, async move {
+            let _ = stopped.await;
+            let _ = seen.send(());
+        }));
+        until(&app, "the job runs", |jobs| jobs.iter().any(|j| j.2 == "running")).await;
+        enqueue(&app, &org, &Gated { gate: format!("{name}-later") }).await;
+        let _ = stop.send(());
+        stop_seen.await.unwrap();
+        gate(&name).add_permits(1);
+        worker.await.unwrap();
+        let jobs = test_jobs(&app).await;
+        let state = |gate: &str| jobs.iter().find(|j| j.1 == gate).map(|j| j.2.clone());
+        assert_eq!(state(&name).as_deref(), Some("done"), "the running job finished: {jobs:?}");
+        assert_eq!(state(&format!("{name}-later")).as_deref(), Some("queued"), "nothing new was claimed: {jobs:?}");
+    }
+
     async fn one_organization_cannot_hold_every_slot(app: TestApp) {
         let ada = app.user("Ada").await;
         let busy = app.org(&ada, "Busy").await;
