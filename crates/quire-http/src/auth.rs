@@ -67,6 +67,11 @@ impl TokenCache {
         self.entries.get(hash)
     }
 
+    /// Whether this node knows the token (by its hash) valid.
+    pub fn knows(&self, hash: &str) -> bool {
+        self.entries.contains_key(hash)
+    }
+
     /// Drops a revoked token.
     pub fn forget(&self, hash: &str) {
         self.entries.invalidate(hash);

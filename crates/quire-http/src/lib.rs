@@ -9,6 +9,7 @@
 //! - [`session`]: the browser session's cookie, CSRF header and client;
 //! - [`reads`]: the layer that keeps the hottest API reads in memory and
 //!   announces every write;
+//! - [`limits`]: the layer that counts requests against the rate limits;
 //! - [`error`]: the one error type and its mapping to statuses;
 //! - [`views`]: the JSON shapes every area shows (users, organizations,
 //!   members, teams, spaces, collections).
@@ -19,6 +20,7 @@
 pub mod auth;
 pub mod error;
 pub mod extract;
+pub mod limits;
 pub mod pagination;
 pub mod reads;
 pub mod session;

@@ -12,6 +12,9 @@ pub struct AppState {
     pub tokens: Arc<crate::auth::TokenCache>,
     /// The hottest API reads, kept (see `reads`).
     pub reads: Arc<crate::reads::ReadCache>,
+    /// Requests counted against the rate limits (see `limits`); none by
+    /// default, the binary sets the operator's.
+    pub limiter: Arc<crate::limits::Limiter>,
     /// Absolute base URL this server is reached at, without a trailing slash;
     /// `urls` fields in responses are built from it.
     pub public_url: Arc<str>,
@@ -26,6 +29,7 @@ impl AppState {
             app,
             tokens: Arc::default(),
             reads: Arc::default(),
+            limiter: Arc::new(crate::limits::Limiter::new(crate::limits::RateLimits::OFF)),
             public_url: public_url.trim_end_matches('/').into(),
             behind_proxy: false,
         }

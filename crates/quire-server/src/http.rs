@@ -60,6 +60,11 @@ pub fn router(state: AppState) -> Router {
             state.clone(),
             quire_http::reads::layer,
         ))
+        // Rate limits, before any work (cached reads included).
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            quire_http::limits::layer,
+        ))
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
         .layer(MapRequestLayer::new(crate::drain::drain_unread_body))
         .layer(CatchPanicLayer::custom(|_| {

@@ -17,4 +17,4 @@ pub mod http;
 pub mod views;
 
 pub use http::{router, serve};
-pub use quire_http::{AppState, auth, error, extract, pagination, state};
+pub use quire_http::{AppState, auth, error, extract, limits, pagination, state};

@@ -26,6 +26,7 @@ pub mod openapi;
 pub mod orgs;
 pub mod page;
 pub mod pdfs;
+pub mod rate_counts;
 pub mod reviews;
 pub mod saml;
 pub mod search;

@@ -200,9 +200,40 @@ struct ServeArgs {
     )]
     behind_proxy: bool,
     #[command(flatten)]
+    rate_limits: RateLimitArgs,
+    #[command(flatten)]
     oidc: OidcArgs,
     #[command(flatten)]
     storage: StorageArgs,
+}
+
+/// Requests per minute (0: unlimited); see the README's "Rate limits".
+#[derive(Args)]
+struct RateLimitArgs {
+    /// Per API token (and per browser session's address).
+    #[arg(long, env = "QUIRE_RATE_LIMIT_TOKEN", default_value_t = quire_server::limits::RateLimits::DEFAULT.per_token)]
+    rate_limit_token: u32,
+    /// Per address, for API requests without valid credentials.
+    #[arg(long, env = "QUIRE_RATE_LIMIT_ADDRESS", default_value_t = quire_server::limits::RateLimits::DEFAULT.per_address)]
+    rate_limit_address: u32,
+    /// Per address, for published sites and the web application's pages.
+    #[arg(long, env = "QUIRE_RATE_LIMIT_SITES", default_value_t = quire_server::limits::RateLimits::DEFAULT.sites_per_address)]
+    rate_limit_sites: u32,
+    /// Per address, for sign-in, sign-in links, password changes and token
+    /// creation.
+    #[arg(long, env = "QUIRE_RATE_LIMIT_SIGN_IN", default_value_t = quire_server::limits::RateLimits::DEFAULT.sign_in_per_address)]
+    rate_limit_sign_in: u32,
+}
+
+impl RateLimitArgs {
+    fn limits(&self) -> quire_server::limits::RateLimits {
+        quire_server::limits::RateLimits {
+            per_token: self.rate_limit_token,
+            per_address: self.rate_limit_address,
+            sites_per_address: self.rate_limit_sites,
+            sign_in_per_address: self.rate_limit_sign_in,
+        }
+    }
 }
 
 /// Sign-in with an OpenID Connect provider; the client secret is read from
@@ -531,6 +562,7 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     }
     let state = AppState {
         behind_proxy: args.behind_proxy,
+        limiter: std::sync::Arc::new(quire_server::limits::Limiter::new(args.rate_limits.limits())),
         ..AppState::new(app.clone(), &public_url)
     };
     let workers = quire_app::jobs::Workers {

@@ -29,6 +29,7 @@ mod pdf;
 mod permissions;
 mod published_cache;
 mod published_sites;
+mod rate_limits;
 mod reviews;
 mod saml;
 mod search;

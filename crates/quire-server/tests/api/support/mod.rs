@@ -94,6 +94,7 @@ pub struct TestAppBuilder {
     allow_private_fetch: bool,
     public_url: Option<String>,
     settings: quire_app::Settings,
+    rate_limits: quire_server::limits::RateLimits,
 }
 
 impl TestAppBuilder {
@@ -119,6 +120,19 @@ impl TestAppBuilder {
         self
     }
 
+    /// Requests are limited to a few a minute (none by default): 5 per
+    /// token, 3 per address without valid credentials, 4 per address on
+    /// sites, 2 sign-ins per address.
+    pub fn tight_rate_limits(mut self) -> Self {
+        self.rate_limits = quire_server::limits::RateLimits {
+            per_token: 5,
+            per_address: 3,
+            sites_per_address: 4,
+            sign_in_per_address: 2,
+        };
+        self
+    }
+
     /// People may sign in with this OpenID provider.
     pub fn oidc(mut self, settings: quire_app::settings::OidcSettings) -> Self {
         self.settings.oidc = Some(settings);
@@ -137,6 +151,7 @@ impl TestApp {
             allow_private_fetch: true,
             public_url: None,
             settings: quire_app::Settings::default(),
+            rate_limits: quire_server::limits::RateLimits::OFF,
         }
     }
 
@@ -182,7 +197,10 @@ impl TestApp {
         })
         .expect("fetch client");
         let app = App::with_settings(db.clone(), blobs, fetcher, Arc::new(clock.clone()), options.settings);
-        let state = AppState::new(app, options.public_url.as_deref().unwrap_or(&base_url));
+        let state = AppState {
+            limiter: Arc::new(quire_server::limits::Limiter::new(options.rate_limits)),
+            ..AppState::new(app, options.public_url.as_deref().unwrap_or(&base_url))
+        };
         let (shutdown, server) = serve(listener, &state);
         TestApp {
             base_url,
@@ -439,7 +457,10 @@ impl TestApp {
         let base_url = format!("http://{}", listener.local_addr().expect("local address"));
         let fetcher = Fetcher::new(FetchConfig::default()).expect("fetch client");
         let app = App::with_clock(db, blobs, fetcher, Arc::new(self.clock.clone()));
-        let state = AppState::new(app, &base_url);
+        let state = AppState {
+            limiter: Arc::new(quire_server::limits::Limiter::new(self.state.limiter.limits())),
+            ..AppState::new(app, &base_url)
+        };
         let (shutdown, server) = serve(listener, &state);
         Node {
             base_url,

@@ -1,0 +1,396 @@
+//! Rate limits: requests per one-minute window, per API token, per address
+//! for requests without valid credentials, per address for published sites
+//! and the web application, and, stricter, per address for sign-in and
+//! token creation. Every API answer says where its client stands
+//! (`X-RateLimit-Limit`, `X-RateLimit-Remaining`, `X-RateLimit-Reset` in
+//! Unix seconds); past the limit the answer is a 429 in the official error
+//! shape with `Retry-After`, and the request does nothing.
+//!
+//! Each node counts in memory (a map lookup under a mutex: well under a
+//! microsecond). On PostgreSQL the nodes share their counts through the
+//! database (`quire_store::rate_counts`): a node adds its counts there once
+//! a second and reads a client's total on the client's first request of a
+//! window, so a client spread over several nodes gets at most its limit plus
+//! what the other nodes accepted from it within the last second. A token is
+//! counted as a token only once this node knows it valid (the token cache);
+//! until then, and for unknown tokens, its requests count against the
+//! address, so made-up tokens cannot open fresh counters.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, Once, Weak};
+use std::time::Duration;
+
+use axum::extract::{FromRequestParts, Request, State};
+use axum::http::header::AUTHORIZATION;
+use axum::http::{HeaderMap, HeaderName, HeaderValue, Method};
+use axum::middleware::Next;
+use axum::response::{IntoResponse, Response};
+use quire_app::{App, accounts};
+use quire_store::db::Backend;
+use quire_store::rate_counts;
+
+use crate::error::ApiError;
+use crate::session::{self, ClientInfo};
+use crate::state::AppState;
+
+/// Requests per minute for each kind of client; 0 is unlimited.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RateLimits {
+    /// An API token, or a browser session (counted by its address).
+    pub per_token: u32,
+    /// API requests without valid credentials, per address.
+    pub per_address: u32,
+    /// Published sites and the web application's pages, per address.
+    pub sites_per_address: u32,
+    /// Sign-in, sign-in links, password changes and token creation, per
+    /// address (on top of the limit their requests also count against).
+    pub sign_in_per_address: u32,
+}
+
+impl RateLimits {
+    /// No limit at all.
+    pub const OFF: RateLimits = RateLimits {
+        per_token: 0,
+        per_address: 0,
+        sites_per_address: 0,
+        sign_in_per_address: 0,
+    };
+
+    /// What `quire serve` applies unless told otherwise.
+    pub const DEFAULT: RateLimits = RateLimits {
+        per_token: 3_000,
+        per_address: 300,
+        sites_per_address: 6_000,
+        sign_in_per_address: 30,
+    };
+}
+
+/// One window, in milliseconds.
+const WINDOW_MS: i64 = 60_000;
+/// How often a node adds its counts to the shared table.
+const SHARE_EVERY: Duration = Duration::from_secs(1);
+
+/// A client's requests in the current window.
+#[derive(Debug, Clone, Copy)]
+struct Counter {
+    window_start: i64,
+    /// Accepted by this node.
+    here: u32,
+    /// Of `here`, added to the shared table already.
+    shared: u32,
+    /// Accepted by the other nodes, as last read.
+    elsewhere: u32,
+}
+
+/// Where a client stands after one request.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Standing {
+    pub limit: u32,
+    pub remaining: u32,
+    /// When the window ends, in Unix milliseconds.
+    pub resets_at: i64,
+    pub allowed: bool,
+}
+
+impl Standing {
+    fn retry_after_secs(&self, now: i64) -> u64 {
+        u64::try_from((self.resets_at - now + 999) / 1000).unwrap_or(1).max(1)
+    }
+
+    fn headers(&self, headers: &mut HeaderMap) {
+        for (name, value) in [
+            ("x-ratelimit-limit", i64::from(self.limit)),
+            ("x-ratelimit-remaining", i64::from(self.remaining)),
+            ("x-ratelimit-reset", self.resets_at / 1000),
+        ] {
+            headers.insert(HeaderName::from_static(name), HeaderValue::from(value));
+        }
+    }
+}
+
+/// A node's counters (see the module's documentation).
+pub struct Limiter {
+    limits: RateLimits,
+    counters: Mutex<HashMap<String, Counter>>,
+    sharing: Once,
+}
+
+impl Limiter {
+    pub fn new(limits: RateLimits) -> Limiter {
+        Limiter {
+            limits,
+            counters: Mutex::default(),
+            sharing: Once::new(),
+        }
+    }
+
+    pub fn limits(&self) -> RateLimits {
+        self.limits
+    }
+
+    fn counters(&self) -> std::sync::MutexGuard<'_, HashMap<String, Counter>> {
+        self.counters.lock().unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Whether this node holds no counter of `client` for the window.
+    fn is_new(&self, client: &str, window_start: i64) -> bool {
+        self.counters()
+            .get(client)
+            .is_none_or(|counter| counter.window_start != window_start)
+    }
+
+    /// Counts one request of `client` against `limit` (unless over it);
+    /// `elsewhere`: the other nodes' count, when just read.
+    fn count(&self, client: &str, limit: u32, now: i64, elsewhere: Option<u32>) -> Standing {
+        let window_start = now - now.rem_euclid(WINDOW_MS);
+        let mut counters = self.counters();
+        let counter = counters.entry(client.to_owned()).or_insert(Counter {
+            window_start,
+            here: 0,
+            shared: 0,
+            elsewhere: 0,
+        });
+        if counter.window_start != window_start {
+            *counter = Counter {
+                window_start,
+                here: 0,
+                shared: 0,
+                elsewhere: 0,
+            };
+        }
+        if let Some(elsewhere) = elsewhere {
+            counter.elsewhere = counter.elsewhere.max(elsewhere);
+        }
+        let used = counter.here.saturating_add(counter.elsewhere);
+        let allowed = used < limit;
+        if allowed {
+            counter.here += 1;
+        }
+        Standing {
+            limit,
+            remaining: limit.saturating_sub(used.saturating_add(u32::from(allowed))),
+            resets_at: window_start + WINDOW_MS,
+            allowed,
+        }
+    }
+
+    /// Counts a request, first reading the other nodes' count when this is
+    /// the client's first request of the window here (PostgreSQL only).
+    async fn check(self: &Arc<Self>, app: &App, client: &str, limit: u32) -> Standing {
+        let now = app.now().0;
+        let window_start = now - now.rem_euclid(WINDOW_MS);
+        let mut elsewhere = None;
+        if app.db.backend() == Backend::Postgres {
+            self.share(app);
+            if self.is_new(client, window_start) {
+                elsewhere = match app.db.read().await {
+                    Ok(mut conn) => rate_counts::total(&mut conn, client, window_start).await.ok(),
+                    Err(_) => None,
+                }
+                .map(|total| u32::try_from(total).unwrap_or(u32::MAX));
+            }
+        }
+        self.count(client, limit, now, elsewhere)
+    }
+
+    /// Starts adding this node's counts to the shared table (once).
+    fn share(self: &Arc<Self>, app: &App) {
+        self.sharing.call_once(|| {
+            let (limiter, app) = (Arc::downgrade(self), app.clone());
+            tokio::spawn(share_counts(limiter, app));
+        });
+    }
+}
+
+/// Once a second while the limiter lives: adds this node's new counts to the
+/// shared table and learns each client's total from the answer; forgets
+/// past windows here and there.
+async fn share_counts(limiter: Weak<Limiter>, app: App) {
+    let mut forgotten_before = 0;
+    loop {
+        tokio::time::sleep(SHARE_EVERY).await;
+        let Some(limiter) = limiter.upgrade() else { return };
+        let now = app.now().0;
+        let window_start = now - now.rem_euclid(WINDOW_MS);
+        let deltas: Vec<(String, i64)> = {
+            let mut counters = limiter.counters();
+            counters.retain(|_, counter| counter.window_start >= window_start);
+            counters
+                .iter_mut()
+                .filter(|(_, counter)| counter.here > counter.shared)
+                .map(|(client, counter)| {
+                    let delta = counter.here - counter.shared;
+                    counter.shared = counter.here;
+                    (client.clone(), i64::from(delta))
+                })
+                .collect()
+        };
+        if !deltas.is_empty() {
+            match add_counts(&app, window_start, &deltas).await {
+                Ok(totals) => {
+                    let mut counters = limiter.counters();
+                    for (client, total) in totals {
+                        if let Some(counter) = counters.get_mut(&client)
+                            && counter.window_start == window_start
+                        {
+                            let total = u32::try_from(total).unwrap_or(u32::MAX);
+                            counter.elsewhere = total.saturating_sub(counter.shared);
+                        }
+                    }
+                }
+                Err(err) => tracing::warn!(error = %err, "could not share rate-limit counts"),
+            }
+        }
+        if window_start > forgotten_before
+            && let Ok(mut tx) = app.db.write().await
+            && rate_counts::forget_before(&mut tx, window_start - WINDOW_MS)
+                .await
+                .is_ok()
+            && tx.commit().await.is_ok()
+        {
+            forgotten_before = window_start;
+        }
+    }
+}
+
+async fn add_counts(app: &App, window_start: i64, deltas: &[(String, i64)]) -> anyhow::Result<Vec<(String, i64)>> {
+    let mut tx = app.db.write().await?;
+    let totals = rate_counts::add(&mut tx, window_start, deltas).await?;
+    tx.commit().await?;
+    Ok(totals)
+}
+
+/// What a request is, for its limits.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Kind {
+    /// The management API and the web application's `/auth` API.
+    Api,
+    /// Published sites, the web application's pages, everything else.
+    Site,
+    /// Probes: never limited.
+    Probe,
+}
+
+fn kind(path: &str) -> Kind {
+    if path == "/health" || path == "/ready" {
+        Kind::Probe
+    } else if path == "/v1" || path.starts_with("/v1/") || path.starts_with("/auth/") {
+        Kind::Api
+    } else {
+        Kind::Site
+    }
+}
+
+/// Sign-in, sign-in links, password changes, token creation.
+fn is_sign_in(method: &Method, path: &str) -> bool {
+    method != Method::GET
+        && method != Method::HEAD
+        && (matches!(path, "/auth/sign-in" | "/auth/tokens" | "/auth/password")
+            || path.starts_with("/auth/links")
+            || (path.starts_with("/saml/") && path.ends_with("/acs")))
+}
+
+/// The layer: counts the request against its limits, refuses it with a 429
+/// past one, and writes the standing on API answers.
+pub async fn layer(State(state): State<AppState>, request: Request, next: Next) -> Response {
+    let limits = state.limiter.limits;
+    let kind = kind(request.uri().path());
+    if kind == Kind::Probe || limits == RateLimits::OFF {
+        return next.run(request).await;
+    }
+    let (mut parts, body) = request.into_parts();
+    let address = match ClientInfo::from_request_parts(&mut parts, &state).await {
+        Ok(ClientInfo(client)) => client.address.unwrap_or_else(|| "unknown".to_owned()),
+        Err(_) => "unknown".to_owned(),
+    };
+    let now = state.app.now().0;
+    if limits.sign_in_per_address > 0 && is_sign_in(&parts.method, parts.uri.path()) {
+        let standing = state
+            .limiter
+            .check(&state.app, &format!("sign-in:{address}"), limits.sign_in_per_address)
+            .await;
+        if !standing.allowed {
+            return refused(standing, now);
+        }
+    }
+    let (client, limit) = match kind {
+        Kind::Site => (format!("site:{address}"), limits.sites_per_address),
+        _ => match bearer_hash(&parts.headers) {
+            Some(hash) if state.tokens.knows(&hash) => (format!("token:{hash}"), limits.per_token),
+            Some(_) => (format!("address:{address}"), limits.per_address),
+            None if session::token(&parts.headers).is_some() => (format!("browser:{address}"), limits.per_token),
+            None => (format!("address:{address}"), limits.per_address),
+        },
+    };
+    if limit == 0 {
+        return next.run(Request::from_parts(parts, body)).await;
+    }
+    let standing = state.limiter.check(&state.app, &client, limit).await;
+    if !standing.allowed {
+        return refused(standing, now);
+    }
+    let mut response = next.run(Request::from_parts(parts, body)).await;
+    if kind == Kind::Api {
+        standing.headers(response.headers_mut());
+    }
+    response
+}
+
+/// The hash of the request's bearer token, if it has one.
+fn bearer_hash(headers: &HeaderMap) -> Option<String> {
+    let value = headers.get(AUTHORIZATION)?.to_str().ok()?;
+    let (scheme, token) = value.trim().split_once(' ')?;
+    (scheme.eq_ignore_ascii_case("bearer") && !token.trim().is_empty()).then(|| accounts::hash_token(token.trim()))
+}
+
+fn refused(standing: Standing, now: i64) -> Response {
+    let retry_after_secs = standing.retry_after_secs(now);
+    let mut response = ApiError::TooManyRequests {
+        message: format!(
+            "rate limit reached: {} requests a minute; retry in {retry_after_secs} s",
+            standing.limit
+        ),
+        retry_after_secs,
+    }
+    .into_response();
+    standing.headers(response.headers_mut());
+    response
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_window_counts_up_to_its_limit_then_resets() {
+        let limiter = Limiter::new(RateLimits::DEFAULT);
+        let start = 120_000;
+        let first = limiter.count("a", 2, start + 5, None);
+        assert_eq!((first.allowed, first.remaining, first.resets_at), (true, 1, 180_000));
+        assert!(limiter.count("a", 2, start + 6, None).allowed);
+        let third = limiter.count("a", 2, start + 7, None);
+        assert_eq!((third.allowed, third.remaining), (false, 0));
+        assert_eq!(third.retry_after_secs(start + 7), 60);
+        assert!(limiter.count("b", 2, start + 8, None).allowed, "clients count apart");
+        assert!(limiter.count("a", 2, start + WINDOW_MS, None).allowed, "a new window");
+    }
+
+    #[test]
+    fn other_nodes_counts_use_up_the_limit() {
+        let limiter = Limiter::new(RateLimits::DEFAULT);
+        assert!(limiter.count("a", 5, 0, Some(4)).allowed);
+        assert!(!limiter.count("a", 5, 1, None).allowed);
+    }
+
+    #[test]
+    fn kinds_of_requests() {
+        assert_eq!(kind("/v1/user"), Kind::Api);
+        assert_eq!(kind("/auth/tokens"), Kind::Api);
+        assert_eq!(kind("/health"), Kind::Probe);
+        assert_eq!(kind("/docs/page"), Kind::Site);
+        assert!(is_sign_in(&Method::POST, "/auth/sign-in"));
+        assert!(is_sign_in(&Method::POST, "/saml/abc/acs"));
+        assert!(!is_sign_in(&Method::GET, "/auth/tokens"));
+        assert!(!is_sign_in(&Method::DELETE, "/v1/user"));
+    }
+}
