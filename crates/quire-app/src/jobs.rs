@@ -178,6 +178,7 @@ async fn run_claimed(
         let error = format!("no job type {:?} is registered on this node", row.kind);
         return record(app, worker, &row, Err(anyhow::anyhow!(error)), RetryPolicy::STANDARD).await;
     };
+    let started = std::time::Instant::now();
     let mut attempt = AbortOnDrop(tokio::spawn((kind.run)(app.clone(), row.payload.clone())));
     let time_limit = tokio::time::sleep(kind.time_limit);
     tokio::pin!(time_limit);
@@ -205,6 +206,10 @@ async fn run_claimed(
             }
         }
     };
+    quire_metrics::metrics()
+        .job_seconds
+        .get_or_create(&quire_metrics::KindLabels { kind: row.kind.clone() })
+        .observe(started.elapsed().as_secs_f64());
     record(app, worker, &row, outcome, kind.retry).await
 }
 
@@ -228,10 +233,11 @@ async fn record(
     retry: RetryPolicy,
 ) -> anyhow::Result<()> {
     let mut tx = app.db.write().await?;
-    match outcome {
+    let ended = match outcome {
         Ok(result) => {
             let result = result.map(|r| r.to_string());
-            jobs::complete(&mut tx, &row.id, worker, result.as_deref(), app.now()).await?
+            jobs::complete(&mut tx, &row.id, worker, result.as_deref(), app.now()).await?;
+            "done"
         }
         Err(err) => {
             let error = format!("{err:#}");
@@ -244,9 +250,17 @@ async fn record(
             );
             let retry_at = retry.retry_at(row.attempts, app.now());
             jobs::fail(&mut tx, &row.id, worker, &error, retry_at, app.now()).await?;
+            if retry_at.is_some() { "retry" } else { "failed" }
         }
-    }
+    };
     tx.commit().await?;
+    quire_metrics::metrics()
+        .jobs
+        .get_or_create(&quire_metrics::JobLabels {
+            kind: row.kind.clone(),
+            outcome: ended,
+        })
+        .inc();
     // What the job wrote (a sync's state, a spec's versions, a translated
     // space) is committed: reads kept in memory go.
     crate::changes::announce(app, crate::changes::STATE_CHANGED).await;
@@ -269,8 +283,9 @@ pub async fn run_due_with(app: &App, registry: &Registry, worker: &str, config: 
     Ok(ran)
 }
 
-/// Runs due jobs, up to `config.slots` at once, until `shutdown` completes.
-/// Jobs still running then are stopped; their leases run out and another
+/// Runs due jobs, up to `config.slots` at once, until `shutdown` completes;
+/// then waits up to `config.shutdown_grace` for the jobs running. Jobs
+/// still running after that are stopped; their leases run out and another
 /// node (or this one, restarted) runs them again.
 pub async fn work(app: App, registry: Arc<Registry>, config: Workers, shutdown: impl Future<Output = ()>) {
     let worker = format!("worker-{}", quire_core::id::new_id());

@@ -103,8 +103,10 @@ impl FromRequestParts<AppState> for Auth {
         let hash = accounts::hash_token(token.trim());
         state.tokens.follow(&state.app);
         if let Some(user) = state.tokens.get(&hash) {
+            quire_metrics::cache_lookup("tokens", true);
             return Ok(Auth(Caller::with_token(user)));
         }
+        quire_metrics::cache_lookup("tokens", false);
         let user = accounts::user_for_token_hash(&state.app, &hash)
             .await?
             .ok_or(ApiError::Unauthorized)?;

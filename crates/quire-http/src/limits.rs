@@ -290,6 +290,34 @@ fn is_sign_in(method: &Method, path: &str) -> bool {
             || (path.starts_with("/saml/") && path.ends_with("/acs")))
 }
 
+/// Who a request is counted as.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Client {
+    /// A token this node knows valid.
+    Token,
+    /// An address, for API requests without valid credentials.
+    Address,
+    /// A browser session's address.
+    Browser,
+    /// An address, on sites.
+    Site,
+    /// An address, signing in or creating a token.
+    SignIn,
+}
+
+impl Client {
+    /// The client's name in counters and metrics.
+    fn label(self) -> &'static str {
+        match self {
+            Client::Token => "token",
+            Client::Address => "address",
+            Client::Browser => "browser",
+            Client::Site => "site",
+            Client::SignIn => "sign_in",
+        }
+    }
+}
+
 /// The layer: counts the request against its limits, refuses it with a 429
 /// past one, and writes the standing on API answers.
 pub async fn layer(State(state): State<AppState>, request: Request, next: Next) -> Response {
@@ -305,29 +333,28 @@ pub async fn layer(State(state): State<AppState>, request: Request, next: Next) 
     };
     let now = state.app.now().0;
     if limits.sign_in_per_address > 0 && is_sign_in(&parts.method, parts.uri.path()) {
-        let standing = state
-            .limiter
-            .check(&state.app, &format!("sign-in:{address}"), limits.sign_in_per_address)
-            .await;
+        let key = format!("{}:{address}", Client::SignIn.label());
+        let standing = state.limiter.check(&state.app, &key, limits.sign_in_per_address).await;
         if !standing.allowed {
-            return refused(standing, now);
+            return refused(Client::SignIn, standing, now);
         }
     }
-    let (client, limit) = match kind {
-        Kind::Site => (format!("site:{address}"), limits.sites_per_address),
+    let (client, id, limit) = match kind {
+        Kind::Site => (Client::Site, address, limits.sites_per_address),
         _ => match bearer_hash(&parts.headers) {
-            Some(hash) if state.tokens.knows(&hash) => (format!("token:{hash}"), limits.per_token),
-            Some(_) => (format!("address:{address}"), limits.per_address),
-            None if session::token(&parts.headers).is_some() => (format!("browser:{address}"), limits.per_token),
-            None => (format!("address:{address}"), limits.per_address),
+            Some(hash) if state.tokens.knows(&hash) => (Client::Token, hash, limits.per_token),
+            Some(_) => (Client::Address, address, limits.per_address),
+            None if session::token(&parts.headers).is_some() => (Client::Browser, address, limits.per_token),
+            None => (Client::Address, address, limits.per_address),
         },
     };
     if limit == 0 {
         return next.run(Request::from_parts(parts, body)).await;
     }
-    let standing = state.limiter.check(&state.app, &client, limit).await;
+    let key = format!("{}:{id}", client.label());
+    let standing = state.limiter.check(&state.app, &key, limit).await;
     if !standing.allowed {
-        return refused(standing, now);
+        return refused(client, standing, now);
     }
     let mut response = next.run(Request::from_parts(parts, body)).await;
     if kind == Kind::Api {
@@ -343,7 +370,12 @@ fn bearer_hash(headers: &HeaderMap) -> Option<String> {
     (scheme.eq_ignore_ascii_case("bearer") && !token.trim().is_empty()).then(|| accounts::hash_token(token.trim()))
 }
 
-fn refused(standing: Standing, now: i64) -> Response {
+/// The 429 for a client past its limit.
+fn refused(client: Client, standing: Standing, now: i64) -> Response {
+    quire_metrics::metrics()
+        .rate_limited
+        .get_or_create(&quire_metrics::LimitLabels { client: client.label() })
+        .inc();
     let retry_after_secs = standing.retry_after_secs(now);
     let mut response = ApiError::TooManyRequests {
         message: format!(

@@ -41,6 +41,8 @@ pub const KEEP_AT_MOST: Duration = Duration::from_secs(10);
 struct Kept {
     headers: HeaderMap,
     body: Bytes,
+    /// The route that answered, for the request metrics.
+    route: Option<axum::extract::MatchedPath>,
 }
 
 /// The kept reads of one node.
@@ -146,10 +148,15 @@ pub async fn layer(State(state): State<AppState>, request: Request, next: Next) 
     cache.follow(&state.app);
     let key = key(&request);
     if let Some(kept) = cache.answers.get(&key) {
+        quire_metrics::cache_lookup("api_reads", true);
         let mut response = Response::new(Body::from(kept.body.clone()));
         *response.headers_mut() = kept.headers.clone();
+        if let Some(route) = &kept.route {
+            response.extensions_mut().insert(route.clone());
+        }
         return response;
     }
+    quire_metrics::cache_lookup("api_reads", false);
     let generation = cache.generation.load(Ordering::SeqCst);
     let response = next.run(request).await;
     // Only a complete body of known, modest size is kept; anything else
@@ -174,6 +181,7 @@ pub async fn layer(State(state): State<AppState>, request: Request, next: Next) 
             Arc::new(Kept {
                 headers: parts.headers.clone(),
                 body: body.clone(),
+                route: parts.extensions.get::<axum::extract::MatchedPath>().cloned(),
             }),
         );
     }

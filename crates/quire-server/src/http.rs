@@ -54,6 +54,7 @@ pub fn router(state: AppState) -> Router {
         // `/v1/` is not matched by the nested router; it is an API address
         // all the same, never a published site's.
         .route("/v1/", any(no_such_route))
+        .route_layer(axum::middleware::from_fn(crate::metrics::tag_route))
         .fallback_service(sites)
         // The hottest reads from memory; every write announced.
         .layer(axum::middleware::from_fn_with_state(
@@ -65,6 +66,8 @@ pub fn router(state: AppState) -> Router {
             state.clone(),
             quire_http::limits::layer,
         ))
+        // Every answer counted and timed, refusals included.
+        .layer(axum::middleware::from_fn(crate::metrics::record))
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
         .layer(MapRequestLayer::new(crate::drain::drain_unread_body))
         .layer(CatchPanicLayer::custom(|_| {

@@ -7,6 +7,8 @@
 //! - [`api`]: one module per API area, each owning its routes;
 //! - [`auth`], [`extract`], [`pagination`]: what handlers extract from a
 //!   request; [`views`]: the JSON shapes of responses;
+//! - [`metrics`]: requests counted and timed by route, and `GET /metrics`
+//!   on the operator's own address;
 //! - [`error`]: the one error type and its mapping to statuses.
 
 mod api;
@@ -14,6 +16,7 @@ mod connection;
 mod drain;
 pub mod features;
 pub mod http;
+pub mod metrics;
 pub mod views;
 
 pub use http::{router, serve};

@@ -163,6 +163,11 @@ impl Db {
     }
 
     /// True when the database answers a trivial query.
+    /// Connections the pool holds, and of those the idle ones.
+    pub fn connections(&self) -> (u32, usize) {
+        (self.pool.size(), self.pool.num_idle())
+    }
+
     pub async fn ping(&self) -> bool {
         sqlx::query("SELECT 1").execute(&self.pool).await.is_ok()
     }

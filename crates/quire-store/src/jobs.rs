@@ -161,6 +161,19 @@ pub async fn fail(
     Ok(())
 }
 
+/// How many jobs are in each state of the queue that is not final
+/// (`queued`, `running`).
+pub async fn waiting_by_state(conn: &mut AnyConnection) -> StoreResult<Vec<(String, i64)>> {
+    let rows = sqlx::query(
+        "SELECT state, CAST(COUNT(*) AS BIGINT) AS jobs FROM jobs WHERE state IN ('queued', 'running') GROUP BY state",
+    )
+    .fetch_all(conn)
+    .await?;
+    rows.iter()
+        .map(|row| Ok((row.try_get("state")?, row.try_get("jobs")?)))
+        .collect()
+}
+
 /// The most recent job of `kind`: its state, result and last error (for
 /// operators and tests).
 pub async fn latest(

@@ -199,6 +199,10 @@ struct ServeArgs {
         value_parser = clap::builder::BoolishValueParser::new()
     )]
     behind_proxy: bool,
+    /// Serve Prometheus metrics at `http://<address>/metrics` (an address
+    /// of its own, so they are never public by accident); off by default.
+    #[arg(long, env = "QUIRE_METRICS_LISTEN")]
+    metrics_listen: Option<SocketAddr>,
     #[command(flatten)]
     rate_limits: RateLimitArgs,
     #[command(flatten)]
@@ -571,6 +575,20 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         ..quire_app::jobs::Workers::default()
     };
     let (stop, stopped) = tokio::sync::watch::channel(false);
+    let metrics = match args.metrics_listen {
+        Some(address) => {
+            let listener = tokio::net::TcpListener::bind(address)
+                .await
+                .with_context(|| format!("binding {address} for metrics"))?;
+            tracing::info!(address = %listener.local_addr()?, "metrics at /metrics");
+            Some(tokio::spawn(quire_server::metrics::serve(
+                listener,
+                app.clone(),
+                wait_for(stopped.clone()),
+            )))
+        }
+        None => None,
+    };
     let worker = tokio::spawn(quire_app::jobs::work(
         app.clone(),
         std::sync::Arc::new(quire_server::features::job_registry()),
@@ -583,6 +601,9 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     });
     server.await?;
     let _ = worker.await;
+    if let Some(metrics) = metrics {
+        let _ = metrics.await;
+    }
     app.db.close().await;
     Ok(())
 }

@@ -21,6 +21,7 @@ mod invites;
 mod jobs;
 mod lifecycle;
 mod members;
+mod metrics;
 mod official_client;
 mod oidc;
 mod openapi;

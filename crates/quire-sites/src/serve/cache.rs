@@ -167,10 +167,12 @@ where
     let now = app.now().0 / 1000;
     if let Some(kept) = cache.answers.get(&key) {
         if kept.until.is_none_or(|until| now < until) {
+            quire_metrics::cache_lookup("published", true);
             return answer_from(&kept, method, headers);
         }
         cache.answers.invalidate(&key);
     }
+    quire_metrics::cache_lookup("published", false);
     let generation = cache.generation.load(Ordering::SeqCst);
     let response = render().await;
     let Some(keep) = response.extensions().get::<Keep>().copied() else {

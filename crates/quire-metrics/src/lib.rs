@@ -1,0 +1,232 @@
+//! The process's Prometheus metrics: one registry, every family named and
+//! described once here, recorded by the crates that see the events
+//! (requests in `quire-server`, rate limits and kept API reads in
+//! `quire-http`, jobs in `quire-app`, kept published pages in
+//! `quire-sites`), and written in Prometheus' text format by [`render`].
+//! Gauges of the moment (job queue, database pool) are set by the one who
+//! renders, just before.
+//!
+//! The registry is the process's (a static): several servers in one process
+//! (the tests) add to the same counters.
+
+use std::sync::OnceLock;
+use std::sync::atomic::AtomicI64;
+
+use prometheus_client::encoding::EncodeLabelSet;
+use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::Gauge;
+use prometheus_client::metrics::histogram::{Histogram, exponential_buckets};
+use prometheus_client::registry::Registry;
+
+/// A request, by the route that answered it.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct RequestLabels {
+    pub method: String,
+    /// The route's template (`/v1/spaces/{spaceId}`), `site` for published
+    /// sites, `unmatched` for addresses no route knows.
+    pub route: String,
+    pub status: u16,
+}
+
+/// A request's route, for its latency.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct RouteLabels {
+    pub method: String,
+    pub route: String,
+}
+
+/// A finished job attempt.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct JobLabels {
+    pub kind: String,
+    /// `done`, `retry` (failed, will run again) or `failed` (for good).
+    pub outcome: &'static str,
+}
+
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct KindLabels {
+    pub kind: String,
+}
+
+/// A lookup in one of the caches.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct CacheLabels {
+    /// `published` (published-site answers), `api_reads` (kept API reads),
+    /// `tokens` (validated API tokens).
+    pub cache: &'static str,
+    /// `hit` or `miss`.
+    pub result: &'static str,
+}
+
+/// What a rate limit refused.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct LimitLabels {
+    /// `token`, `address`, `browser`, `site` or `sign_in`.
+    pub client: &'static str,
+}
+
+/// Jobs in one state of the queue.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct StateLabels {
+    pub state: String,
+}
+
+/// Every family of the process.
+pub struct Metrics {
+    registry: Registry,
+    pub requests: Family<RequestLabels, Counter>,
+    pub request_seconds: Family<RouteLabels, Histogram>,
+    pub jobs: Family<JobLabels, Counter>,
+    pub job_seconds: Family<KindLabels, Histogram>,
+    pub jobs_in_queue: Family<StateLabels, Gauge<i64, AtomicI64>>,
+    pub cache_lookups: Family<CacheLabels, Counter>,
+    pub rate_limited: Family<LimitLabels, Counter>,
+    pub db_connections: Gauge<i64, AtomicI64>,
+    pub db_idle_connections: Gauge<i64, AtomicI64>,
+    pub db_ping_seconds: Histogram,
+}
+
+fn latency() -> Histogram {
+    // 0.25 ms to ~8 s.
+    Histogram::new(exponential_buckets(0.000_25, 2.0, 16))
+}
+
+fn durations() -> Histogram {
+    // 10 ms to ~80 min.
+    Histogram::new(exponential_buckets(0.01, 2.0, 19))
+}
+
+impl Metrics {
+    fn new() -> Metrics {
+        let mut registry = Registry::with_prefix("quire");
+        let metrics = Metrics {
+            requests: Family::default(),
+            request_seconds: Family::new_with_constructor(latency as fn() -> Histogram),
+            jobs: Family::default(),
+            job_seconds: Family::new_with_constructor(durations as fn() -> Histogram),
+            jobs_in_queue: Family::default(),
+            cache_lookups: Family::default(),
+            rate_limited: Family::default(),
+            db_connections: Gauge::default(),
+            db_idle_connections: Gauge::default(),
+            db_ping_seconds: latency(),
+            registry: Registry::default(),
+        };
+        registry.register(
+            "http_requests",
+            "HTTP requests answered, by method, route template and status",
+            metrics.requests.clone(),
+        );
+        registry.register(
+            "http_request_duration_seconds",
+            "Time to answer an HTTP request, by method and route template",
+            metrics.request_seconds.clone(),
+        );
+        registry.register(
+            "jobs",
+            "Background job attempts finished, by kind and outcome",
+            metrics.jobs.clone(),
+        );
+        registry.register(
+            "job_duration_seconds",
+            "Time a background job attempt ran (Git imports and exports, PDFs, translations, ...), by kind",
+            metrics.job_seconds.clone(),
+        );
+        registry.register(
+            "jobs_in_queue",
+            "Background jobs in the shared queue, by state (queued, running), when scraped",
+            metrics.jobs_in_queue.clone(),
+        );
+        registry.register(
+            "cache_lookups",
+            "Lookups in the in-memory caches, by cache and result",
+            metrics.cache_lookups.clone(),
+        );
+        registry.register(
+            "rate_limited",
+            "Requests refused by a rate limit, by kind of client",
+            metrics.rate_limited.clone(),
+        );
+        registry.register(
+            "db_connections",
+            "Connections of this node's database pool, when scraped",
+            metrics.db_connections.clone(),
+        );
+        registry.register(
+            "db_idle_connections",
+            "Idle connections of this node's database pool, when scraped",
+            metrics.db_idle_connections.clone(),
+        );
+        registry.register(
+            "db_ping_duration_seconds",
+            "Round trip of a trivial query to the database, measured at each scrape",
+            metrics.db_ping_seconds.clone(),
+        );
+        Metrics { registry, ..metrics }
+    }
+}
+
+/// The process's metrics.
+pub fn metrics() -> &'static Metrics {
+    static METRICS: OnceLock<Metrics> = OnceLock::new();
+    METRICS.get_or_init(Metrics::new)
+}
+
+/// Counts a cache lookup.
+pub fn cache_lookup(cache: &'static str, hit: bool) {
+    metrics()
+        .cache_lookups
+        .get_or_create(&CacheLabels {
+            cache,
+            result: if hit { "hit" } else { "miss" },
+        })
+        .inc();
+}
+
+/// Every metric in Prometheus' text format (version 0.0.4 and
+/// OpenMetrics' `# EOF` end).
+pub fn render() -> String {
+    let mut out = String::new();
+    // Writing into a String cannot fail.
+    let _ = prometheus_client::encoding::text::encode(&mut out, &metrics().registry);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn families_are_written_with_their_labels() {
+        metrics()
+            .requests
+            .get_or_create(&RequestLabels {
+                method: "GET".into(),
+                route: "/v1/spaces/{spaceId}".into(),
+                status: 200,
+            })
+            .inc();
+        cache_lookup("published", true);
+        metrics()
+            .request_seconds
+            .get_or_create(&RouteLabels {
+                method: "GET".into(),
+                route: "site".into(),
+            })
+            .observe(0.002);
+        let text = render();
+        assert!(
+            text.contains(r#"quire_http_requests_total{method="GET",route="/v1/spaces/{spaceId}",status="200"} 1"#),
+            "{text}"
+        );
+        assert!(
+            text.contains(r#"quire_cache_lookups_total{cache="published",result="hit"} 1"#),
+            "{text}"
+        );
+        assert!(
+            text.contains("# TYPE quire_http_request_duration_seconds histogram"),
+            "{text}"
+        );
+    }
+}
