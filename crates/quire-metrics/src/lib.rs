@@ -87,6 +87,14 @@ pub struct Metrics {
     pub db_ping_seconds: Histogram,
 }
 
+/// Registers each family of `metrics` under its name (after the `quire_`
+/// prefix) and description.
+macro_rules! register {
+    ($registry:ident, $metrics:ident; $($field:ident as $name:literal: $help:literal;)*) => {
+        $( $registry.register($name, $help, $metrics.$field.clone()); )*
+    };
+}
+
 fn latency() -> Histogram {
     // 0.25 ms to ~8 s.
     Histogram::new(exponential_buckets(0.000_25, 2.0, 16))
@@ -113,56 +121,18 @@ impl Metrics {
             db_ping_seconds: latency(),
             registry: Registry::default(),
         };
-        registry.register(
-            "http_requests",
-            "HTTP requests answered, by method, route template and status",
-            metrics.requests.clone(),
-        );
-        registry.register(
-            "http_request_duration_seconds",
-            "Time to answer an HTTP request, by method and route template",
-            metrics.request_seconds.clone(),
-        );
-        registry.register(
-            "jobs",
-            "Background job attempts finished, by kind and outcome",
-            metrics.jobs.clone(),
-        );
-        registry.register(
-            "job_duration_seconds",
-            "Time a background job attempt ran (Git imports and exports, PDFs, translations, ...), by kind",
-            metrics.job_seconds.clone(),
-        );
-        registry.register(
-            "jobs_in_queue",
-            "Background jobs in the shared queue, by state (queued, running), when scraped",
-            metrics.jobs_in_queue.clone(),
-        );
-        registry.register(
-            "cache_lookups",
-            "Lookups in the in-memory caches, by cache and result",
-            metrics.cache_lookups.clone(),
-        );
-        registry.register(
-            "rate_limited",
-            "Requests refused by a rate limit, by kind of client",
-            metrics.rate_limited.clone(),
-        );
-        registry.register(
-            "db_connections",
-            "Connections of this node's database pool, when scraped",
-            metrics.db_connections.clone(),
-        );
-        registry.register(
-            "db_idle_connections",
-            "Idle connections of this node's database pool, when scraped",
-            metrics.db_idle_connections.clone(),
-        );
-        registry.register(
-            "db_ping_duration_seconds",
-            "Round trip of a trivial query to the database, measured at each scrape",
-            metrics.db_ping_seconds.clone(),
-        );
+        register! { registry, metrics;
+            requests as "http_requests": "HTTP requests answered, by method, route template and status";
+            request_seconds as "http_request_duration_seconds": "Time to answer an HTTP request, by method and route template";
+            jobs as "jobs": "Background job attempts finished, by kind and outcome";
+            job_seconds as "job_duration_seconds": "Time a background job attempt ran (Git imports and exports, PDFs, translations, ...), by kind";
+            jobs_in_queue as "jobs_in_queue": "Background jobs in the shared queue, by state (queued, running), when scraped";
+            cache_lookups as "cache_lookups": "Lookups in the in-memory caches, by cache and result";
+            rate_limited as "rate_limited": "Requests refused by a rate limit, by kind of client";
+            db_connections as "db_connections": "Connections of this node's database pool, when scraped";
+            db_idle_connections as "db_idle_connections": "Idle connections of this node's database pool, when scraped";
+            db_ping_seconds as "db_ping_duration_seconds": "Round trip of a trivial query to the database, measured at each scrape";
+        }
         Metrics { registry, ..metrics }
     }
 }
