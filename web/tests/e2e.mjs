@@ -64,6 +64,8 @@ page.on('pageerror', (error) => console.error(`page error: ${error.message}`));
 await step('a CLI sign-in link signs the first admin in and sets a password', async () => {
   await page.goto(process.env.QUIRE_LINK);
   await page.getByRole('heading', { name: 'Sign in' }).waitFor();
+  // The form shows once the link was inspected, after the token left.
+  await page.getByLabel('Set a password (optional)').waitFor();
   assert.ok(!page.url().includes('#'), 'the token leaves the address bar');
   await screen(page, 'link-desktop');
   await page.getByLabel('Set a password (optional)').fill(PASSWORD);

@@ -54,8 +54,14 @@ pub struct Bus {
     inner: Arc<Inner>,
 }
 
+/// A follower as [`Bus::announce`] calls it on this node, at once; false
+/// once its owner is gone.
+type Local = Box<dyn Fn(&Message) -> bool + Send + Sync>;
+
 struct Inner {
     sender: broadcast::Sender<Message>,
+    /// The followers of this node, called by [`Bus::announce`] itself.
+    local: Mutex<Vec<Local>>,
     postgres_url: Option<String>,
     /// Present once the listening task runs; dropping it stops the task.
     listening: Mutex<Option<watch::Sender<()>>>,
@@ -67,6 +73,7 @@ impl Bus {
         Bus {
             inner: Arc::new(Inner {
                 sender,
+                local: Mutex::default(),
                 postgres_url: (backend == Backend::Postgres).then(|| url.to_owned()),
                 listening: Mutex::new(None),
             }),
@@ -112,8 +119,22 @@ impl Bus {
 
     /// Calls `heard` with everything the bus carries from now on, in a task
     /// of its own, for as long as `owner` lives (the task holds it weakly):
-    /// how caches follow changes.
-    pub fn follow<T: Send + Sync + 'static>(&self, owner: &Arc<T>, heard: impl Fn(&T, Heard) + Send + 'static) {
+    /// how caches follow changes. What this node announces, `heard` also
+    /// hears within [`Bus::announce`] itself.
+    pub fn follow<T: Send + Sync + 'static>(&self, owner: &Arc<T>, heard: impl Fn(&T, Heard) + Send + Sync + 'static) {
+        let heard = Arc::new(heard);
+        let (local_owner, local_heard) = (Arc::downgrade(owner), heard.clone());
+        self.inner
+            .local
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(Box::new(move |message| match local_owner.upgrade() {
+                Some(owner) => {
+                    local_heard(&owner, Heard::Message(message.clone()));
+                    true
+                }
+                None => false,
+            }));
         let mut receiver = self.subscribe();
         let owner = Arc::downgrade(owner);
         tokio::spawn(async move {
@@ -130,18 +151,26 @@ impl Bus {
         });
     }
 
-    /// Like [`Bus::publish`], and this node's subscribers hear it at once
-    /// too, before the answer to the write that caused it leaves: for
-    /// caches, which must never answer what their own node just changed.
-    /// On PostgreSQL this node then hears it a second time, when the
-    /// notification comes back.
+    /// Like [`Bus::publish`], and this node's followers hear it at once,
+    /// within this call (so before the answer to the write that caused it
+    /// leaves: caches must never answer what their own node just changed);
+    /// its other subscribers hear it right after. On PostgreSQL this node
+    /// hears it once more when the notification comes back after the
+    /// commit (a cache that took the old state back in between drops it
+    /// then).
     pub async fn announce(&self, conn: &mut sqlx::AnyConnection, topic: &str, body: &str) -> StoreResult<()> {
         self.publish(conn, topic, body).await?;
+        let message = Message {
+            topic: topic.to_owned(),
+            body: body.to_owned(),
+        };
+        self.inner
+            .local
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .retain(|follower| follower(&message));
         if self.inner.postgres_url.is_some() {
-            let _ = self.inner.sender.send(Message {
-                topic: topic.to_owned(),
-                body: body.to_owned(),
-            });
+            let _ = self.inner.sender.send(message);
         }
         Ok(())
     }
