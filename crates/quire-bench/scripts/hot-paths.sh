@@ -14,7 +14,9 @@
 # Needs nginx, wrk, curl, jq and python3. QUIRE_DATABASE_URL runs Quire on
 # PostgreSQL (an empty database) instead of SQLite. Rate limits are on but
 # too high to refuse anything (every request is counted);
-# RATE_LIMITS=off turns them off, to measure what counting costs.
+# RATE_LIMITS=off turns them off, to measure what counting costs. Metrics
+# are served (so every request is counted and timed); METRICS=off leaves
+# them out, to measure what recording costs.
 set -euo pipefail
 
 BIN="${1:-target/release}"
@@ -36,9 +38,11 @@ cleanup() {
 trap cleanup EXIT
 
 if [ "${RATE_LIMITS:-on}" = off ]; then limit=0; else limit=1000000000; fi
+metrics=()
+if [ "${METRICS:-on}" != off ]; then metrics=(--metrics-listen "127.0.0.1:${METRICS_PORT:-8134}"); fi
 "$QUIRE" serve --data-dir "$work/data" --listen "127.0.0.1:$PORT" --public-url "$base" \
   --rate-limit-token "$limit" --rate-limit-address "$limit" --rate-limit-sites "$limit" --rate-limit-sign-in "$limit" \
-  >"$work/quire.log" 2>&1 &
+  "${metrics[@]}" >"$work/quire.log" 2>&1 &
 quire_pid=$!
 for _ in $(seq 1 100); do curl -fsS -o /dev/null "$base/health" 2>/dev/null && break; sleep 0.1; done
 

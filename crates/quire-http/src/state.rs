@@ -21,6 +21,9 @@ pub struct AppState {
     /// Whether requests come through a reverse proxy that sets
     /// `X-Forwarded-For` (then its last address is the client's).
     pub behind_proxy: bool,
+    /// Whether every request is counted and timed for `/metrics` (set when
+    /// the operator serves them; otherwise those layers are left out).
+    pub metrics: bool,
 }
 
 impl AppState {
@@ -32,6 +35,7 @@ impl AppState {
             limiter: Arc::new(crate::limits::Limiter::new(crate::limits::RateLimits::OFF)),
             public_url: public_url.trim_end_matches('/').into(),
             behind_proxy: false,
+            metrics: false,
         }
     }
 

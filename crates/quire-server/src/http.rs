@@ -43,7 +43,7 @@ pub fn router(state: AppState) -> Router {
         ));
     // Everything else is a published site, served by quire-sites.
     let sites = quire_sites::serve::router(state.app.clone(), &state.public_url);
-    Router::new()
+    let routes = Router::new()
         .route("/health", get(health))
         .route("/ready", get(ready))
         .merge(quire_pdf_export::downloads())
@@ -53,21 +53,37 @@ pub fn router(state: AppState) -> Router {
         .nest("/v1", api)
         // `/v1/` is not matched by the nested router; it is an API address
         // all the same, never a published site's.
-        .route("/v1/", any(no_such_route))
-        .route_layer(axum::middleware::from_fn(crate::metrics::tag_route))
+        .route("/v1/", any(no_such_route));
+    // Requests are counted and timed only when the metrics are served.
+    let routes = if state.metrics {
+        routes.route_layer(axum::middleware::from_fn(crate::metrics::tag_route))
+    } else {
+        routes
+    };
+    let routes = routes
         .fallback_service(sites)
         // The hottest reads from memory; every write announced.
         .layer(axum::middleware::from_fn_with_state(
             state.clone(),
             quire_http::reads::layer,
-        ))
-        // Rate limits, before any work (cached reads included).
-        .layer(axum::middleware::from_fn_with_state(
+        ));
+    // Rate limits, before any work (cached reads included), when the
+    // operator set any.
+    let routes = if state.limiter.limits() == quire_http::limits::RateLimits::OFF {
+        routes
+    } else {
+        routes.layer(axum::middleware::from_fn_with_state(
             state.clone(),
             quire_http::limits::layer,
         ))
-        // Every answer counted and timed, refusals included.
-        .layer(axum::middleware::from_fn(crate::metrics::record))
+    };
+    // Every answer counted and timed, refusals included.
+    let routes = if state.metrics {
+        routes.layer(axum::middleware::from_fn(crate::metrics::record))
+    } else {
+        routes
+    };
+    routes
         .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
         .layer(MapRequestLayer::new(crate::drain::drain_unread_body))
         .layer(CatchPanicLayer::custom(|_| {

@@ -209,6 +209,28 @@ impl DerefMut for WriteTx {
 pub use quire_core::secrets::redact_url as redact;
 
 impl Db {
+    /// Writes a consistent copy of the SQLite database to `path` while it
+    /// stays in use (`VACUUM INTO`: one read transaction, so the copy is the
+    /// database as of one commit; compacted, and with no WAL to carry).
+    pub async fn copy_sqlite_into(&self, path: &Path) -> StoreResult<()> {
+        sqlx::query("VACUUM INTO $1")
+            .bind(path.display().to_string())
+            .execute(&self.pool)
+            .await?;
+        Ok(())
+    }
+
+    /// Whether the PostgreSQL database holds any table of its own (a
+    /// restore goes only into an empty one).
+    pub async fn holds_tables(&self) -> StoreResult<bool> {
+        let tables: i64 = sqlx::query_scalar(
+            "SELECT CAST(COUNT(*) AS BIGINT) FROM information_schema.tables WHERE table_schema = 'public'",
+        )
+        .fetch_one(&self.pool)
+        .await?;
+        Ok(tables > 0)
+    }
+
     /// Runs one statement that takes no parameters (administrative SQL such
     /// as `CREATE DATABASE`, which cannot run inside a transaction).
     pub async fn execute_raw(&self, sql: &str) -> StoreResult<()> {

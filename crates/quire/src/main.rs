@@ -1,5 +1,7 @@
 //! The `quire` command: `serve`, `migrate`, `token create|list|revoke`,
-//! `sign-in-link`, `password-link` and `search reindex`.
+//! `sign-in-link`, `password-link`, `search reindex`, `backup` and `restore`.
+
+mod backup;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -74,6 +76,24 @@ enum Command {
     Search {
         #[command(subcommand)]
         command: SearchCommand,
+    },
+    /// Copy the database and the blobs into a new directory, consistently,
+    /// while a server runs (SQLite: `VACUUM INTO`; PostgreSQL: `pg_dump`).
+    Backup {
+        /// The directory to write (created; it must be new or empty).
+        #[arg(long)]
+        to: PathBuf,
+        #[command(flatten)]
+        storage: StorageArgs,
+    },
+    /// Put a backup back into an empty data directory or database (with no
+    /// server running on it); the server migrates it when it starts.
+    Restore {
+        /// The directory `quire backup` wrote.
+        #[arg(long)]
+        from: PathBuf,
+        #[command(flatten)]
+        storage: StorageArgs,
     },
 }
 
@@ -325,6 +345,15 @@ impl ServeArgs {
 }
 
 impl StorageArgs {
+    /// What `quire backup` and `quire restore` work on.
+    fn backup_storage(&self) -> anyhow::Result<backup::Storage<'_>> {
+        Ok(backup::Storage {
+            data_dir: &self.data_dir,
+            database_url: self.database_url.as_deref(),
+            blobs: self.blob_store()?,
+        })
+    }
+
     /// Where file bytes go: `--blob-url`, else `<data dir>/blobs`.
     fn blob_store(&self) -> anyhow::Result<quire_store::blobs::BlobStore> {
         match &self.blob_url {
@@ -434,6 +463,16 @@ async fn main() -> anyhow::Result<()> {
         Command::Migrate(storage) => {
             storage.open().await?;
             tracing::info!("database is up to date");
+            Ok(())
+        }
+        Command::Backup { to, storage } => {
+            backup::backup(&storage.backup_storage()?, &to).await?;
+            println!("backed up into {}", to.display());
+            Ok(())
+        }
+        Command::Restore { from, storage } => {
+            backup::restore(&storage.backup_storage()?, &from).await?;
+            println!("restored from {}", from.display());
             Ok(())
         }
         Command::Search {
@@ -567,6 +606,7 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     let state = AppState {
         behind_proxy: args.behind_proxy,
         limiter: std::sync::Arc::new(quire_server::limits::Limiter::new(args.rate_limits.limits())),
+        metrics: args.metrics_listen.is_some(),
         ..AppState::new(app.clone(), &public_url)
     };
     let workers = quire_app::jobs::Workers {

@@ -422,3 +422,196 @@ fn an_unknown_log_format_is_refused() {
     assert!(!out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("QUIRE_LOG_FORMAT"));
 }
+
+/// The ids of the spaces of `org` (up to 1,000).
+fn space_ids(base: &str, token: &str, org: &str) -> Vec<String> {
+    let (status, body) = http(
+        "GET",
+        &format!("{base}/v1/orgs/{org}/spaces?limit=1000"),
+        Some(token),
+        None,
+    )
+    .expect("list spaces");
+    assert_eq!(status, 200, "{body}");
+    json(&body)["items"]
+        .as_array()
+        .expect("items")
+        .iter()
+        .map(|s| s["id"].as_str().expect("id").to_owned())
+        .collect()
+}
+
+/// `quire backup` while a server runs and takes writes, then `quire
+/// restore` into empty storage: a server on the restored data has every
+/// write acknowledged before the backup began, nothing that never
+/// happened, the same answers for what did not change, and the same tokens.
+fn backup_and_restore(source: &[String], backup_dir: &std::path::Path, target: &[String]) {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::{Arc, Mutex};
+
+    let token = token_create("owner@example.com", source);
+    let (server, base) = serve(source);
+    let (status, body) = http(
+        "POST",
+        &format!("{base}/v1/orgs"),
+        Some(&token),
+        Some(&serde_json::json!({ "title": "Acme" })),
+    )
+    .expect("create org");
+    assert_eq!(status, 201, "{body}");
+    let org = json(&body)["id"].as_str().expect("org id").to_owned();
+    let (status, body) = http(
+        "POST",
+        &format!("{base}/v1/orgs/{org}/spaces"),
+        Some(&token),
+        Some(&serde_json::json!({ "title": "Handbook" })),
+    )
+    .expect("create space");
+    assert_eq!(status, 201, "{body}");
+    let handbook = json(&body)["id"].as_str().expect("space id").to_owned();
+    let (_, handbook_before) =
+        http("GET", &format!("{base}/v1/spaces/{handbook}"), Some(&token), None).expect("read space");
+
+    // Writes keep coming while the backup runs.
+    let stop = Arc::new(AtomicBool::new(false));
+    let acknowledged = Arc::new(Mutex::new(Vec::<String>::new()));
+    let writer = {
+        let (stop, acknowledged, base, token, org) = (
+            stop.clone(),
+            acknowledged.clone(),
+            base.clone(),
+            token.clone(),
+            org.clone(),
+        );
+        std::thread::spawn(move || {
+            let mut n = 0;
+            while !stop.load(Ordering::SeqCst) {
+                n += 1;
+                let body = serde_json::json!({ "title": format!("Load {n}") });
+                if let Ok((201, answer)) = http(
+                    "POST",
+                    &format!("{base}/v1/orgs/{org}/spaces"),
+                    Some(&token),
+                    Some(&body),
+                ) {
+                    acknowledged
+                        .lock()
+                        .unwrap()
+                        .push(json(&answer)["id"].as_str().unwrap().to_owned());
+                }
+            }
+        })
+    };
+    let wait_for = |count: usize| {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while acknowledged.lock().unwrap().len() < count {
+            assert!(Instant::now() < deadline, "the writes did not go through");
+            std::thread::sleep(Duration::from_millis(10));
+        }
+    };
+    wait_for(5);
+    let before_backup = acknowledged.lock().unwrap().clone();
+    let backup_dir_arg = backup_dir.display().to_string();
+    let out = quire(&["backup", "--to", &backup_dir_arg], source);
+    assert!(
+        out.status.success(),
+        "backup failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    wait_for(before_backup.len() + 3);
+    stop.store(true, Ordering::SeqCst);
+    writer.join().expect("the writer");
+    let every_write = acknowledged.lock().unwrap().clone();
+    drop(server);
+    let again = quire(&["backup", "--to", &backup_dir_arg], source);
+    assert!(!again.status.success(), "a backup never overwrites another");
+
+    let out = quire(&["restore", "--from", &backup_dir_arg], target);
+    assert!(
+        out.status.success(),
+        "restore failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let again = quire(&["restore", "--from", &backup_dir_arg], target);
+    assert!(!again.status.success(), "a restore never overwrites a database");
+    assert!(
+        String::from_utf8_lossy(&again.stderr).contains("already holds"),
+        "{}",
+        String::from_utf8_lossy(&again.stderr)
+    );
+
+    let (_restored, restored_base) = serve(target);
+    let restored = space_ids(&restored_base, &token, &org);
+    for id in &before_backup {
+        assert!(
+            restored.contains(id),
+            "a write acknowledged before the backup is missing: {id}"
+        );
+    }
+    for id in &restored {
+        assert!(
+            id == &handbook || every_write.contains(id),
+            "the restore holds a space nobody made: {id}"
+        );
+    }
+    let (status, handbook_after) = http(
+        "GET",
+        &format!("{restored_base}/v1/spaces/{handbook}"),
+        Some(&token),
+        None,
+    )
+    .expect("read space");
+    assert_eq!(status, 200);
+    assert_eq!(
+        handbook_after.replace(&restored_base, "BASE"),
+        handbook_before.replace(&base, "BASE"),
+        "the same answer after the restore"
+    );
+}
+
+#[test]
+fn backup_and_restore_on_sqlite() {
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let data = |name: &str| vec!["--data-dir".to_owned(), dir.path().join(name).display().to_string()];
+    backup_and_restore(&data("source"), &dir.path().join("backup"), &data("restored"));
+}
+
+#[test]
+fn backup_and_restore_on_postgres() {
+    let admin = std::env::var("QUIRE_TEST_POSTGRES_URL")
+        .unwrap_or_else(|_| "postgres://postgres@127.0.0.1:5432/postgres".into());
+    let (base, _) = admin.rsplit_once('/').expect("database URL has a path");
+    let databases: Vec<String> = (0..2)
+        .map(|_| {
+            format!(
+                "quire_backup_{}",
+                quire_core::id::random_alphanumeric(12).to_lowercase()
+            )
+        })
+        .collect();
+    for database in &databases {
+        admin_sql(&admin, format!("CREATE DATABASE {database}")).expect("create a test database");
+    }
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let storage = |database: &str, name: &str| {
+        vec![
+            "--database-url".to_owned(),
+            format!("{base}/{database}"),
+            "--data-dir".to_owned(),
+            dir.path().join(name).display().to_string(),
+        ]
+    };
+    let result = std::panic::catch_unwind(|| {
+        backup_and_restore(
+            &storage(&databases[0], "source"),
+            &dir.path().join("backup"),
+            &storage(&databases[1], "restored"),
+        )
+    });
+    for database in &databases {
+        let _ = admin_sql(&admin, format!("DROP DATABASE IF EXISTS {database} WITH (FORCE)"));
+    }
+    if let Err(panic) = result {
+        std::panic::resume_unwind(panic);
+    }
+}

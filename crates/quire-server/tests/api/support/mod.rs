@@ -199,6 +199,7 @@ impl TestApp {
         let app = App::with_settings(db.clone(), blobs, fetcher, Arc::new(clock.clone()), options.settings);
         let state = AppState {
             limiter: Arc::new(quire_server::limits::Limiter::new(options.rate_limits)),
+            metrics: true,
             ..AppState::new(app, options.public_url.as_deref().unwrap_or(&base_url))
         };
         let (shutdown, server) = serve(listener, &state);
