@@ -112,7 +112,9 @@ impl Standing {
 pub struct Limiter {
     limits: RateLimits,
     counters: Mutex<HashMap<String, Counter>>,
-    sharing: Once,
+    /// The task that forgets past windows (and on PostgreSQL shares the
+    /// counts), started on first use.
+    tending: Once,
 }
 
 impl Limiter {
@@ -120,7 +122,7 @@ impl Limiter {
         Limiter {
             limits,
             counters: Mutex::default(),
-            sharing: Once::new(),
+            tending: Once::new(),
         }
     }
 
@@ -177,44 +179,52 @@ impl Limiter {
     /// Counts a request, first reading the other nodes' count when this is
     /// the client's first request of the window here (PostgreSQL only).
     async fn check(self: &Arc<Self>, app: &App, client: &str, limit: u32) -> Standing {
+        self.tend(app);
         let now = app.now().0;
         let window_start = now - now.rem_euclid(WINDOW_MS);
         let mut elsewhere = None;
-        if app.db.backend() == Backend::Postgres {
-            self.share(app);
-            if self.is_new(client, window_start) {
-                elsewhere = match app.db.read().await {
-                    Ok(mut conn) => rate_counts::total(&mut conn, client, window_start).await.ok(),
-                    Err(_) => None,
-                }
-                .map(|total| u32::try_from(total).unwrap_or(u32::MAX));
+        if app.db.backend() == Backend::Postgres && self.is_new(client, window_start) {
+            elsewhere = match app.db.read().await {
+                Ok(mut conn) => rate_counts::total(&mut conn, client, window_start).await.ok(),
+                Err(_) => None,
             }
+            .map(|total| u32::try_from(total).unwrap_or(u32::MAX));
         }
         self.count(client, limit, now, elsewhere)
     }
 
-    /// Starts adding this node's counts to the shared table (once).
-    fn share(self: &Arc<Self>, app: &App) {
-        self.sharing.call_once(|| {
+    /// Starts the task that tends the counters (once).
+    fn tend(self: &Arc<Self>, app: &App) {
+        self.tending.call_once(|| {
             let (limiter, app) = (Arc::downgrade(self), app.clone());
-            tokio::spawn(share_counts(limiter, app));
+            tokio::spawn(tend_counters(limiter, app));
         });
+    }
+
+    /// Forgets the counters of windows before `window_start` (so a node
+    /// keeps a counter only for the clients of the current minute).
+    fn forget_before(&self, window_start: i64) {
+        self.counters()
+            .retain(|_, counter| counter.window_start >= window_start);
     }
 }
 
-/// Once a second while the limiter lives: adds this node's new counts to the
-/// shared table and learns each client's total from the answer; forgets
-/// past windows here and there.
-async fn share_counts(limiter: Weak<Limiter>, app: App) {
+/// Once a second while the limiter lives: forgets past windows; on
+/// PostgreSQL also adds this node's new counts to the shared table, learns
+/// each client's total from the answer, and deletes past windows there.
+async fn tend_counters(limiter: Weak<Limiter>, app: App) {
     let mut forgotten_before = 0;
     loop {
         tokio::time::sleep(SHARE_EVERY).await;
         let Some(limiter) = limiter.upgrade() else { return };
         let now = app.now().0;
         let window_start = now - now.rem_euclid(WINDOW_MS);
+        limiter.forget_before(window_start);
+        if app.db.backend() != Backend::Postgres {
+            continue;
+        }
         let deltas: Vec<(String, i64)> = {
             let mut counters = limiter.counters();
-            counters.retain(|_, counter| counter.window_start >= window_start);
             counters
                 .iter_mut()
                 .filter(|(_, counter)| counter.here > counter.shared)
@@ -405,6 +415,15 @@ mod tests {
         assert_eq!(third.retry_after_secs(start + 7), 60);
         assert!(limiter.count("b", 2, start + 8, None).allowed, "clients count apart");
         assert!(limiter.count("a", 2, start + WINDOW_MS, None).allowed, "a new window");
+    }
+
+    #[test]
+    fn past_windows_are_forgotten() {
+        let limiter = Limiter::new(RateLimits::DEFAULT);
+        limiter.count("old", 5, 10, None);
+        limiter.count("new", 5, WINDOW_MS + 10, None);
+        limiter.forget_before(WINDOW_MS);
+        assert_eq!(limiter.counters().keys().collect::<Vec<_>>(), ["new"]);
     }
 
     #[test]
