@@ -67,6 +67,11 @@ impl RateLimits {
 
 /// One window, in milliseconds.
 const WINDOW_MS: i64 = 60_000;
+/// The start of the window `now` (Unix milliseconds) falls in.
+fn window_of(now: i64) -> i64 {
+    now - now.rem_euclid(WINDOW_MS)
+}
+
 /// How often a node adds its counts to the shared table.
 const SHARE_EVERY: Duration = Duration::from_secs(1);
 
@@ -144,21 +149,17 @@ impl Limiter {
     /// Counts one request of `client` against `limit` (unless over it);
     /// `elsewhere`: the other nodes' count, when just read.
     fn count(&self, client: &str, limit: u32, now: i64, elsewhere: Option<u32>) -> Standing {
-        let window_start = now - now.rem_euclid(WINDOW_MS);
-        let mut counters = self.counters();
-        let counter = counters.entry(client.to_owned()).or_insert(Counter {
+        let window_start = window_of(now);
+        let fresh = Counter {
             window_start,
             here: 0,
             shared: 0,
             elsewhere: 0,
-        });
+        };
+        let mut counters = self.counters();
+        let counter = counters.entry(client.to_owned()).or_insert(fresh);
         if counter.window_start != window_start {
-            *counter = Counter {
-                window_start,
-                here: 0,
-                shared: 0,
-                elsewhere: 0,
-            };
+            *counter = fresh;
         }
         if let Some(elsewhere) = elsewhere {
             counter.elsewhere = counter.elsewhere.max(elsewhere);
@@ -181,7 +182,7 @@ impl Limiter {
     async fn check(self: &Arc<Self>, app: &App, client: &str, limit: u32) -> Standing {
         self.tend(app);
         let now = app.now().0;
-        let window_start = now - now.rem_euclid(WINDOW_MS);
+        let window_start = window_of(now);
         let mut elsewhere = None;
         if app.db.backend() == Backend::Postgres && self.is_new(client, window_start) {
             elsewhere = match app.db.read().await {
@@ -218,7 +219,7 @@ async fn tend_counters(limiter: Weak<Limiter>, app: App) {
         tokio::time::sleep(SHARE_EVERY).await;
         let Some(limiter) = limiter.upgrade() else { return };
         let now = app.now().0;
-        let window_start = now - now.rem_euclid(WINDOW_MS);
+        let window_start = window_of(now);
         limiter.forget_before(window_start);
         if app.db.backend() != Backend::Postgres {
             continue;

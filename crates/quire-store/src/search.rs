@@ -329,30 +329,34 @@ pub async fn query(conn: &mut AnyConnection, space_ids: &[String], query: &Query
     if query.is_empty() || space_ids.is_empty() {
         return Ok(Vec::new());
     }
-    let mut found: Vec<Hit> = Vec::new();
-    for fields in [Fields::TitleAndHeadings, Fields::All] {
-        let part = match backend(conn) {
-            Backend::Sqlite => hits(
-                sqlite_query(space_ids, query, fields, limit)
-                    .fetch_all(&mut *conn)
-                    .await?,
-            )?,
-            Backend::Postgres => {
-                let mut tx = conn.begin().await?;
-                sqlx::query("SET LOCAL enable_seqscan = off").execute(&mut *tx).await?;
-                let rows = postgres_query(space_ids, query, fields, limit)
-                    .fetch_all(&mut tx)
-                    .await?;
-                tx.commit().await?;
-                hits(rows)?
-            }
-        };
-        for hit in part {
-            if !found.iter().any(|known| known.row == hit.row) {
-                found.push(hit);
+    const PARTS: [Fields; 2] = [Fields::TitleAndHeadings, Fields::All];
+    let mut rows = Vec::new();
+    match backend(conn) {
+        Backend::Sqlite => {
+            for fields in PARTS {
+                rows.extend(
+                    sqlite_query(space_ids, query, fields, limit)
+                        .fetch_all(&mut *conn)
+                        .await?,
+                );
             }
         }
+        Backend::Postgres => {
+            let mut tx = conn.begin().await?;
+            sqlx::query("SET LOCAL enable_seqscan = off").execute(&mut *tx).await?;
+            for fields in PARTS {
+                rows.extend(
+                    postgres_query(space_ids, query, fields, limit)
+                        .fetch_all(&mut tx)
+                        .await?,
+                );
+            }
+            tx.commit().await?;
+        }
     }
+    // A page found by both parts counts once, as the first part found it.
+    let mut seen = HashSet::new();
+    let found: Vec<Hit> = hits(rows)?.into_iter().filter(|hit| seen.insert(hit.row)).collect();
     // The spaces are part of the match on both backends; checked once more
     // here, so no encoding slip can show a page of another space.
     Ok(found
