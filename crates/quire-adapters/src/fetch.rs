@@ -92,6 +92,14 @@ pub struct Fetched {
     pub bytes: Vec<u8>,
 }
 
+/// What a POST got back.
+#[derive(Debug, Clone)]
+pub struct Posted {
+    pub status: u16,
+    /// The start of the response body.
+    pub bytes: Vec<u8>,
+}
+
 /// The guarded HTTP client; cheap to clone (one connection pool).
 #[derive(Clone)]
 pub struct Fetcher {
@@ -203,6 +211,63 @@ impl Fetcher {
             content_type,
             bytes,
         })
+    }
+
+    /// Checks that `url` is one fetches may reach (scheme, and every address
+    /// its host resolves to), without fetching it: for URLs kept to be
+    /// called later (webhook endpoints), refused when they are given.
+    pub async fn check(&self, url: &str) -> Result<Url, FetchError> {
+        let url = Url::parse(url.trim()).map_err(|_| FetchError::InvalidUrl(url.to_owned()))?;
+        self.guard.check_url(&url)?;
+        if let Some(url::Host::Domain(host)) = url.host() {
+            let port = url.port_or_known_default().unwrap_or(443);
+            let resolved: Vec<SocketAddr> = tokio::net::lookup_host((host, port))
+                .await
+                .map_err(|e| FetchError::Resolve {
+                    host: host.to_owned(),
+                    message: e.to_string(),
+                })?
+                .collect();
+            self.guard.vet(host, resolved)?;
+        }
+        Ok(url)
+    }
+
+    /// POSTs `body` to `url` with `headers` and answers the status and the
+    /// start of the response (at most `max_bytes`), whatever the status:
+    /// the caller decides what counts as delivered. The same guard applies;
+    /// redirects are followed as for fetches (307 and 308 keep the body).
+    pub async fn post(
+        &self,
+        url: &str,
+        headers: &[(&str, String)],
+        body: Vec<u8>,
+        max_bytes: usize,
+    ) -> Result<Posted, FetchError> {
+        let url = Url::parse(url.trim()).map_err(|_| FetchError::InvalidUrl(url.to_owned()))?;
+        self.guard.check_url(&url)?;
+        let mut request = self.client.post(url).body(body);
+        for (name, value) in headers {
+            request = request.header(*name, value);
+        }
+        let timeout = self.config.timeout;
+        let exchange = async {
+            let mut response = request.send().await.map_err(|e| self.error(e))?;
+            let status = response.status().as_u16();
+            let mut bytes = Vec::new();
+            while let Some(chunk) = response.chunk().await.map_err(|e| self.error(e))? {
+                let room = max_bytes.saturating_sub(bytes.len());
+                bytes.extend_from_slice(&chunk[..chunk.len().min(room)]);
+                if room < chunk.len() {
+                    break;
+                }
+            }
+            Ok(Posted { status, bytes })
+        };
+        match tokio::time::timeout(timeout, exchange).await {
+            Ok(result) => result,
+            Err(_) => Err(FetchError::Timeout(timeout)),
+        }
     }
 
     /// A reqwest error as a [`FetchError`]: the guard's own refusals (from

@@ -2,6 +2,7 @@
 //! content, update from the space and merge into it. The content work itself
 //! is the engine's; this module decides who may do it.
 
+use quire_core::events::EventType;
 use quire_core::{ChangeRequestStatus, Role};
 use std::collections::HashMap;
 
@@ -10,7 +11,7 @@ use quire_store::change_requests::{self, ChangeRequestFilter, ChangeRequestRow};
 use quire_store::page::PageRequest;
 use quire_store::spaces::SpaceRow;
 use quire_store::users::{self, UserRow};
-use quire_store::{Conn, Page, comments};
+use quire_store::{Conn, Page, comments, webhooks};
 use serde::Deserialize;
 
 use crate::access::ContentAccess;
@@ -202,6 +203,14 @@ pub async fn update(
             "the change request changed meanwhile: read it again and retry",
         ));
     }
+    let kind = if updated.status == ChangeRequestStatus::Archived && current.status != ChangeRequestStatus::Archived {
+        EventType::ChangeRequestClosed
+    } else {
+        EventType::ChangeRequestUpdated
+    };
+    let by = [serde_json::json!({ "object": "user", "id": caller.id() })];
+    let data = change_requests::event_data(&updated, &by);
+    webhooks::emit(&mut tx, webhooks::Origin::Space(&space.id), kind, data, app.now()).await?;
     let info = info(&mut tx, caller, &access, updated, &space.revision_id).await?;
     tx.commit().await?;
     Ok(info)

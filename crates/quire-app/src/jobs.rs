@@ -24,6 +24,7 @@ use std::time::Duration;
 
 use anyhow::Context;
 use quire_core::Timestamp;
+use quire_store::audit;
 use quire_store::jobs::JobRow;
 use quire_store::{Conn, jobs};
 use serde::Serialize;
@@ -42,6 +43,16 @@ pub trait Job: Serialize + DeserializeOwned + Send + 'static {
     const RETRY: RetryPolicy = RetryPolicy::STANDARD;
     /// How long one attempt may run before it is stopped as failed.
     const TIME_LIMIT: Duration = Duration::from_secs(10 * 60);
+    /// Whether what an attempt commits is a change for the audit log (not
+    /// for bookkeeping: indexing, deliveries).
+    const AUDITED: bool = true;
+    /// The audit log's source of this type's changes.
+    const SOURCE: audit::Source = audit::Source::Workflow;
+
+    /// What the job concerns, for the audit log.
+    fn audit_target(&self) -> Option<audit::Target> {
+        None
+    }
 
     /// Does the work; what it returns (if anything) is kept with the job as
     /// its result.
@@ -86,11 +97,13 @@ pub async fn enqueue<J: Job>(
 type Outcome = Pin<Box<dyn Future<Output = anyhow::Result<Option<serde_json::Value>>> + Send>>;
 type Runner = Box<dyn Fn(App, String) -> Outcome + Send + Sync>;
 
-/// How a job type runs: its runner, retries and time limit.
+/// How a job type runs: its runner, retries, time limit and audit source
+/// (none for bookkeeping).
 struct Kind {
     run: Runner,
     retry: RetryPolicy,
     time_limit: Duration,
+    audit: Option<audit::Source>,
 }
 
 /// The job types this server can run, by kind.
@@ -113,6 +126,9 @@ impl Registry {
         let run: Runner = Box::new(|app: App, payload: String| {
             Box::pin(async move {
                 let job: J = serde_json::from_str(&payload).context("unreadable job payload")?;
+                if let Some(target) = job.audit_target() {
+                    audit::concerning(target);
+                }
                 job.run(&app).await
             })
         });
@@ -122,6 +138,7 @@ impl Registry {
                 run,
                 retry: J::RETRY,
                 time_limit: J::TIME_LIMIT,
+                audit: J::AUDITED.then_some(J::SOURCE),
             },
         );
     }
@@ -179,7 +196,26 @@ async fn run_claimed(
         return record(app, worker, &row, Err(anyhow::anyhow!(error)), RetryPolicy::STANDARD).await;
     };
     let started = std::time::Instant::now();
-    let mut attempt = AbortOnDrop(tokio::spawn((kind.run)(app.clone(), row.payload.clone())));
+    let work = (kind.run)(app.clone(), row.payload.clone());
+    let mut attempt = AbortOnDrop(match kind.audit {
+        Some(source) => {
+            let scope = audit::Scope::new(audit::Entry {
+                organization_id: Some(row.tenant.clone()),
+                occurred_at: app.now(),
+                action: format!("job {}", row.kind),
+                actor: audit::Actor::system(&format!("job:{}", row.kind)),
+                source,
+                target: None,
+                execution_id: format!("{}:{}", row.id, row.attempts),
+                payload: serde_json::Map::from_iter([
+                    ("job".to_owned(), serde_json::Value::from(row.id.clone())),
+                    ("attempt".to_owned(), serde_json::Value::from(row.attempts)),
+                ]),
+            });
+            tokio::spawn(async move { scope.run(work).await })
+        }
+        None => tokio::spawn(work),
+    });
     let time_limit = tokio::time::sleep(kind.time_limit);
     tokio::pin!(time_limit);
     let mut renewals = tokio::time::interval(config.lease / 3);

@@ -17,6 +17,7 @@
 
 pub mod access;
 pub mod accounts;
+pub mod audit;
 pub mod change_requests;
 pub mod changes;
 pub mod collections;

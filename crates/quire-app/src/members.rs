@@ -183,7 +183,7 @@ pub async fn remove(app: &App, caller: &Caller, org_id: &str, user_id: &str) -> 
         Err(other) => return Err(other.into()),
     };
     keep_an_admin(&mut tx, &member).await?;
-    members::delete(&mut tx, org_id, user_id).await?;
+    members::delete(&mut tx, org_id, user_id, app.now()).await?;
     grants::remove_all_of(&mut tx, org_id, grants::Principal::User, user_id).await?;
     tx.commit().await?;
     Ok(())

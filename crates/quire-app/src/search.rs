@@ -426,6 +426,8 @@ pub struct ReindexSpace {
 
 impl Job for ReindexSpace {
     const KIND: &'static str = "reindex_space";
+    /// Indexing is bookkeeping, not a change of anyone's.
+    const AUDITED: bool = false;
 
     async fn run(self, app: &App) -> anyhow::Result<Option<serde_json::Value>> {
         reindex_space(app, &self.space_id).await?;

@@ -81,6 +81,11 @@ pub async fn start(
 ) -> AppResult<NewSession> {
     let token = quire_core::id::random_alphanumeric(43);
     let hash = accounts::hash_token(&token);
+    // Whoever signs in is who the request acts for.
+    quire_store::audit::acting(
+        quire_store::audit::Actor::user(user_id, None),
+        quire_store::audit::Source::Ui,
+    );
     let expires_at = Timestamp(now.0 + SESSION_LIFETIME_MS);
     let csrf = quire_core::id::random_alphanumeric(32);
     let id = quire_core::id::random_alphanumeric(20);
@@ -153,7 +158,7 @@ pub async fn session(app: &App, token: &str) -> AppResult<Option<Session>> {
     if now.0 - row.last_seen_at.0 >= TOUCH_EVERY_MS {
         let mut tx = app.db.write().await?;
         store::touch(&mut tx, &hash, now).await?;
-        tx.commit().await?;
+        tx.commit_unaudited().await?;
     }
     Ok(Some(Session {
         token_hash: hash,

@@ -456,6 +456,10 @@ pub struct PurgeSpace {
 impl Job for PurgeSpace {
     const KIND: &'static str = "purge_space";
 
+    fn audit_target(&self) -> Option<quire_store::audit::Target> {
+        Some(quire_store::audit::Target::new("space", &self.space_id))
+    }
+
     /// A space restored (or deleted again later) in the meantime is left alone.
     async fn run(self, app: &App) -> anyhow::Result<Option<serde_json::Value>> {
         let now = app.now();

@@ -4,6 +4,7 @@
 pub mod content;
 pub mod cookies;
 pub mod digest;
+pub mod events;
 pub mod expression;
 pub mod id;
 pub mod percent;

@@ -11,9 +11,10 @@ use imbl::HashMap as SharedMap;
 use quire_content::objects::{FileObject, NodeObject, RootObject};
 use quire_content::tree::FlatTree;
 use quire_core::Clock;
+use quire_core::events::EventType;
 use quire_store::change_requests::{self, ChangeRequestRow};
 use quire_store::content::{self, RevisionRow};
-use quire_store::{Conn, Db, StoreError};
+use quire_store::{Conn, Db, StoreError, webhooks};
 
 use crate::cache::Caches;
 use crate::snapshot::{Draft, Snapshot};
@@ -264,6 +265,7 @@ impl Revisions {
             if !moved {
                 return Err(EngineError::Conflict(head.moved_meanwhile().to_owned()));
             }
+            head.emit(&mut tx, &snapshot.revision, self.clock.now()).await?;
             if let Head::Space {
                 space_id,
                 base,
@@ -331,6 +333,37 @@ impl Revisions {
                 tracing::warn!(error = %e, %topic, "could not announce a new revision");
             }
         }
+    }
+}
+
+impl Head<'_> {
+    /// The event of this head's move to `revision`, for webhooks, in the
+    /// revision's transaction: a space's content updated, or a change
+    /// request updated (merged, when the move is its merge).
+    async fn emit(&self, conn: &mut Conn, revision: &RevisionRow, now: quire_core::Timestamp) -> EngineResult<()> {
+        let updated_by: Vec<serde_json::Value> = revision
+            .author_id
+            .iter()
+            .map(|id| serde_json::json!({ "object": "user", "id": id }))
+            .collect();
+        let (space_id, kind, data) = match self {
+            Head::Space { space_id, .. } => (
+                *space_id,
+                EventType::SpaceContentUpdated,
+                serde_json::json!({ "spaceId": space_id, "revisionId": revision.id, "updatedBy": updated_by }),
+            ),
+            Head::ChangeRequest { updated, .. } => (
+                updated.space_id.as_str(),
+                if updated.status == quire_core::ChangeRequestStatus::Merged {
+                    EventType::ChangeRequestMerged
+                } else {
+                    EventType::ChangeRequestUpdated
+                },
+                quire_store::change_requests::event_data(updated, &updated_by),
+            ),
+        };
+        webhooks::emit(conn, webhooks::Origin::Space(space_id), kind, data, now).await?;
+        Ok(())
     }
 }
 

@@ -20,9 +20,10 @@ use quire_core::{SyncDirection, SyncState};
 use std::time::Duration;
 
 use quire_adapters::GitError;
+use quire_core::events::EventType;
 use quire_core::{Role, Timestamp};
 use quire_store::git_syncs::{self, GitSyncRow};
-use quire_store::spaces;
+use quire_store::{audit, spaces, webhooks};
 use serde::{Deserialize, Serialize};
 
 use quire_app::error::{AppError, AppResult};
@@ -113,6 +114,11 @@ impl Job for GitImport {
     const KIND: &'static str = "git-import";
     /// A large repository's first sync fetches and stores thousands of files.
     const TIME_LIMIT: Duration = Duration::from_secs(30 * 60);
+    const SOURCE: audit::Source = audit::Source::Integration;
+
+    fn audit_target(&self) -> Option<audit::Target> {
+        Some(audit::Target::new("space", &self.space_id))
+    }
 
     async fn run(self, app: &App) -> anyhow::Result<Option<serde_json::Value>> {
         let report = import::run(app, &self).await?;
@@ -130,6 +136,8 @@ pub struct IndexImported {
 
 impl Job for IndexImported {
     const KIND: &'static str = "git-import-index";
+    /// Indexing is bookkeeping, not a change of anyone's.
+    const AUDITED: bool = false;
 
     async fn run(self, app: &App) -> anyhow::Result<Option<serde_json::Value>> {
         let pages = quire_engine::search::catch_up(&app.engine.revisions, &self.space_id).await?;
@@ -141,6 +149,11 @@ impl Job for GitExport {
     const KIND: &'static str = "git-export";
     /// A large repository's first sync fetches and stores thousands of files.
     const TIME_LIMIT: Duration = Duration::from_secs(30 * 60);
+    const SOURCE: audit::Source = audit::Source::Integration;
+
+    fn audit_target(&self) -> Option<audit::Target> {
+        Some(audit::Target::new("space", &self.space_id))
+    }
 
     async fn run(self, app: &App) -> anyhow::Result<Option<serde_json::Value>> {
         let report = export::run(app, &self).await?;
@@ -413,6 +426,18 @@ async fn finish_then(
         row.operation_ended_at = Some(app.now());
         row.updated_at = app.now();
         git_syncs::put(&mut tx, &row).await?;
+        if let Some(state @ (SyncState::Success | SyncState::Failure)) = row.operation_state {
+            let data = serde_json::json!({
+                "spaceId": space_id,
+                "state": state.as_str(),
+                "direction": row.operation_direction.map(|d| d.as_str()),
+                "revisionId": row.last_revision,
+                "commitId": row.last_commit,
+                "error": row.operation_error,
+            });
+            let origin = webhooks::Origin::Space(space_id);
+            webhooks::emit(&mut tx, origin, EventType::SpaceGitSyncCompleted, data, app.now()).await?;
+        }
     }
     if index {
         let space = spaces::get_any(&mut tx, space_id).await?;

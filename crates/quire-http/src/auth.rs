@@ -91,7 +91,11 @@ impl FromRequestParts<AppState> for Auth {
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
         let Some(header) = parts.headers.get(AUTHORIZATION) else {
             return match crate::session::from_parts(parts, state).await? {
-                Some(session) => Ok(Auth(session.caller())),
+                Some(session) => {
+                    let caller = session.caller();
+                    crate::audit::acting(&caller);
+                    Ok(Auth(caller))
+                }
                 None => Err(ApiError::Unauthorized),
             };
         };
@@ -104,13 +108,17 @@ impl FromRequestParts<AppState> for Auth {
         state.tokens.follow(&state.app);
         if let Some(user) = state.tokens.get(&hash) {
             quire_metrics::cache_lookup("tokens", true);
-            return Ok(Auth(Caller::with_token(user)));
+            let caller = Caller::with_token(user);
+            crate::audit::acting(&caller);
+            return Ok(Auth(caller));
         }
         quire_metrics::cache_lookup("tokens", false);
         let user = accounts::user_for_token_hash(&state.app, &hash)
             .await?
             .ok_or(ApiError::Unauthorized)?;
         state.tokens.put(hash, user.clone());
-        Ok(Auth(Caller::with_token(user)))
+        let caller = Caller::with_token(user);
+        crate::audit::acting(&caller);
+        Ok(Auth(caller))
     }
 }

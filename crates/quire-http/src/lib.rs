@@ -9,6 +9,8 @@
 //! - [`session`]: the browser session's cookie, CSRF header and client;
 //! - [`reads`]: the layer that keeps the hottest API reads in memory and
 //!   announces every write;
+//! - [`audit`]: the layer that opens the audit scope of every request that
+//!   may change something;
 //! - [`limits`]: the layer that counts requests against the rate limits;
 //! - [`error`]: the one error type and its mapping to statuses;
 //! - [`views`]: the JSON shapes every area shows (users, organizations,
@@ -17,6 +19,7 @@
 //! An area's router, handlers and own views live with the area: the
 //! platform's in `quire-server`, each feature's in its crate.
 
+pub mod audit;
 pub mod auth;
 pub mod error;
 pub mod extract;

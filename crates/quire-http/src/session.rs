@@ -96,7 +96,10 @@ impl FromRequestParts<AppState> for SignedIn {
     async fn from_request_parts(parts: &mut Parts, state: &AppState) -> Result<Self, ApiError> {
         from_parts(parts, state)
             .await?
-            .map(SignedIn)
+            .map(|session| {
+                crate::audit::acting(&session.caller());
+                SignedIn(session)
+            })
             .ok_or_else(|| ApiError::SignInFailed("sign in first".into()))
     }
 }

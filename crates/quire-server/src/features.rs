@@ -16,6 +16,7 @@ pub fn routes() -> Router<AppState> {
         .merge(quire_pdf_export::router())
         .merge(quire_sso::router())
         .merge(quire_translations::router())
+        .merge(quire_webhooks::routes::router())
         .merge(quire_collab::router(quire_collab::Rooms::default()))
 }
 
@@ -25,5 +26,6 @@ pub fn job_registry() -> Registry {
     quire_git_sync::register_jobs(&mut registry);
     quire_specs::register_jobs(&mut registry);
     quire_translations::register_jobs(&mut registry);
+    quire_webhooks::register_jobs(&mut registry);
     registry
 }

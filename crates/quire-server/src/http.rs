@@ -53,7 +53,13 @@ pub fn router(state: AppState) -> Router {
         .nest("/v1", api)
         // `/v1/` is not matched by the nested router; it is an API address
         // all the same, never a published site's.
-        .route("/v1/", any(no_such_route));
+        .route("/v1/", any(no_such_route))
+        // Whatever a request that may change something commits carries its
+        // audit entry.
+        .route_layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            quire_http::audit::layer,
+        ));
     // Requests are counted and timed only when the metrics are served.
     let routes = if state.metrics {
         routes.route_layer(axum::middleware::from_fn(crate::metrics::tag_route))

@@ -214,7 +214,7 @@ pub async fn inspect(app: &App, token: &str, client: &Client) -> AppResult<LinkI
             drop(conn);
             let mut tx = app.db.write().await?;
             limits::record_failure(&mut tx, &subjects, now).await?;
-            tx.commit().await?;
+            tx.commit_unaudited().await?;
             Err(AppError::SignInFailed(GONE.into()))
         }
     }

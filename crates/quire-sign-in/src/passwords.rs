@@ -102,7 +102,7 @@ pub async fn sign_in(app: &App, email: &str, password: &str, client: &Client) ->
         Some(user) if matches => user,
         _ => {
             limits::record_failure(&mut tx, &subjects, now).await?;
-            tx.commit().await?;
+            tx.commit_unaudited().await?;
             return Err(AppError::SignInFailed(WRONG.into()));
         }
     };
@@ -132,7 +132,7 @@ pub async fn change(app: &App, session: &Session, current: Option<&str>, new: &s
         if !verify(stored, current).await? {
             let mut tx = app.db.write().await?;
             limits::record_failure(&mut tx, &subjects, now).await?;
-            tx.commit().await?;
+            tx.commit_unaudited().await?;
             return Err(AppError::forbidden("the current password is wrong"));
         }
     }

@@ -24,6 +24,7 @@ pub use routes::router;
 
 use std::collections::HashMap;
 
+use quire_core::events::EventType;
 use quire_core::serde_util::nullable;
 use quire_core::{DefaultLevel, SiteVisibility};
 use quire_store::page::PageRequest;
@@ -263,6 +264,7 @@ pub async fn create(app: &App, caller: &Caller, org_id: &str, new: NewSite) -> A
         created_at: now,
         updated_at: now,
     };
+    quire_store::audit::created("site", &site.id);
     sites::put_site(&mut tx, &site).await?;
     let permissions = SitePermissions::of(org.role);
     if new.empty_space {
@@ -432,6 +434,18 @@ pub async fn set_published(
         site.published = published;
         site.updated_at = app.now();
         sites::put_site(&mut tx, &site).await?;
+        let kind = if published {
+            EventType::SitePublished
+        } else {
+            EventType::SiteUnpublished
+        };
+        let data = serde_json::json!({
+            "siteId": site.id,
+            "basename": site.basename,
+            "by": { "object": "user", "id": caller.id() },
+        });
+        let origin = quire_store::webhooks::Origin::Organization(org_id);
+        quire_store::webhooks::emit(&mut tx, origin, kind, data, app.now()).await?;
     }
     let info = info(&mut tx, site, permissions).await?;
     tx.commit().await?;

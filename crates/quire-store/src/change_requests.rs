@@ -80,7 +80,32 @@ pub async fn allocate_number(conn: &mut AnyConnection, space_id: &str) -> StoreR
     number.ok_or(crate::StoreError::NotFound)
 }
 
+/// A change request's fields in its webhook events, with who caused the
+/// event.
+pub fn event_data(cr: &ChangeRequestRow, by: &[serde_json::Value]) -> serde_json::Value {
+    serde_json::json!({
+        "spaceId": cr.space_id,
+        "changeRequestId": cr.id,
+        "number": cr.number,
+        "subject": cr.subject,
+        "status": cr.status.as_str(),
+        "revisionId": cr.revision_id,
+        "updatedBy": by,
+    })
+}
+
+/// Inserts a new change request, with its `change_request_opened` event.
 pub async fn insert(conn: &mut AnyConnection, cr: &ChangeRequestRow) -> StoreResult<()> {
+    crate::audit::created("change-request", &cr.id);
+    let by = [serde_json::json!({ "object": "user", "id": cr.created_by })];
+    crate::webhooks::emit(
+        &mut *conn,
+        crate::webhooks::Origin::Space(&cr.space_id),
+        quire_core::events::EventType::ChangeRequestOpened,
+        event_data(cr, &by),
+        cr.created_at,
+    )
+    .await?;
     sqlx::query(
         "INSERT INTO change_requests (id, space_id, number, subject, status, created_by, created_at, updated_at, \
          revision_id, revision_initial, revision_merged_ancestor, revision_merged, merged_by, merged_at) \

@@ -48,6 +48,7 @@ fn from_row(row: &AnyRow) -> StoreResult<CollectionRow> {
 }
 
 pub async fn insert(conn: &mut AnyConnection, c: &CollectionRow) -> StoreResult<()> {
+    crate::audit::created("collection", &c.id);
     sqlx::query(
         "INSERT INTO collections (id, organization_id, parent_id, title, description, default_level, position, \
          created_at, updated_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)",

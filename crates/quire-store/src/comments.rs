@@ -147,7 +147,24 @@ fn push_discussion(sql: &mut Sql, space_id: &str, change_request: Option<&str>) 
     };
 }
 
+/// Inserts a new comment, with its `comment_created` event.
 pub async fn insert_comment(conn: &mut AnyConnection, c: &CommentRow) -> StoreResult<()> {
+    crate::audit::created("comment", &c.id);
+    crate::webhooks::emit(
+        &mut *conn,
+        crate::webhooks::Origin::Space(&c.space_id),
+        quire_core::events::EventType::CommentCreated,
+        serde_json::json!({
+            "spaceId": c.space_id,
+            "changeRequestId": c.change_request_id,
+            "pageId": c.page_id,
+            "commentId": c.id,
+            "postedBy": { "object": "user", "id": c.posted_by },
+            "body": c.body,
+        }),
+        c.posted_at,
+    )
+    .await?;
     sqlx::query(
         "INSERT INTO comments (id, space_id, change_request_id, posted_by, posted_at, edited_at, body, revision_id, \
          page_id, page_document, node_id, table_record, table_definition, resolved_at, resolved_by) \
@@ -258,6 +275,7 @@ pub async fn list_comments(
 }
 
 pub async fn insert_reply(conn: &mut AnyConnection, r: &ReplyRow) -> StoreResult<()> {
+    crate::audit::created("comment-reply", &r.id);
     sqlx::query(
         "INSERT INTO comment_replies (id, comment_id, posted_by, posted_at, edited_at, body) \
          VALUES ($1, $2, $3, $4, $5, $6)",

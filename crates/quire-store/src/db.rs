@@ -52,6 +52,9 @@ pub struct Db {
     write_gate: Option<Arc<Mutex<()>>>,
     /// Messages between the nodes sharing this database.
     bus: crate::bus::Bus,
+    /// Whether each audit entry is also written to standard output, one
+    /// JSON line each, once committed.
+    stream_audit: bool,
 }
 
 impl std::fmt::Debug for Db {
@@ -112,6 +115,7 @@ impl Db {
             backend,
             write_gate,
             bus: crate::bus::Bus::new(backend, url),
+            stream_audit: false,
         })
     }
 
@@ -129,6 +133,13 @@ impl Db {
             Backend::Postgres => POSTGRES_MIGRATIONS.run(&self.pool).await?,
         }
         Ok(())
+    }
+
+    /// Writes every audit entry to standard output too, as a JSON line,
+    /// once its change committed (`--audit-log-stream`).
+    pub fn with_audit_stream(mut self, stream: bool) -> Db {
+        self.stream_audit = stream;
+        self
     }
 
     pub fn backend(&self) -> Backend {
@@ -153,11 +164,16 @@ impl Db {
             Some(gate) => {
                 let guard = gate.clone().lock_owned().await;
                 let tx = self.pool.begin_with("BEGIN IMMEDIATE").await?;
-                Ok(WriteTx { tx, _gate: Some(guard) })
+                Ok(WriteTx {
+                    tx,
+                    _gate: Some(guard),
+                    stream_audit: self.stream_audit,
+                })
             }
             None => Ok(WriteTx {
                 tx: self.pool.begin().await?,
                 _gate: None,
+                stream_audit: self.stream_audit,
             }),
         }
     }
@@ -183,10 +199,30 @@ impl Db {
 pub struct WriteTx {
     tx: Transaction<'static, Any>,
     _gate: Option<OwnedMutexGuard<()>>,
+    stream_audit: bool,
 }
 
 impl WriteTx {
-    pub async fn commit(self) -> StoreResult<()> {
+    /// Commits the change, with the audit entry of the work it is part of
+    /// (see [`crate::audit`]) when that entry is not written yet.
+    pub async fn commit(mut self) -> StoreResult<()> {
+        let pending = crate::audit::write_pending(&mut self.tx).await?;
+        self.tx.commit().await?;
+        if let Some((scope, row)) = pending {
+            crate::audit::committed(&scope);
+            if self.stream_audit {
+                use std::io::Write;
+                let mut out = std::io::stdout().lock();
+                // A closed standard output loses the line, never the change.
+                let _ = writeln!(out, "{}", row.to_json_line());
+            }
+        }
+        Ok(())
+    }
+
+    /// Commits bookkeeping that is no change of anyone's (a session's last
+    /// use, a failed attempt's counter): no audit entry.
+    pub async fn commit_unaudited(self) -> StoreResult<()> {
         self.tx.commit().await?;
         Ok(())
     }

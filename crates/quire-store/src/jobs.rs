@@ -18,6 +18,8 @@ use crate::error::StoreResult;
 pub struct JobRow {
     pub id: String,
     pub kind: String,
+    /// The organization the job works for.
+    pub tenant: String,
     pub payload: String,
     pub attempts: i64,
 }
@@ -78,7 +80,7 @@ pub async fn claim(
     let Some(id) = id else { return Ok(None) };
     let row = sqlx::query(
         "UPDATE jobs SET state = 'running', locked_by = $2, locked_until = $3, attempts = attempts + 1 \
-         WHERE id = $1 RETURNING id, kind, payload, attempts",
+         WHERE id = $1 RETURNING id, kind, tenant, payload, attempts",
     )
     .bind(&id)
     .bind(worker)
@@ -89,6 +91,7 @@ pub async fn claim(
     Ok(Some(JobRow {
         id: row.try_get("id")?,
         kind: row.try_get("kind")?,
+        tenant: row.try_get("tenant")?,
         payload: row.try_get("payload")?,
         attempts: row.try_get("attempts")?,
     }))

@@ -8,6 +8,7 @@
 //! Repositories are free functions over a connection, grouped by what they
 //! own; they return plain rows and turn "no row" into [`StoreError::NotFound`].
 
+pub mod audit;
 pub mod blobs;
 pub mod bus;
 pub mod change_requests;
@@ -39,6 +40,7 @@ pub mod teams;
 pub mod translations;
 pub mod tree;
 pub mod users;
+pub mod webhooks;
 
 pub use db::{Backend, Db, WriteTx};
 pub use error::{StoreError, StoreResult};

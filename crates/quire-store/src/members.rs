@@ -1,5 +1,6 @@
 //! Organization memberships: who belongs to an organization, with which role.
 
+use quire_core::events::EventType;
 use quire_core::{Role, TeamRole, Timestamp};
 use sqlx::any::AnyRow;
 use sqlx::{AnyConnection, Row};
@@ -274,6 +275,9 @@ pub async fn insert(
     let inserted = done.rows_affected() == 1;
     if inserted {
         adjust_member_count(conn, org_id, 1).await?;
+        let data = serde_json::json!({ "userId": user_id, "role": role.map(Role::as_str) });
+        let origin = crate::webhooks::Origin::Organization(org_id);
+        crate::webhooks::emit(conn, origin, EventType::MemberJoined, data, now).await?;
     }
     Ok(inserted)
 }
@@ -324,7 +328,7 @@ pub async fn touch_last_seen(conn: &mut AnyConnection, org_id: &str, user_id: &s
 }
 
 /// Removes a member and their team memberships; false when not a member.
-pub async fn delete(conn: &mut AnyConnection, org_id: &str, user_id: &str) -> StoreResult<bool> {
+pub async fn delete(conn: &mut AnyConnection, org_id: &str, user_id: &str, now: Timestamp) -> StoreResult<bool> {
     sqlx::query("DELETE FROM team_members WHERE organization_id = $1 AND user_id = $2")
         .bind(org_id)
         .bind(user_id)
@@ -338,6 +342,9 @@ pub async fn delete(conn: &mut AnyConnection, org_id: &str, user_id: &str) -> St
     let deleted = done.rows_affected() == 1;
     if deleted {
         adjust_member_count(conn, org_id, -1).await?;
+        let data = serde_json::json!({ "userId": user_id });
+        let origin = crate::webhooks::Origin::Organization(org_id);
+        crate::webhooks::emit(conn, origin, EventType::MemberLeft, data, now).await?;
     }
     Ok(deleted)
 }

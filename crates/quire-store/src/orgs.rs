@@ -49,6 +49,7 @@ fn from_row(row: &AnyRow) -> StoreResult<OrgRow> {
 }
 
 pub async fn insert(conn: &mut AnyConnection, org: &OrgRow) -> StoreResult<()> {
+    crate::audit::created("organization", &org.id);
     sqlx::query(
         "INSERT INTO organizations (id, title, hostname, default_role, default_content_site, logo_url, \
          sso, ai, invite_links, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",

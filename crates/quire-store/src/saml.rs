@@ -45,6 +45,7 @@ fn provider(row: &AnyRow) -> StoreResult<ProviderRow> {
 }
 
 pub async fn insert_provider(conn: &mut AnyConnection, p: &ProviderRow) -> StoreResult<()> {
+    crate::audit::created("saml-provider", &p.id);
     sqlx::query(
         "INSERT INTO saml_providers (id, organization_id, label, entity_id, sso_url, certificate, default_team_id, \
          default_role, allow_idp_initiated, created_at) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)",

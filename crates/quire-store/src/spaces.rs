@@ -58,6 +58,7 @@ fn from_row(row: &AnyRow) -> StoreResult<SpaceRow> {
 }
 
 pub async fn insert(conn: &mut AnyConnection, s: &SpaceRow) -> StoreResult<()> {
+    crate::audit::created("space", &s.id);
     sqlx::query(
         "INSERT INTO spaces (id, organization_id, parent_id, title, emoji, visibility, edit_mode, default_level, \
          revision_id, share_key, position, created_at, updated_at, deleted_at) \

@@ -51,6 +51,7 @@ fn team_role(text: &str) -> StoreResult<TeamRole> {
 }
 
 pub async fn insert(conn: &mut AnyConnection, id: &str, org_id: &str, title: &str, now: Timestamp) -> StoreResult<()> {
+    crate::audit::created("team", id);
     sqlx::query("INSERT INTO teams (id, organization_id, title, created_at) VALUES ($1, $2, $3, $4)")
         .bind(id)
         .bind(org_id)

@@ -101,6 +101,7 @@ pub async fn insert_token(
     user_id: &str,
     now: Timestamp,
 ) -> StoreResult<()> {
+    crate::audit::created("token", id);
     sqlx::query("INSERT INTO api_tokens (token_hash, id, label, user_id, created_at) VALUES ($1, $2, $3, $4, $5)")
         .bind(token_hash)
         .bind(id)

@@ -223,6 +223,15 @@ struct ServeArgs {
     /// of its own, so they are never public by accident); off by default.
     #[arg(long, env = "QUIRE_METRICS_LISTEN")]
     metrics_listen: Option<SocketAddr>,
+    /// Write every audit-log entry to standard output too, one JSON line
+    /// each, once its change committed (the log itself goes to stderr).
+    #[arg(
+        long,
+        env = "QUIRE_AUDIT_LOG_STREAM",
+        action = clap::ArgAction::SetTrue,
+        value_parser = clap::builder::BoolishValueParser::new()
+    )]
+    audit_log_stream: bool,
     #[command(flatten)]
     rate_limits: RateLimitArgs,
     #[command(flatten)]
@@ -366,7 +375,7 @@ impl StorageArgs {
     /// The application over the configured storage; server-side fetches
     /// reach private networks only when `allow_private_fetch`.
     async fn app(&self, allow_private_fetch: bool) -> anyhow::Result<App> {
-        self.app_with(allow_private_fetch, None).await
+        self.app_with(allow_private_fetch, None, false).await
     }
 
     /// [`StorageArgs::app`] with the server's sign-in settings.
@@ -374,6 +383,7 @@ impl StorageArgs {
         &self,
         allow_private_fetch: bool,
         oidc: Option<quire_app::settings::OidcSettings>,
+        stream_audit: bool,
     ) -> anyhow::Result<App> {
         let blobs = self.blob_store()?;
         let fetcher = Fetcher::new(FetchConfig {
@@ -381,7 +391,7 @@ impl StorageArgs {
             ..FetchConfig::default()
         })
         .context("starting the HTTP client for server-side fetches")?;
-        let db = self.open().await?;
+        let db = self.open().await?.with_audit_stream(stream_audit);
         Ok(App::with_settings(
             db,
             blobs,
@@ -458,7 +468,49 @@ fn init_logging() -> anyhow::Result<()> {
 async fn main() -> anyhow::Result<()> {
     init_logging()?;
 
-    match Cli::parse().command {
+    let command = Cli::parse().command;
+    match command.audited_as() {
+        // What a command changes is in the audit log, by the command line.
+        Some(action) => cli_scope(action).run(run(command)).await,
+        None => run(command).await,
+    }
+}
+
+/// The audit scope of a command that changes something.
+fn cli_scope(action: &str) -> std::sync::Arc<quire_store::audit::Scope> {
+    use quire_store::audit::{Actor, Entry, Scope, Source};
+    Scope::new(Entry {
+        organization_id: None,
+        occurred_at: quire_core::Clock::now(&quire_core::SystemClock),
+        action: format!("cli {action}"),
+        actor: Actor::system("cli"),
+        source: Source::Script,
+        target: None,
+        execution_id: quire_core::id::new_id(),
+        payload: serde_json::Map::new(),
+    })
+}
+
+impl Command {
+    /// The command's name in the audit log, for those that change content
+    /// or accounts.
+    fn audited_as(&self) -> Option<&'static str> {
+        match self {
+            Command::Token {
+                command: TokenCommand::Create { .. },
+            } => Some("token create"),
+            Command::Token {
+                command: TokenCommand::Revoke { .. },
+            } => Some("token revoke"),
+            Command::SignInLink { .. } => Some("sign-in-link"),
+            Command::PasswordLink { .. } => Some("password-link"),
+            _ => None,
+        }
+    }
+}
+
+async fn run(command: Command) -> anyhow::Result<()> {
+    match command {
         Command::Serve(args) => serve(args).await,
         Command::Migrate(storage) => {
             storage.open().await?;
@@ -577,7 +629,7 @@ async fn main() -> anyhow::Result<()> {
 async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     let app = args
         .storage
-        .app_with(args.allow_private_fetch, args.oidc.settings()?)
+        .app_with(args.allow_private_fetch, args.oidc.settings()?, args.audit_log_stream)
         .await?;
     app.set_translation_provider(args.translation()?);
     let listener = tokio::net::TcpListener::bind(args.listen)

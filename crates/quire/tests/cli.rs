@@ -615,3 +615,188 @@ fn backup_and_restore_on_postgres() {
         std::panic::resume_unwind(panic);
     }
 }
+
+/// A local webhook endpoint on a thread of its own: every request's
+/// `X-Quire-Delivery`, `X-Quire-Signature` and body, answered 204.
+struct Endpoint {
+    url: String,
+    received: std::sync::Arc<std::sync::Mutex<Vec<(String, String, String)>>>,
+}
+
+impl Endpoint {
+    fn start() -> Endpoint {
+        let listener = TcpListener::bind("127.0.0.1:0").expect("bind the endpoint");
+        let url = format!("http://{}/hook", listener.local_addr().expect("address"));
+        let received: std::sync::Arc<std::sync::Mutex<Vec<(String, String, String)>>> = Default::default();
+        let log = received.clone();
+        std::thread::spawn(move || {
+            for stream in listener.incoming() {
+                let Ok(mut stream) = stream else { continue };
+                let mut data = Vec::new();
+                let mut buf = [0u8; 4096];
+                let (head, body) = loop {
+                    let n = stream.read(&mut buf).unwrap_or(0);
+                    if n == 0 {
+                        break (String::new(), String::new());
+                    }
+                    data.extend_from_slice(&buf[..n]);
+                    let text = String::from_utf8_lossy(&data).into_owned();
+                    if let Some((head, body)) = text.split_once("\r\n\r\n") {
+                        let length = head
+                            .lines()
+                            .find_map(|l| {
+                                l.to_ascii_lowercase()
+                                    .strip_prefix("content-length:")
+                                    .map(|v| v.trim().to_owned())
+                            })
+                            .and_then(|v| v.parse::<usize>().ok())
+                            .unwrap_or(0);
+                        if body.len() >= length {
+                            break (head.to_owned(), body.to_owned());
+                        }
+                    }
+                };
+                let header = |name: &str| {
+                    head.lines()
+                        .find_map(|l| {
+                            let (k, v) = l.split_once(':')?;
+                            k.eq_ignore_ascii_case(name).then(|| v.trim().to_owned())
+                        })
+                        .unwrap_or_default()
+                };
+                if !head.is_empty() {
+                    log.lock()
+                        .unwrap()
+                        .push((header("x-quire-delivery"), header("x-quire-signature"), body));
+                }
+                let _ = stream.write_all(b"HTTP/1.1 204 No Content\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
+            }
+        });
+        Endpoint { url, received }
+    }
+}
+
+/// Checks `t=...,v1=...` against HMAC-SHA256 of `{t}.{body}` with `secret`.
+fn signed_with(secret: &str, signature: &str, body: &str) -> bool {
+    use hmac::{Hmac, KeyInit, Mac};
+    let Some((t, v1)) = signature.strip_prefix("t=").and_then(|s| s.split_once(",v1=")) else {
+        return false;
+    };
+    let mut mac = Hmac::<sha2::Sha256>::new_from_slice(secret.as_bytes()).expect("any key");
+    mac.update(format!("{t}.{body}").as_bytes());
+    let expected: String = mac.finalize().into_bytes().iter().map(|b| format!("{b:02x}")).collect();
+    v1 == expected
+}
+
+/// Events whose changes were acknowledged reach their endpoint even when
+/// the node is killed (SIGKILL) right after answering, before it could send
+/// them: the deliveries were written with the changes, and the restarted
+/// node sends every one. The audit stream writes each change as a JSON
+/// line on standard output, the command line's included.
+#[test]
+fn webhook_deliveries_survive_kill_9() {
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let storage = ["--data-dir".to_owned(), dir.path().join("data").display().to_string()];
+    let token = token_create("ops@example.com", &storage);
+    let endpoint = Endpoint::start();
+    let env = [("QUIRE_ALLOW_PRIVATE_FETCH", "1"), ("QUIRE_AUDIT_LOG_STREAM", "1")];
+    let stdout = dir.path().join("audit.jsonl");
+
+    let start = |stdout: &std::path::Path| {
+        let port = free_port();
+        let listen = format!("127.0.0.1:{port}");
+        let child = Command::new(BIN)
+            .args(["serve", "--listen", &listen])
+            .args(&storage)
+            .envs(env)
+            .stdout(std::fs::File::create(stdout).expect("stdout file"))
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("start quire serve");
+        let server = Server(child);
+        let base = format!("http://{listen}");
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while !http("GET", &format!("{base}/health"), None, None).is_ok_and(|(s, _)| s == 200) {
+            assert!(Instant::now() < deadline, "quire serve did not start");
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        (server, base)
+    };
+    let (mut server, base) = start(&stdout);
+    let post = |path: &str, body: Value| {
+        let (status, body) = http("POST", &format!("{base}{path}"), Some(&token), Some(&body)).expect("POST");
+        assert!(status == 200 || status == 201, "{path}: {status} {body}");
+        json(&body)
+    };
+    let org = post("/v1/orgs", serde_json::json!({ "title": "Acme" }))["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let space = post(
+        &format!("/v1/orgs/{org}/spaces"),
+        serde_json::json!({ "title": "Docs" }),
+    )["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let hook = post(
+        &format!("/v1/orgs/{org}/webhooks"),
+        serde_json::json!({ "url": endpoint.url, "events": ["change_request_opened"] }),
+    );
+    let secret = hook["secret"].as_str().expect("the secret").to_owned();
+    let mut opened = Vec::new();
+    for i in 0..20 {
+        let cr = post(
+            &format!("/v1/spaces/{space}/change-requests"),
+            serde_json::json!({ "subject": format!("Change {i}") }),
+        );
+        opened.push(cr["id"].as_str().unwrap().to_owned());
+    }
+    // SIGKILL right after the last acknowledgement.
+    server.0.kill().expect("kill -9");
+    server.0.wait().expect("reaped");
+    let before_restart = endpoint.received.lock().unwrap().len();
+
+    let (_server, _) = start(&dir.path().join("after.jsonl"));
+    let deadline = Instant::now() + Duration::from_secs(60);
+    loop {
+        let received = endpoint.received.lock().unwrap().clone();
+        let mut heard: Vec<String> = received
+            .iter()
+            .filter(|(_, signature, body)| signed_with(&secret, signature, body))
+            .filter_map(|(_, _, body)| json(body)["changeRequestId"].as_str().map(str::to_owned))
+            .collect();
+        heard.sort();
+        heard.dedup();
+        if heard.len() == opened.len() {
+            let mut expected = opened.clone();
+            expected.sort();
+            assert_eq!(heard, expected);
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "{} of {} events arrived ({before_restart} before the kill)",
+            heard.len(),
+            opened.len()
+        );
+        std::thread::sleep(Duration::from_millis(50));
+    }
+
+    // The audit stream: one JSON line per change, no token in it.
+    let lines = std::fs::read_to_string(&stdout).expect("the audit stream");
+    let entries: Vec<Value> = lines.lines().map(json).collect();
+    assert!(
+        entries
+            .iter()
+            .any(|e| e["audit"]["action"] == "POST /orgs/{organizationId}/webhooks")
+    );
+    assert_eq!(
+        entries
+            .iter()
+            .filter(|e| e["audit"]["action"] == "POST /spaces/{spaceId}/change-requests")
+            .count(),
+        20
+    );
+    assert!(!lines.contains(&token) && !lines.contains(&secret));
+}

@@ -8,6 +8,7 @@ use axum::Router;
 
 use crate::state::AppState;
 
+mod audit;
 mod change_requests;
 mod collections;
 mod content;
@@ -23,6 +24,7 @@ mod users;
 pub fn v1() -> Router<AppState> {
     Router::new()
         .merge(users::router())
+        .merge(audit::router())
         .merge(orgs::router())
         .merge(members::router())
         .merge(teams::router())

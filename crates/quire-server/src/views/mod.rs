@@ -1,6 +1,7 @@
 //! The platform areas' own JSON shapes; the shapes every area shares are
 //! in `quire_http::views` and re-exported here.
 
+pub mod audit;
 pub mod content;
 pub mod search;
 

@@ -3,6 +3,7 @@
 mod support;
 
 mod admin_screens;
+mod audit;
 mod browser;
 mod change_requests;
 mod co_editing;
@@ -40,3 +41,4 @@ mod spaces;
 mod teams;
 mod translations;
 mod web_app;
+mod webhooks;

@@ -122,6 +122,81 @@ fn seed_only_operations() -> Vec<(&'static str, &'static str, Value)> {
             json!(null),
         ),
     ]
+    .into_iter()
+    .chain(quire_operations())
+    .collect()
+}
+
+/// Quire's own operations (the official API has no webhooks), checked
+/// against the shapes the README documents.
+fn quire_operations() -> Vec<(&'static str, &'static str, Value)> {
+    let time = json!({ "type": "string", "format": "date-time" });
+    let webhook = json!({
+        "type": "object",
+        "required": ["object", "id", "url", "events", "active", "createdAt", "updatedAt"],
+        "additionalProperties": false,
+        "properties": {
+            "object": { "const": "webhook" },
+            "id": { "type": "string" },
+            "url": { "type": "string" },
+            "events": { "type": "array", "minItems": 1, "items": { "type": "string" } },
+            "active": { "type": "boolean" },
+            "createdAt": time,
+            "updatedAt": time,
+            "secret": { "type": "string", "minLength": 16 }
+        }
+    });
+    let nullable = |schema: Value| json!({ "anyOf": [schema, { "type": "null" }] });
+    let delivery = json!({
+        "type": "object",
+        "required": ["object", "id", "webhookId", "eventId", "eventType", "state", "attempts", "createdAt"],
+        "additionalProperties": false,
+        "properties": {
+            "object": { "const": "webhook-delivery" },
+            "id": { "type": "string" },
+            "webhookId": { "type": "string" },
+            "eventId": { "type": "string" },
+            "eventType": { "type": "string" },
+            "state": { "enum": ["pending", "delivered", "failed"] },
+            "attempts": { "type": "integer", "minimum": 0 },
+            "responseStatus": nullable(json!({ "type": "integer" })),
+            "error": nullable(json!({ "type": "string" })),
+            "durationMs": nullable(json!({ "type": "integer" })),
+            "createdAt": time,
+            "lastAttemptAt": nullable(time.clone()),
+            "deliveredAt": nullable(time.clone()),
+            "redeliveryOf": nullable(json!({ "type": "string" })),
+            "event": { "type": "object", "required": ["eventId", "type", "organizationId", "createdAt"] }
+        }
+    });
+    let list = |item: &Value| {
+        json!({ "allOf": [{ "$ref": "#/components/schemas/List" }, {
+            "type": "object", "required": ["items"],
+            "properties": { "items": { "type": "array", "items": item } }
+        }] })
+    };
+    vec![
+        ("GET", "/orgs/{organizationId}/webhooks", list(&webhook)),
+        ("POST", "/orgs/{organizationId}/webhooks", webhook.clone()),
+        ("GET", "/orgs/{organizationId}/webhooks/{webhookId}", webhook.clone()),
+        ("PATCH", "/orgs/{organizationId}/webhooks/{webhookId}", webhook),
+        ("DELETE", "/orgs/{organizationId}/webhooks/{webhookId}", json!(null)),
+        (
+            "GET",
+            "/orgs/{organizationId}/webhooks/{webhookId}/deliveries",
+            list(&delivery),
+        ),
+        (
+            "GET",
+            "/orgs/{organizationId}/webhooks/{webhookId}/deliveries/{deliveryId}",
+            delivery.clone(),
+        ),
+        (
+            "POST",
+            "/orgs/{organizationId}/webhooks/{webhookId}/deliveries/{deliveryId}/redeliver",
+            delivery,
+        ),
+    ]
 }
 
 struct Operation {
