@@ -6,11 +6,14 @@
 //! - [`git`]: Git repositories through the `git` command, under the same
 //!   policy;
 //! - [`translate`]: machine-translation providers (OpenAI-compatible and
-//!   DeepL).
+//!   DeepL);
+//! - [`chat`]: a chat model behind an OpenAI-compatible API (answers to
+//!   readers' questions).
 //!
 //! A feature that needs another outside service adds its adapter here, not
 //! in the content engine or the application layer.
 
+pub mod chat;
 pub mod fetch;
 pub mod git;
 pub mod translate;

@@ -43,8 +43,10 @@ pub trait Job: Serialize + DeserializeOwned + Send + 'static {
     const RETRY: RetryPolicy = RetryPolicy::STANDARD;
     /// How long one attempt may run before it is stopped as failed.
     const TIME_LIMIT: Duration = Duration::from_secs(10 * 60);
-    /// Whether what an attempt commits is a change for the audit log (not
-    /// for bookkeeping: indexing, deliveries).
+    /// Whether what an attempt commits is a change: audited, and announced
+    /// to the caches of API reads when it ends. Not for bookkeeping
+    /// (indexing, webhook deliveries), which neither the audit log nor
+    /// those reads show.
     const AUDITED: bool = true;
     /// The audit log's source of this type's changes.
     const SOURCE: audit::Source = audit::Source::Workflow;
@@ -193,7 +195,15 @@ async fn run_claimed(
 ) -> anyhow::Result<()> {
     let Some(kind) = registry.kinds.get(row.kind.as_str()) else {
         let error = format!("no job type {:?} is registered on this node", row.kind);
-        return record(app, worker, &row, Err(anyhow::anyhow!(error)), RetryPolicy::STANDARD).await;
+        return record(
+            app,
+            worker,
+            &row,
+            Err(anyhow::anyhow!(error)),
+            RetryPolicy::STANDARD,
+            true,
+        )
+        .await;
     };
     let started = std::time::Instant::now();
     let work = (kind.run)(app.clone(), row.payload.clone());
@@ -246,7 +256,7 @@ async fn run_claimed(
         .job_seconds
         .get_or_create(&quire_metrics::KindLabels { kind: row.kind.clone() })
         .observe(started.elapsed().as_secs_f64());
-    record(app, worker, &row, outcome, kind.retry).await
+    record(app, worker, &row, outcome, kind.retry, kind.audit.is_some()).await
 }
 
 /// A running attempt, stopped when dropped: when its time is up, its lease
@@ -260,13 +270,14 @@ impl Drop for AbortOnDrop {
 }
 
 /// Records how an attempt ended: done with its result, or failed (retried
-/// by `retry`).
+/// by `retry`); with `changed`, tells the caches of API reads.
 async fn record(
     app: &App,
     worker: &str,
     row: &JobRow,
     outcome: anyhow::Result<Option<serde_json::Value>>,
     retry: RetryPolicy,
+    changed: bool,
 ) -> anyhow::Result<()> {
     let mut tx = app.db.write().await?;
     let ended = match outcome {
@@ -299,7 +310,9 @@ async fn record(
         .inc();
     // What the job wrote (a sync's state, a spec's versions, a translated
     // space) is committed: reads kept in memory go.
-    crate::changes::announce(app, crate::changes::STATE_CHANGED).await;
+    if changed {
+        crate::changes::announce(app, crate::changes::STATE_CHANGED).await;
+    }
     Ok(())
 }
 

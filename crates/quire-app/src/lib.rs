@@ -63,6 +63,9 @@ pub struct App {
     pub settings: Arc<Settings>,
     /// The machine translation provider the operator configured, if any.
     translation: Arc<std::sync::RwLock<Option<quire_adapters::translate::Provider>>>,
+    /// The chat model that answers readers' questions, if the operator
+    /// configured one.
+    assistant: Arc<std::sync::RwLock<Option<quire_adapters::chat::ChatModel>>>,
 }
 
 impl App {
@@ -89,6 +92,7 @@ impl App {
             clock,
             settings: Arc::new(settings),
             translation: Arc::default(),
+            assistant: Arc::default(),
         }
     }
 
@@ -102,6 +106,18 @@ impl App {
 
     pub fn translation_provider(&self) -> Option<quire_adapters::translate::Provider> {
         self.translation.read().ok().and_then(|p| p.clone())
+    }
+
+    /// Sets the chat model answering readers' questions (`None`: published
+    /// sites offer no answers).
+    pub fn set_assistant(&self, model: Option<quire_adapters::chat::ChatModel>) {
+        if let Ok(mut slot) = self.assistant.write() {
+            *slot = model;
+        }
+    }
+
+    pub fn assistant(&self) -> Option<quire_adapters::chat::ChatModel> {
+        self.assistant.read().ok().and_then(|m| m.clone())
     }
 
     pub fn now(&self) -> Timestamp {

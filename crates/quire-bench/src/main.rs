@@ -23,6 +23,8 @@
 //!   overhead per page ([`translate`]);
 //! - `pdf`: a PDF of a 500-page space, time and peak memory of the
 //!   `quire` binary ([`pdf`]);
+//! - `soak`: the real binary under mixed traffic for half an hour, on one
+//!   node or two ([`soak`]);
 //! - `memory`: resident memory of the real `quire` binary (run as a child
 //!   process) around large requests ([`memory`]).
 //!
@@ -43,6 +45,7 @@ mod openapi;
 mod pdf;
 mod published;
 mod search;
+mod soak;
 mod spaces;
 mod translate;
 
@@ -90,6 +93,10 @@ enum Group {
     /// A PDF of a 500-page space (`--pages`) made by the `quire` binary:
     /// time and peak memory.
     Pdf,
+    /// Mixed traffic against the real binary for `--seconds` (one node on
+    /// SQLite, two on `--database-url`): errors, API-read latency, memory,
+    /// lost writes, webhook deliveries, the queue drained.
+    Soak,
     /// Not a scenario: a minimal axum server answering every request with
     /// the bytes of `--body-file` as JSON, on `--listen`, until stopped
     /// (the baseline of `scripts/hot-paths.sh`).
@@ -180,6 +187,7 @@ fn main() -> anyhow::Result<()> {
             Group::Translate => translate::run(&args).await,
             Group::Pdf => pdf::run(&args).await,
             Group::Bare => bare::run(&args).await,
+            Group::Soak => soak::run(&args).await,
         }
     })
 }

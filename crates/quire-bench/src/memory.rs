@@ -14,7 +14,7 @@ use serde_json::{Value, json};
 use crate::Args;
 
 /// A `quire serve` child process, killed when dropped.
-pub(crate) struct Child_(Child);
+pub(crate) struct Child_(pub(crate) Child);
 
 impl Drop for Child_ {
     fn drop(&mut self) {

@@ -45,6 +45,9 @@ pub struct PageConflict {
     pub theirs: String,
 }
 
+/// Times a merge runs again when the space moved while it merged.
+const MERGE_ATTEMPTS: usize = 5;
+
 /// Merges change requests into their space and updates them from it.
 pub struct Merges {
     revisions: Arc<Revisions>,
@@ -151,6 +154,28 @@ impl Merges {
                 cr.status
             )));
         }
+        // Another merge (or edit) of the space that lands between reading
+        // its head and committing is merged with too: the three-way merge
+        // runs again on the new head, a few times at most.
+        let mut space = space.clone();
+        let mut attempts = 0;
+        loop {
+            match self.merge_once(&space, cr, user_id).await {
+                Err(EngineError::Conflict(message)) if attempts < MERGE_ATTEMPTS => {
+                    let mut conn = self.revisions.db.read().await?;
+                    let now = quire_store::spaces::get_any(&mut conn, &space.id).await?;
+                    if now.revision_id == space.revision_id {
+                        return Err(EngineError::Conflict(message));
+                    }
+                    space = now;
+                    attempts += 1;
+                }
+                done => return done,
+            }
+        }
+    }
+
+    async fn merge_once(&self, space: &SpaceRow, cr: &ChangeRequestRow, user_id: &str) -> EngineResult<MergeResult> {
         let main_id = space.revision_id.clone();
         let base = self.revisions.snapshot(&space.id, &cr.revision_merged_ancestor).await?;
         let main = self.revisions.snapshot(&space.id, &main_id).await?;

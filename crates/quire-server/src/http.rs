@@ -49,6 +49,7 @@ pub fn router(state: AppState) -> Router {
         .merge(quire_pdf_export::downloads())
         .merge(quire_sso::pages())
         .merge(quire_sign_in::router())
+        .merge(quire_agents::router())
         .merge(quire_web::router(&state.public_url, sites.clone()))
         .nest("/v1", api)
         // `/v1/` is not matched by the nested router; it is an API address

@@ -225,6 +225,22 @@ pub fn created(kind: &str, id: &str) {
     });
 }
 
+/// Names the current scope's action more precisely than its route did
+/// (`mcp merge` for a tool called through `POST /mcp`).
+pub fn action(name: &str) {
+    let _ = SCOPE.try_with(|scope| scope.update(|entry| entry.action = name.to_owned()));
+}
+
+/// Puts the current scope's entry in `organization_id`'s log, when its
+/// route named no organization.
+pub fn in_organization(organization_id: &str) {
+    let _ = SCOPE.try_with(|scope| {
+        scope.update(|entry| {
+            entry.organization_id.get_or_insert_with(|| organization_id.to_owned());
+        })
+    });
+}
+
 /// Says what the current scope's work concerns, when it named nothing yet
 /// (a job, once its payload is read).
 pub fn concerning(target: Target) {

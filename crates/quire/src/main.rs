@@ -223,6 +223,15 @@ struct ServeArgs {
     /// of its own, so they are never public by accident); off by default.
     #[arg(long, env = "QUIRE_METRICS_LISTEN")]
     metrics_listen: Option<SocketAddr>,
+    /// The OpenAI-compatible chat-completions API (`http://host/v1`) that
+    /// answers readers' questions on published sites from their pages;
+    /// without it, sites offer no answers. Its key is read from
+    /// `QUIRE_ASSISTANT_API_KEY` only.
+    #[arg(long, env = "QUIRE_ASSISTANT_URL")]
+    assistant_url: Option<String>,
+    /// The model to ask.
+    #[arg(long, env = "QUIRE_ASSISTANT_MODEL", default_value = "default")]
+    assistant_model: String,
     /// Write every audit-log entry to standard output too, one JSON line
     /// each, once its change committed (the log itself goes to stderr).
     #[arg(
@@ -326,6 +335,21 @@ impl OidcArgs {
 }
 
 impl ServeArgs {
+    /// The chat model answering readers' questions, if configured.
+    fn assistant(&self) -> anyhow::Result<Option<quire_adapters::chat::ChatModel>> {
+        let Some(url) = &self.assistant_url else {
+            return Ok(None);
+        };
+        let api_key = std::env::var("QUIRE_ASSISTANT_API_KEY").ok().filter(|k| !k.is_empty());
+        let timeout = std::time::Duration::from_secs(60);
+        Ok(Some(quire_adapters::chat::ChatModel::new(
+            url.clone(),
+            api_key,
+            self.assistant_model.clone(),
+            timeout,
+        )?))
+    }
+
     /// The translation provider configured, if any. Its key is read from
     /// `QUIRE_TRANSLATION_API_KEY` only (never a flag: flags show in
     /// process lists).
@@ -632,6 +656,7 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         .app_with(args.allow_private_fetch, args.oidc.settings()?, args.audit_log_stream)
         .await?;
     app.set_translation_provider(args.translation()?);
+    app.set_assistant(args.assistant()?);
     let listener = tokio::net::TcpListener::bind(args.listen)
         .await
         .with_context(|| format!("binding {}", args.listen))?;

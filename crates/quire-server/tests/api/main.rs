@@ -21,6 +21,7 @@ mod imports;
 mod invites;
 mod jobs;
 mod lifecycle;
+mod mcp;
 mod members;
 mod metrics;
 mod official_client;

@@ -203,6 +203,15 @@ pub(super) async fn search_page(
     let mut body = String::from("<h1>");
     quire_site_render::html::push_escaped(&mut body, t.search);
     body.push_str("</h1>");
+    if state.app.assistant().is_some() && !query.trim().is_empty() {
+        body.push_str(&format!(
+            "<p class=\"ask\"><a href=\"{}/~gitbook/ask?q={}\">Ask the docs: ",
+            visit.base,
+            encode_component(query)
+        ));
+        quire_site_render::html::push_escaped(&mut body, query);
+        body.push_str("</a></p>");
+    }
     if results.is_empty() {
         let (before, after) = t.no_results_for();
         body.push_str("<p>");
@@ -232,4 +241,102 @@ pub(super) async fn search_page(
         body.push_str("</ul>");
     }
     Ok(html(StatusCode::OK, layout::page(&shell, &body), false))
+}
+
+/// A page a site search found, as data (for agents and answers).
+pub(super) struct Found {
+    pub(super) title: String,
+    /// Absolute.
+    pub(super) url: String,
+    /// The passage that matched, if any.
+    pub(super) passage: Option<String>,
+    score: f64,
+}
+
+/// The site's pages matching `query` that the visitor may see, best
+/// first, at most `limit`; `Err` with the reason when the query is not one.
+pub(super) async fn found(
+    state: &SiteState,
+    visit: &Visit,
+    query: &str,
+    limit: usize,
+) -> quire_app::AppResult<Result<Vec<Found>, String>> {
+    let mut found = Vec::new();
+    for (section, space) in visit.site.spaces() {
+        let hits = match quire_app::search::in_published_space(&state.app, &space.space, query, 20).await {
+            Ok((hits, _)) => hits,
+            Err(quire_app::error::AppError::Invalid(message)) => return Ok(Err(message)),
+            Err(other) => return Err(other),
+        };
+        if hits.is_empty() {
+            continue;
+        }
+        let snapshot = published::snapshot(&state.app, &space.space).await?;
+        let order = reading_order(state, &snapshot);
+        let withheld = visit.withheld(&order);
+        let space_base = space_url(&visit.base, section, space);
+        let links = SpaceLinks::new(&snapshot, &space_base, &withheld);
+        for hit in hits {
+            if withheld.page(&snapshot, &hit.page_id) {
+                continue;
+            }
+            let passage = hit
+                .sections
+                .iter()
+                .find(|s| s.matched)
+                .or(hit.sections.first())
+                .map(|s| s.body.clone())
+                .filter(|p| !p.is_empty());
+            found.push(Found {
+                url: format!("{}{}", visit.origin, links.page_url(&hit.page_id)),
+                title: hit.title,
+                passage,
+                score: hit.score,
+            });
+        }
+    }
+    found.sort_by(|a, b| b.score.total_cmp(&a.score));
+    found.truncate(limit);
+    Ok(Ok(found))
+}
+
+/// The path of `url` under the site: an absolute URL of the site, a path
+/// from the host's root, or a path inside the site.
+fn site_path(visit: &Visit, url: &str) -> Option<Vec<String>> {
+    let url = url.trim();
+    let url = url.split(['?', '#']).next().unwrap_or_default();
+    let path = match url.split_once("://") {
+        Some(_) => url.strip_prefix(&visit.origin)?,
+        None => url,
+    };
+    let path = match path.strip_prefix(&visit.base) {
+        Some(rest) if rest.is_empty() || rest.starts_with('/') => rest,
+        _ if path.starts_with('/') && !visit.base.is_empty() => return None,
+        _ => path,
+    };
+    let path = path.strip_suffix(".md").unwrap_or(path);
+    Some(route::segments(path))
+}
+
+/// The markdown of the page at `url` as the visitor may read it (the same
+/// answer as `{page URL}.md`); `None` when there is no such page for them.
+pub(super) async fn markdown_at(state: &SiteState, visit: &Visit, url: &str) -> quire_app::AppResult<Option<String>> {
+    let Some(rest) = site_path(visit, url) else {
+        return Ok(None);
+    };
+    let SiteRoute::Space(InSpace { section, space, target }) = route::within(&visit.site, &rest, "", true) else {
+        return Ok(None);
+    };
+    let route::Target::Page { path, .. } = target else {
+        return Ok(None);
+    };
+    let snapshot = published::snapshot(&state.app, &space.space).await?;
+    let res = page(state, visit, section, space, &snapshot, &path, true).await?;
+    if res.status() != StatusCode::OK {
+        return Ok(None);
+    }
+    let bytes = axum::body::to_bytes(res.into_body(), 64 << 20)
+        .await
+        .map_err(|e| quire_app::error::AppError::Internal(anyhow::anyhow!("reading a page's markdown: {e}")))?;
+    Ok(Some(String::from_utf8_lossy(&bytes).into_owned()))
 }

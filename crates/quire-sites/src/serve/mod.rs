@@ -8,7 +8,8 @@
 //!    withheld pages, conditional blocks) is the visit's;
 //! 3. one answer per kind: `page` (HTML or markdown), `answers` (files,
 //!    robots, sitemap, llms, llms-full, rss, search), `links::public_spec`
-//!    (an OpenAPI reference).
+//!    (an OpenAPI reference); beside them `mcp`, the site's MCP server for
+//!    agents, through the same visit.
 //!
 //! What the pipeline answers is kept in memory by `cache` (a page served
 //! again without the database until a change is announced on the bus).
@@ -41,9 +42,11 @@ use quire_site_render::outputs::{self, Listed};
 use quire_site_render::render::{self, FileLink, Links};
 
 mod answers;
+mod ask;
 mod cache;
 mod links;
 mod look;
+mod mcp;
 mod order;
 mod page;
 mod route;
@@ -128,7 +131,22 @@ fn not_found(visit: Option<&Visit>) -> Response {
     html(StatusCode::NOT_FOUND, layout::not_found(shell.as_ref()), false)
 }
 
-async fn serve(State(state): State<SiteState>, method: Method, headers: HeaderMap, uri: Uri) -> Response {
+async fn serve(State(state): State<SiteState>, method: Method, headers: HeaderMap, uri: Uri, body: Body) -> Response {
+    if mcp::endpoint(uri.path()).is_some() {
+        return match axum::body::to_bytes(body, mcp::MAX_BODY).await {
+            Ok(body) => mcp::serve(&state, &method, &headers, &uri, body).await,
+            Err(_) => text(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                "application/json",
+                quire_mcp::error(
+                    &serde_json::Value::Null,
+                    quire_mcp::INVALID_REQUEST,
+                    "the body is too large",
+                )
+                .to_string(),
+            ),
+        };
+    }
     if method != Method::GET && method != Method::HEAD {
         return text(
             StatusCode::METHOD_NOT_ALLOWED,
@@ -197,6 +215,7 @@ async fn answer(state: &SiteState, headers: &HeaderMap, uri: &Uri) -> quire_app:
         SiteRoute::LlmsFull => return llms_full(state, &visit).await.map(|r| keep(&visit, r)),
         SiteRoute::Rss => return feed(state, &visit).await.map(|r| keep(&visit, r)),
         SiteRoute::Missing => return Ok(keep(&visit, not_found(Some(&visit)))),
+        SiteRoute::Ask(question) => return ask::page(state, &visit, &question).await,
         SiteRoute::Space(in_space) => in_space,
     };
     let InSpace { section, space, target } = in_space;

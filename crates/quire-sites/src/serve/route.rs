@@ -99,6 +99,8 @@ pub(super) enum SiteRoute<'s> {
     Llms,
     LlmsFull,
     Rss,
+    /// `~gitbook/ask?q=`: an answer to a reader's question, with sources.
+    Ask(String),
     /// Something of one site space.
     Space(InSpace<'s>),
     /// A section or site space the site does not have.
@@ -140,6 +142,12 @@ pub(super) fn within<'s>(
             "rss.xml" => return SiteRoute::Rss,
             _ => {}
         }
+    }
+    if let [first, second] = rest
+        && first == "~gitbook"
+        && second == "ask"
+    {
+        return SiteRoute::Ask(query_value(query, "q").unwrap_or_default());
     }
     let mut rest = rest;
     let (section, spaces): (Option<&PublishedSection>, &[PublishedSpace]) = if site.sections.is_empty() {

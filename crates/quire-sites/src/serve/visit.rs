@@ -68,8 +68,40 @@ pub(super) async fn admit(
     uri: &Uri,
     candidates: Vec<route::Candidate>,
 ) -> quire_app::AppResult<Admitted> {
+    admit_as(state, headers, uri, candidates, Client::Browser).await
+}
+
+/// Who visits: a browser (a token or claims in the URL move into cookies
+/// by a redirect; a site's root gets its trailing slash), or an agent
+/// (the site's MCP server: the token may also come as `Authorization:
+/// Bearer`, and nothing is redirected, since an agent posts to one URL).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(super) enum Client {
+    Browser,
+    Agent,
+}
+
+/// [`admit`] for either kind of client.
+pub(super) async fn admit_as(
+    state: &SiteState,
+    headers: &HeaderMap,
+    uri: &Uri,
+    candidates: Vec<route::Candidate>,
+    client: Client,
+) -> quire_app::AppResult<Admitted> {
     let query = uri.query().unwrap_or_default();
     let query_token = route::query_value(query, "jwt_token");
+    let bearer = (client == Client::Agent)
+        .then(|| {
+            headers
+                .get(header::AUTHORIZATION)
+                .and_then(|v| v.to_str().ok())
+                .and_then(|v| v.split_once(' '))
+                .filter(|(scheme, _)| scheme.eq_ignore_ascii_case("bearer"))
+                .map(|(_, token)| token.trim().to_owned())
+        })
+        .flatten();
+    let query_token = query_token.or(bearer);
     let cookie_token = cookie(headers, TOKEN_COOKIE);
     let mut unsigned = cookie(headers, CLAIMS_COOKIE)
         .and_then(|c| serde_json::from_str::<serde_json::Map<String, serde_json::Value>>(&percent_decode(&c)).ok())
@@ -124,6 +156,10 @@ pub(super) async fn admit(
     let Some((site, rest, base, origin)) = found else {
         return Ok(Admitted::Answer(not_found(None)));
     };
+    if client == Client::Agent {
+        let rest = rest.to_vec();
+        return Ok(Admitted::Visit(Box::new(Visit { site, base, origin }), rest));
+    }
     if query_token.is_some() || claims_changed {
         let secure = state.public_url.starts_with("https:") || origin.starts_with("https:") && base.is_empty();
         let token = query_token.as_deref().zip(site.token_expires);
