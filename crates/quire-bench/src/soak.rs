@@ -642,9 +642,16 @@ async fn wait_for_drain(database_url: Option<&str>, dir: &tempfile::TempDir) -> 
             break;
         }
         if started.elapsed() > Duration::from_secs(120) {
+            let mut conn = db.read().await?;
+            let by_kind: Vec<(String, String, i64)> = sqlx::query_as(
+                "SELECT kind, state, COUNT(*) FROM jobs WHERE state IN ('queued', 'running') GROUP BY kind, state",
+            )
+            .fetch_all(&mut *conn)
+            .await?;
+            drop(conn);
             db.close().await;
             return Ok(format!(
-                "not drained: {waiting:?} still waiting 120 s after the load stopped"
+                "not drained: {by_kind:?} (kind, state, jobs) still waiting 120 s after the load stopped"
             ));
         }
         tokio::time::sleep(Duration::from_millis(200)).await;
