@@ -9,7 +9,9 @@
 //! worker stalled is never recorded twice (only the lease holder records an
 //! outcome). Each node runs several jobs at once ([`Workers::slots`]), at
 //! most [`Workers::per_organization`] of one organization, so no
-//! organization's jobs can hold every slot; each job has a time limit
+//! organization's jobs can hold every slot. Short sends to other servers
+//! (webhook deliveries, [`Lane::Sends`]) have slots of their own, so a burst
+//! of events neither waits behind an import nor holds up one; each job has a time limit
 //! ([`Job::TIME_LIMIT`]) past which it is stopped and counted as failed. A
 //! failing job is retried by its type's [`RetryPolicy`], then left in the
 //! queue as failed with its last error. A job is enqueued inside the
@@ -50,6 +52,8 @@ pub trait Job: Serialize + DeserializeOwned + Send + 'static {
     const AUDITED: bool = true;
     /// The audit log's source of this type's changes.
     const SOURCE: audit::Source = audit::Source::Workflow;
+    /// Which of a node's slots run this type.
+    const LANE: Lane = Lane::Work;
 
     /// What the job concerns, for the audit log.
     fn audit_target(&self) -> Option<audit::Target> {
@@ -59,6 +63,20 @@ pub trait Job: Serialize + DeserializeOwned + Send + 'static {
     /// Does the work; what it returns (if anything) is kept with the job as
     /// its result.
     fn run(self, app: &App) -> impl Future<Output = anyhow::Result<Option<serde_json::Value>>> + Send;
+}
+
+/// The two sets of slots a node runs jobs in, each with its own share per
+/// organization.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Lane {
+    /// Work that takes a while (imports, syncs, exports, indexing):
+    /// [`Workers::slots`], at most [`Workers::per_organization`] of one
+    /// organization.
+    Work,
+    /// Short sends to other servers that spend their time waiting on the
+    /// network (webhook deliveries): [`Workers::send_slots`], at most
+    /// [`Workers::sends_per_organization`] of one organization.
+    Sends,
 }
 
 /// How often and how soon a failed job is tried again.
@@ -106,6 +124,7 @@ struct Kind {
     retry: RetryPolicy,
     time_limit: Duration,
     audit: Option<audit::Source>,
+    lane: Lane,
 }
 
 /// The job types this server can run, by kind.
@@ -141,8 +160,21 @@ impl Registry {
                 retry: J::RETRY,
                 time_limit: J::TIME_LIMIT,
                 audit: J::AUDITED.then_some(J::SOURCE),
+                lane: J::LANE,
             },
         );
+    }
+
+    /// The kinds that run in `lane`'s slots.
+    fn kinds_in(&self, lane: Lane) -> Vec<&'static str> {
+        let mut kinds: Vec<&'static str> = self
+            .kinds
+            .iter()
+            .filter(|(_, kind)| kind.lane == lane)
+            .map(|(name, _)| *name)
+            .collect();
+        kinds.sort_unstable();
+        kinds
     }
 }
 
@@ -154,6 +186,10 @@ pub struct Workers {
     /// Jobs of one organization run at once (on this node; across nodes,
     /// approximately).
     pub per_organization: usize,
+    /// Sends ([`Lane::Sends`]) run at once on this node, besides `slots`.
+    pub send_slots: usize,
+    /// Sends of one organization run at once.
+    pub sends_per_organization: usize,
     /// How long a claim holds without renewal: a dead worker's job waits
     /// this long to be claimed again.
     pub lease: Duration,
@@ -170,6 +206,8 @@ impl Default for Workers {
         Workers {
             slots: 4,
             per_organization: 2,
+            send_slots: 16,
+            sends_per_organization: 8,
             lease: Duration::from_secs(30),
             poll_interval: Duration::from_millis(500),
             shutdown_grace: Duration::from_secs(30),
@@ -177,11 +215,18 @@ impl Default for Workers {
     }
 }
 
-/// Claims one due job for `worker`, if there is one.
-async fn claim(app: &App, worker: &str, config: &Workers) -> anyhow::Result<Option<JobRow>> {
+/// Claims one due job of `kinds` for `worker`, if there is one, while the
+/// organization runs fewer than `share` of those kinds.
+async fn claim(
+    app: &App,
+    worker: &str,
+    config: &Workers,
+    share: usize,
+    kinds: jobs::Kinds<'_>,
+) -> anyhow::Result<Option<JobRow>> {
     let now = app.now();
     let lease_until = Timestamp(now.0 + config.lease.as_millis() as i64);
-    Ok(jobs::claim(&app.db, worker, now, lease_until, config.per_organization as i64).await?)
+    Ok(jobs::claim(&app.db, worker, now, lease_until, share as i64, kinds).await?)
 }
 
 /// Runs a claimed job to its end (or its time limit) while renewing its
@@ -325,27 +370,69 @@ pub async fn run_due(app: &App, registry: &Registry, worker: &str) -> anyhow::Re
 /// [`run_due`] with other leases and shares.
 pub async fn run_due_with(app: &App, registry: &Registry, worker: &str, config: Workers) -> anyhow::Result<usize> {
     let mut ran = 0;
-    while let Some(row) = claim(app, worker, &config).await? {
+    while let Some(row) = claim(app, worker, &config, config.per_organization, jobs::Kinds::ALL).await? {
         ran += 1;
         run_claimed(app, registry, worker, &config, row).await?;
     }
     Ok(ran)
 }
 
-/// Runs due jobs, up to `config.slots` at once, until `shutdown` completes;
-/// then waits up to `config.shutdown_grace` for the jobs running. Jobs
-/// still running after that are stopped; their leases run out and another
-/// node (or this one, restarted) runs them again.
+/// Runs due jobs until `shutdown` completes, up to `config.slots` at once
+/// and besides them up to `config.send_slots` sends; then waits up to
+/// `config.shutdown_grace` for the jobs running. Jobs still running after
+/// that are stopped; their leases run out and another node (or this one,
+/// restarted) runs them again.
 pub async fn work(app: App, registry: Arc<Registry>, config: Workers, shutdown: impl Future<Output = ()>) {
     let worker = format!("worker-{}", quire_core::id::new_id());
+    let sends = registry.kinds_in(Lane::Sends);
+    let (stop, stopping) = tokio::sync::watch::channel(false);
+    let work_lane = Slots {
+        at_once: config.slots,
+        per_organization: config.per_organization,
+        kinds: jobs::Kinds::Except(&sends),
+    };
+    let sends_lane = Slots {
+        at_once: config.send_slots,
+        per_organization: config.sends_per_organization,
+        kinds: jobs::Kinds::Only(&sends),
+    };
+    let lane = |slots| run_lane(&app, &registry, &worker, &config, slots, stopping.clone());
+    let lanes = async { tokio::join!(lane(work_lane), lane(sends_lane)) };
+    let _ = tokio::join!(lanes, async {
+        shutdown.await;
+        let _ = stop.send(true);
+    });
+}
+
+/// One lane's slots: how many of its jobs run at once, how many of one
+/// organization's, and which kinds it runs.
+struct Slots<'a> {
+    at_once: usize,
+    per_organization: usize,
+    kinds: jobs::Kinds<'a>,
+}
+
+/// Runs one lane's due jobs until `stopping` turns true, then waits for
+/// its running jobs as [`work`] says.
+async fn run_lane(
+    app: &App,
+    registry: &Arc<Registry>,
+    worker: &str,
+    config: &Workers,
+    slots: Slots<'_>,
+    mut stopping: tokio::sync::watch::Receiver<bool>,
+) {
     let mut running: JoinSet<anyhow::Result<()>> = JoinSet::new();
-    tokio::pin!(shutdown);
+    let idle = slots.at_once == 0 || matches!(slots.kinds, jobs::Kinds::Only([]));
     loop {
+        if *stopping.borrow() {
+            break;
+        }
         let mut claimed = false;
-        if running.len() < config.slots {
-            match claim(&app, &worker, &config).await {
+        if !idle && running.len() < slots.at_once {
+            match claim(app, worker, config, slots.per_organization, slots.kinds).await {
                 Ok(Some(row)) => {
-                    let (app, registry, worker) = (app.clone(), registry.clone(), worker.clone());
+                    let (app, registry, worker, config) = (app.clone(), registry.clone(), worker.to_owned(), *config);
                     running.spawn(async move { run_claimed(&app, &registry, &worker, &config, row).await });
                     claimed = true;
                 }
@@ -357,7 +444,7 @@ pub async fn work(app: App, registry: Arc<Registry>, config: Workers, shutdown: 
             continue;
         }
         tokio::select! {
-            () = &mut shutdown => break,
+            _ = stopping.changed() => {}
             Some(done) = running.join_next(), if !running.is_empty() => {
                 if let Ok(Err(err)) = done {
                     tracing::error!(error = %format!("{err:#}"), "job worker error");

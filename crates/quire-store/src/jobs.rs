@@ -49,20 +49,52 @@ pub async fn enqueue(
     Ok(id)
 }
 
-/// Claims a due job (queued and due, or running with an expired lease) for
-/// `worker` until `lease_until`: the oldest of an organization running
-/// fewer than `per_tenant` jobs.
+/// Which kinds of job a claim considers, both to take one and to count an
+/// organization's running jobs against its share.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Kinds<'a> {
+    /// Only these kinds (none: nothing is claimed).
+    Only(&'a [&'a str]),
+    /// Every kind but these.
+    Except(&'a [&'a str]),
+}
+
+impl Kinds<'_> {
+    pub const ALL: Kinds<'static> = Kinds::Except(&[]);
+
+    /// The SQL condition on `{alias}.kind`, its placeholders numbered from
+    /// `$first`, with the values to bind in order.
+    fn condition(&self, alias: &str, first: usize) -> (String, &[&str]) {
+        let (listed, negated) = match self {
+            Kinds::Only(listed) => (*listed, false),
+            Kinds::Except(listed) => (*listed, true),
+        };
+        if listed.is_empty() {
+            return (if negated { "1 = 1" } else { "1 = 0" }.to_owned(), listed);
+        }
+        let placeholders: Vec<String> = (first..first + listed.len()).map(|n| format!("${n}")).collect();
+        let not = if negated { "NOT " } else { "" };
+        (format!("{alias}.kind {not}IN ({})", placeholders.join(", ")), listed)
+    }
+}
+
+/// Claims a due job of `kinds` (queued and due, or running with an expired
+/// lease) for `worker` until `lease_until`: the oldest of an organization
+/// running fewer than `per_tenant` jobs of those kinds.
 pub async fn claim(
     db: &Db,
     worker: &str,
     now: Timestamp,
     lease_until: Timestamp,
     per_tenant: i64,
+    kinds: Kinds<'_>,
 ) -> StoreResult<Option<JobRow>> {
     let lock = match db.backend() {
         Backend::Postgres => " FOR UPDATE SKIP LOCKED",
         Backend::Sqlite => "",
     };
+    let (picked_kind, listed) = kinds.condition("j", 3);
+    let (running_kind, _) = kinds.condition("r", 3);
     // The organizations at their share are found once (few rows: the jobs
     // running), so a claim costs the same with ten jobs queued or fifty
     // thousand; a count per queued row made every claim slower as the
@@ -70,16 +102,19 @@ pub async fn claim(
     let pick = format!(
         "SELECT j.id FROM jobs j \
          WHERE ((j.state = 'queued' AND j.run_at <= $1) OR (j.state = 'running' AND j.locked_until < $1)) \
+         AND {picked_kind} \
          AND j.tenant NOT IN (SELECT r.tenant FROM jobs r WHERE r.state = 'running' AND r.locked_until >= $1 \
-                              GROUP BY r.tenant HAVING COUNT(*) >= $2) \
+                              AND {running_kind} GROUP BY r.tenant HAVING COUNT(*) >= $2) \
          ORDER BY j.run_at, j.id LIMIT 1{lock}"
     );
     let mut tx = db.write().await?;
-    let id: Option<String> = sqlx::query_scalar(AssertSqlSafe(pick))
+    let mut query = sqlx::query_scalar::<_, String>(AssertSqlSafe(pick))
         .bind(now.0)
-        .bind(per_tenant)
-        .fetch_optional(&mut *tx)
-        .await?;
+        .bind(per_tenant);
+    for kind in listed {
+        query = query.bind(*kind);
+    }
+    let id = query.fetch_optional(&mut *tx).await?;
     let Some(id) = id else { return Ok(None) };
     let row = sqlx::query(
         "UPDATE jobs SET state = 'running', locked_by = $2, locked_until = $3, attempts = attempts + 1 \

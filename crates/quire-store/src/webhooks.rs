@@ -192,10 +192,7 @@ pub async fn get(conn: &mut AnyConnection, org_id: &str, id: &str) -> StoreResul
 
 /// The organization's endpoints, oldest first.
 pub async fn list(conn: &mut AnyConnection, org_id: &str, page: &PageRequest) -> StoreResult<Page<WebhookRow>> {
-    let total: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM webhooks WHERE organization_id = $1")
-        .bind(org_id)
-        .fetch_one(&mut *conn)
-        .await?;
+    let total = count(&mut *conn, org_id).await?;
     let mut sql = Sql::new(&format!("SELECT {WEBHOOK_COLUMNS} WHERE organization_id = "));
     sql.bind(org_id.to_owned());
     page.push_after(&mut sql, "created_at", "id");
@@ -206,6 +203,16 @@ pub async fn list(conn: &mut AnyConnection, org_id: &str, page: &PageRequest) ->
         key: SortKey::Int(w.created_at.0),
         id: w.id.clone(),
     }))
+}
+
+/// How many endpoints the organization has.
+pub async fn count(conn: &mut AnyConnection, org_id: &str) -> StoreResult<i64> {
+    Ok(
+        sqlx::query_scalar("SELECT COUNT(*) FROM webhooks WHERE organization_id = $1")
+            .bind(org_id)
+            .fetch_one(conn)
+            .await?,
+    )
 }
 
 /// Deletes an endpoint and its deliveries; false when there was none.

@@ -17,7 +17,7 @@ use std::time::{Duration, Instant};
 
 use hmac::{Hmac, KeyInit, Mac};
 use quire_app::error::{AppError, AppResult};
-use quire_app::jobs::{Job, Registry, RetryPolicy};
+use quire_app::jobs::{Job, Lane, Registry, RetryPolicy};
 use quire_app::{App, Caller, access};
 use quire_core::events::{DeliveryState, EventType};
 use quire_store::page::PageRequest;
@@ -141,17 +141,7 @@ pub async fn create(app: &App, caller: &Caller, org_id: &str, new: NewWebhook) -
     let now = app.now();
     let mut tx = app.db.write().await?;
     access::org(&mut tx, caller, org_id).await?.require_admin()?;
-    let existing = webhooks::list(
-        &mut tx,
-        org_id,
-        &PageRequest {
-            after: None,
-            limit: 0,
-            descending: false,
-        },
-    )
-    .await?;
-    if existing.total >= MAX_WEBHOOKS {
+    if webhooks::count(&mut tx, org_id).await? >= MAX_WEBHOOKS {
         return Err(AppError::conflict(format!(
             "an organization has at most {MAX_WEBHOOKS} webhooks"
         )));
@@ -293,6 +283,9 @@ impl Job for Deliver {
     const TIME_LIMIT: Duration = Duration::from_secs(60);
     /// Sending is no change of anyone's; the delivery log records it.
     const AUDITED: bool = false;
+    /// A delivery waits on the endpoint, not on this node: many run at once,
+    /// beside the organization's other jobs.
+    const LANE: Lane = Lane::Sends;
 
     async fn run(self, app: &App) -> anyhow::Result<Option<serde_json::Value>> {
         let (delivery, hook) = {

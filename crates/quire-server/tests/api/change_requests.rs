@@ -1,7 +1,7 @@
 //! Change requests: numbers, reading by id or number, status, filters,
 //! counters, and what a merged change request refuses.
 
-use serde_json::json;
+use serde_json::{Value, json};
 
 use crate::support::both_backends;
 
@@ -63,6 +63,42 @@ both_backends! {
             .collect();
         numbers.sort_unstable();
         assert_eq!(numbers, (1..=20).collect::<Vec<u64>>());
+    }
+
+    /// Merges landing at once each find the space moved by the others: each
+    /// merges again onto the new head, so all land and none is refused.
+    async fn concurrent_merges_of_different_pages_all_land(app: TestApp) {
+        let ada = app.user("Ada").await;
+        let org = app.org(&ada, "Acme").await;
+        let space = app.space(&ada, &org, "Docs", None).await;
+        let inserts: Vec<Value> = (0..6)
+            .map(|i| json!({ "operation": "insert_page", "ref": format!("p{i}"), "title": format!("Page {i}"), "document": { "markdown": format!("Page {i}, first text.\n") } }))
+            .collect();
+        let ids = app.publish(&ada, &space, Value::Array(inserts)).await;
+        let mut crs = Vec::new();
+        for i in 0..6 {
+            let cr = app.change_request(&ada, &space, &format!("Edit {i}")).await;
+            let page = ids[format!("p{i}")].as_str().unwrap().to_owned();
+            app.write(&ada, &space, &cr, json!([{ "operation": "update_page", "page": page, "document": { "markdown": format!("Page {i}, edited.\n") } }]))
+                .await
+                .assert_status(200);
+            crs.push(cr);
+        }
+        let paths: Vec<String> = crs.iter().map(|cr| format!("/v1/spaces/{space}/change-requests/{cr}/merge")).collect();
+        let merges = paths.iter().map(|path| app.post(&ada, path, json!(null)));
+        for merged in futures_util::future::join_all(merges).await {
+            merged.assert_status(200);
+        }
+        for i in 0..6 {
+            let page = ids[format!("p{i}")].as_str().unwrap();
+            let read = app.get(&ada, &format!("/v1/spaces/{space}/content/page/{page}?format=markdown")).await;
+            read.assert_status(200);
+            assert!(
+                read.body["markdown"].as_str().unwrap_or_default().contains(&format!("Page {i}, edited.")),
+                "every merge landed: {}",
+                read.body
+            );
+        }
     }
 
     async fn readers_cannot_open_or_merge(app: TestApp) {

@@ -1,13 +1,14 @@
 //! The job queue as operators rely on it: a job whose worker died runs again
 //! within its short lease, a job running longer than its lease keeps it, a
 //! job past its time limit is stopped, and one organization's jobs cannot
-//! hold every slot while another's wait.
+//! hold every slot while another's wait; sends (webhook deliveries) run in
+//! slots of their own, beside an organization's busy ones.
 
 use std::collections::HashMap;
 use std::sync::{Arc, LazyLock, Mutex};
 use std::time::Duration;
 
-use quire_app::jobs::{self, Job, Registry, Workers};
+use quire_app::jobs::{self, Job, Lane, Registry, Workers};
 use quire_core::Clock as _;
 use serde::{Deserialize, Serialize};
 use serde_json::{Value, json};
@@ -43,6 +44,22 @@ impl Job for Gated {
     }
 }
 
+/// A send: a job of the sends lane that finishes once its gate opens.
+#[derive(Serialize, Deserialize)]
+struct GatedSend {
+    gate: String,
+}
+
+impl Job for GatedSend {
+    const KIND: &'static str = "test-send";
+    const LANE: Lane = Lane::Sends;
+
+    async fn run(self, _app: &quire_app::App) -> anyhow::Result<Option<Value>> {
+        gate(&self.gate).acquire().await?.forget();
+        Ok(Some(json!({ "gate": self.gate })))
+    }
+}
+
 /// A job that never finishes, with a short time limit.
 #[derive(Serialize, Deserialize)]
 struct Stuck;
@@ -61,6 +78,7 @@ fn registry() -> Arc<Registry> {
     let mut registry = Registry::default();
     registry.register::<Gated>();
     registry.register::<Stuck>();
+    registry.register::<GatedSend>();
     Arc::new(registry)
 }
 
@@ -115,7 +133,7 @@ both_backends! {
         // A worker claims the job and is killed: it never renews its lease.
         let now = app.clock.now();
         let lease_until = quire_core::Timestamp(now.0 + Workers::default().lease.as_millis() as i64);
-        let claimed = quire_store::jobs::claim(&app.db, "killed-worker", now, lease_until, 2).await.unwrap();
+        let claimed = quire_store::jobs::claim(&app.db, "killed-worker", now, lease_until, 2, quire_store::jobs::Kinds::ALL).await.unwrap();
         assert!(claimed.is_some());
         let registry = registry();
         assert_eq!(jobs::run_due(&app.state.app, &registry, "worker-b").await.unwrap(), 0, "the lease still holds");
@@ -173,9 +191,11 @@ both_backends! {
             let _ = seen.send(());
         }));
         until(&app, "the job runs", |jobs| jobs.iter().any(|j| j.2 == "running")).await;
-        enqueue(&app, &org, &Gated { gate: format!("{name}-later") }).await;
         let _ = stop.send(());
         stop_seen.await.unwrap();
+        // Queued once the node was told to stop (before, a poll could
+        // rightly claim it first).
+        enqueue(&app, &org, &Gated { gate: format!("{name}-later") }).await;
         gate(&name).add_permits(1);
         worker.await.unwrap();
         let jobs = test_jobs(&app).await;
@@ -207,6 +227,50 @@ both_backends! {
         let jobs = test_jobs(&app).await;
         let running = jobs.iter().filter(|j| j.1 == slow && j.2 == "running").count();
         assert_eq!(running, 1, "one slot for the busy organization: {jobs:?}");
+        gate(&slow).add_permits(3);
+        until(&app, "every job is done", |jobs| jobs.iter().all(|j| j.2 == "done")).await;
+        let _ = stop.send(());
+        worker.await.unwrap();
+    }
+
+    async fn sends_run_beside_an_organizations_busy_slots(app: TestApp) {
+        let ada = app.user("Ada").await;
+        let org = app.org(&ada, "Busy").await;
+        let slow = format!("slow-{org}");
+        let send = format!("send-{org}");
+        for _ in 0..3 {
+            enqueue(&app, &org, &Gated { gate: slow.clone() }).await;
+        }
+        for _ in 0..3 {
+            enqueue(&app, &org, &GatedSend { gate: send.clone() }).await;
+        }
+        let config = Workers {
+            slots: 2,
+            per_organization: 2,
+            send_slots: 4,
+            sends_per_organization: 2,
+            poll_interval: Duration::from_millis(20),
+            ..Workers::default()
+        };
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let worker = tokio::spawn(jobs::work(app.state.app.clone(), registry(), config, async move {
+            let _ = stopped.await;
+        }));
+        until(&app, "the organization's slots and its share of sends are taken", |jobs| {
+            let running = |gate: &str| jobs.iter().filter(|j| j.1 == gate && j.2 == "running").count();
+            running(&slow) == 2 && running(&send) == 2
+        })
+        .await;
+        gate(&send).add_permits(3);
+        until(&app, "every send is done while the work slots stay taken", |jobs| {
+            jobs.iter().filter(|j| j.1 == send).all(|j| j.2 == "done")
+        })
+        .await;
+        let jobs = test_jobs(&app).await;
+        let running = jobs.iter().filter(|j| j.1 == slow && j.2 == "running").count();
+        assert_eq!(running, 2, "the slow jobs still hold the work slots: {jobs:?}");
+        let queued = jobs.iter().filter(|j| j.1 == slow && j.2 == "queued").count();
+        assert_eq!(queued, 1, "the third slow job waits for the organization's share: {jobs:?}");
         gate(&slow).add_permits(3);
         until(&app, "every job is done", |jobs| jobs.iter().all(|j| j.2 == "done")).await;
         let _ = stop.send(());

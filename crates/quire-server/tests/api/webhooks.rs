@@ -201,6 +201,54 @@ both_backends! {
         assert_eq!(receiver.events().len(), before);
     }
 
+    /// A delivery is bookkeeping: sending it leaves the caches of API reads
+    /// as they were (announcing every delivery as a change emptied them
+    /// several times a second under load).
+    async fn deliveries_leave_the_caches_of_api_reads_alone(app: TestApp) {
+        let receiver = Receiver::start().await;
+        let ada = app.user("Ada").await;
+        let org = app.org(&ada, "Acme").await;
+        let space = app.space(&ada, &org, "Docs", None).await;
+        register(&app, &ada, &org, &receiver.url, &["change_request_opened"]).await;
+        app.change_request(&ada, &space, "Draft").await;
+
+        // What the caches hear, once everything announced so far came back
+        // (a sentinel heard twice: at once, then through the bus).
+        let heard: Arc<Mutex<Vec<String>>> = Arc::default();
+        app.db.bus().follow(&heard, |log, heard| {
+            if let quire_store::bus::Heard::Message(message) = heard {
+                log.lock().unwrap().push(message.topic);
+            }
+        });
+        let sentinel = "test.sentinel";
+        let mut caught_up = false;
+        for _ in 0..50 {
+            let mut conn = app.db.read().await.unwrap();
+            app.db.bus().announce(&mut conn, sentinel, "").await.unwrap();
+            drop(conn);
+            for _ in 0..20 {
+                if heard.lock().unwrap().iter().filter(|t| *t == sentinel).count() >= 2 {
+                    caught_up = true;
+                    break;
+                }
+                tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+            }
+            if caught_up {
+                break;
+            }
+        }
+        assert!(caught_up, "the bus carries the sentinel back");
+        heard.lock().unwrap().clear();
+
+        assert_eq!(app.run_due_jobs().await, 1, "the delivery ran");
+        assert_eq!(receiver.events().len(), 1);
+        let topics = heard.lock().unwrap().clone();
+        assert!(
+            !topics.iter().any(|t| t == quire_app::changes::STATE_CHANGED),
+            "a delivery announces no change: {topics:?}"
+        );
+    }
+
     async fn failed_deliveries_are_retried_and_redelivered(app: TestApp) {
         let receiver = Receiver::start().await;
         let ada = app.user("Ada").await;
