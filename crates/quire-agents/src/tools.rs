@@ -6,15 +6,14 @@
 use quire_app::Caller;
 use quire_app::content::Source;
 use quire_app::error::AppError;
+use quire_http::AppState;
+use quire_http::mcp::Outcome;
 use quire_mcp::Tool;
 use quire_store::audit;
 use quire_store::page::PageRequest;
 use serde_json::{Map, Value, json};
 
-use quire_http::AppState;
-
 type Arguments = Map<String, Value>;
-type Outcome = Result<Value, (i64, String)>;
 
 /// Spaces and results a tool lists at most.
 const LIMIT: u32 = 50;

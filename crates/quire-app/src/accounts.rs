@@ -76,11 +76,18 @@ pub async fn ensure_user_in(conn: &mut Conn, email: &str, display_name: &str, no
 /// ([`crate::sessions::create_token`]), the `token create` command asks
 /// [`crate::sessions::sso_blockers`].
 pub async fn create_token(app: &App, user_id: &str, label: Option<&str>) -> AppResult<String> {
+    let mut tx = app.db.write().await?;
+    let token = insert_token(&mut tx, user_id, label, app.now()).await?;
+    tx.commit().await?;
+    Ok(token)
+}
+
+/// [`create_token`] in the caller's transaction (an OAuth code exchanged
+/// for a token at once).
+pub async fn insert_token(conn: &mut Conn, user_id: &str, label: Option<&str>, now: Timestamp) -> AppResult<String> {
     let token = new_token();
     let id = quire_core::id::random_alphanumeric(20);
-    let mut tx = app.db.write().await?;
-    users::insert_token(&mut tx, &hash_token(&token), &id, label, user_id, app.now()).await?;
-    tx.commit().await?;
+    users::insert_token(conn, &hash_token(&token), &id, label, user_id, now).await?;
     Ok(token)
 }
 

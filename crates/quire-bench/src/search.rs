@@ -10,7 +10,9 @@
 //!
 //! Measured over HTTP with one client: space search for a mix of queries
 //! (frequent and rare words, two words, a phrase, a prefix, CJK words, an
-//! identifier, a miss), organization search across the 100 spaces; in
+//! identifier, a miss), organization search across the 100 spaces, the
+//! same queries through the published site's MCP server
+//! (`searchDocumentation` at `{site}/~gitbook/mcp`, as an agent calls it); in
 //! process: the raw index query the store runs for the same searches
 //! (Quire's overhead is the ratio), a 10-page merge with its re-indexing,
 //! and the index size against the size of the text.
@@ -284,6 +286,8 @@ async fn bench(args: &Args, server: &Server) -> anyhow::Result<()> {
         org.count()
     );
 
+    mcp_search(server, &client, &base, &org_id, &space_id, args.pages, &queries).await?;
+
     // A merge that changes 10 pages, with its re-indexing.
     let engine = &server.state.app.engine;
     let mut merge_micros = Vec::new();
@@ -329,6 +333,89 @@ async fn bench(args: &Args, server: &Server) -> anyhow::Result<()> {
         index as f64 / 1e6,
         total_text as f64 / 1e6,
         index as f64 / total_text as f64
+    );
+    Ok(())
+}
+
+/// The queries as an agent sends them to the published site's MCP server:
+/// one `tools/call` of `searchDocumentation` per request, one client.
+async fn mcp_search(
+    server: &Server,
+    client: &reqwest::Client,
+    base: &str,
+    org_id: &str,
+    space_id: &str,
+    pages: usize,
+    queries: &[(&str, String)],
+) -> anyhow::Result<()> {
+    let site: Value = client
+        .post(format!("{base}/orgs/{org_id}/sites"))
+        .json(&json!({ "title": "Corpus", "spaces": [space_id] }))
+        .send()
+        .await?
+        .json()
+        .await?;
+    let site_id = site["id"].as_str().context("site id")?;
+    client
+        .post(format!("{base}/orgs/{org_id}/sites/{site_id}/publish"))
+        .send()
+        .await?
+        .error_for_status()?;
+    let endpoint = format!("{}/corpus/~gitbook/mcp", server.base_url);
+    let agent = reqwest::Client::new();
+    let call = |query: &str| {
+        agent
+            .post(&endpoint)
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-protocol-version", "2025-11-25")
+            .body(
+                json!({
+                    "jsonrpc": "2.0",
+                    "id": 1,
+                    "method": "tools/call",
+                    "params": { "name": "searchDocumentation", "arguments": { "query": query } }
+                })
+                .to_string(),
+            )
+            .send()
+    };
+    println!(
+        "
+the same queries through the site's MCP server (`searchDocumentation`), one client, {RUNS} runs each:
+"
+    );
+    println!("| query | answer bytes | p50 ms | p99 ms |");
+    println!("|---|---:|---:|---:|");
+    let mut all = Vec::new();
+    for (name, query) in queries {
+        let first = call(query).await?;
+        ensure!(first.status().is_success(), "MCP search {query:?}: {}", first.status());
+        let answer: Value = first.json().await?;
+        ensure!(
+            answer["result"]["isError"] != json!(true),
+            "MCP search {query:?}: {answer}"
+        );
+        let bytes = answer.to_string().len();
+        let mut micros = Vec::with_capacity(RUNS);
+        for _ in 0..RUNS {
+            let sent = Instant::now();
+            call(query).await?.error_for_status()?.bytes().await?;
+            micros.push(micros_since(sent));
+        }
+        all.extend(&micros);
+        let lat = Latencies::new(micros);
+        println!(
+            "| {name} | {bytes} | {:.2} | {:.2} |",
+            lat.quantile_ms(0.5),
+            lat.quantile_ms(0.99)
+        );
+    }
+    let all = Latencies::new(all);
+    println!(
+        "| all queries ({pages} pages) | | {:.2} | {:.2} |",
+        all.quantile_ms(0.5),
+        all.quantile_ms(0.99)
     );
     Ok(())
 }

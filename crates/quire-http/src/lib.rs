@@ -24,6 +24,8 @@ pub mod auth;
 pub mod error;
 pub mod extract;
 pub mod limits;
+pub mod mcp;
+pub mod pages;
 pub mod pagination;
 pub mod reads;
 pub mod session;

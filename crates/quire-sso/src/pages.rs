@@ -59,22 +59,11 @@ fn page(status: StatusCode, title: &str, body: &str) -> Response {
          </style></head><body><h1>{title}</h1>{body}</body></html>",
         title = escape(title),
     );
-    let mut response = (status, html).into_response();
-    let headers = response.headers_mut();
-    headers.insert(
-        header::CONTENT_TYPE,
-        HeaderValue::from_static("text/html; charset=utf-8"),
-    );
-    headers.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
-    headers.insert("x-frame-options", HeaderValue::from_static("DENY"));
-    headers.insert(
-        "content-security-policy",
-        HeaderValue::from_static(
-            "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'",
-        ),
-    );
-    headers.insert("referrer-policy", HeaderValue::from_static("no-referrer"));
-    response
+    quire_http::pages::own_page(
+        status,
+        html,
+        "default-src 'none'; style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'",
+    )
 }
 
 /// An error as a page: the status of its kind, its message (internal

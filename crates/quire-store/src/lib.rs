@@ -23,6 +23,7 @@ pub mod grants;
 pub mod invites;
 pub mod jobs;
 pub mod members;
+pub mod oauth;
 pub mod openapi;
 pub mod orgs;
 pub mod page;

@@ -9,6 +9,14 @@ function returnTo() {
   return to && to.startsWith('/') && !to.startsWith('//') ? to : '/';
 }
 
+// Back where sign-in was asked for: a screen of this application, or a
+// page the server renders itself (an MCP client's authorization).
+function goBack() {
+  const to = returnTo();
+  if (to.startsWith('/oauth/')) window.location.assign(to);
+  else navigate(to, { replace: true });
+}
+
 export function SignIn({ onSignedIn }) {
   const [methods, setMethods] = useState(null);
   const [error, setError] = useState(() => new URLSearchParams(window.location.search).get('error'));
@@ -25,7 +33,7 @@ export function SignIn({ onSignedIn }) {
       const session = await post('/auth/sign-in', { email: form.get('email'), password: form.get('password') });
       setCsrf(session.csrfToken);
       onSignedIn(session);
-      navigate(returnTo(), { replace: true });
+      goBack();
     } catch (e) {
       setError(e.message);
     }

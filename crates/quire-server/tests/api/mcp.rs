@@ -37,8 +37,10 @@ fn sdk_dir() -> &'static Path {
                 String::from_utf8_lossy(&install.stderr)
             );
         }
-        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp/client.mjs");
-        std::fs::copy(script, dir.join("client.mjs")).expect("copy the script beside the SDK");
+        for script in ["client.mjs", "oauth.mjs"] {
+            let from = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/mcp").join(script);
+            std::fs::copy(from, dir.join(script)).expect("copy the script beside the SDK");
+        }
         dir
     })
 }
@@ -53,6 +55,36 @@ async fn agent(url: &str, token: &str, calls: Value) -> Value {
         .arg(calls.to_string());
     let out = run_node(node, "the MCP client").await;
     serde_json::from_str(out.trim()).unwrap_or_else(|e| panic!("not JSON ({e}): {out}"))
+}
+
+/// What the SDK client saw going through OAuth at `url` as the person of
+/// `cookie` answering `decision` (`allow` or `deny`), then calling `calls`.
+async fn oauth_agent(url: &str, cookie: &str, decision: &str, calls: Value) -> Value {
+    let mut node = Command::new("node");
+    node.current_dir(sdk_dir())
+        .arg("oauth.mjs")
+        .arg(url)
+        .arg(cookie)
+        .arg(decision)
+        .arg(calls.to_string());
+    let out = run_node(node, "the MCP OAuth client").await;
+    serde_json::from_str(out.trim()).unwrap_or_else(|e| panic!("not JSON ({e}): {out}"))
+}
+
+/// A browser session of `user_id`: the cookie header to send.
+async fn session_cookie(app: &crate::support::TestApp, user_id: &str) -> String {
+    let mut tx = app.db.write().await.expect("a transaction");
+    let session = quire_app::sessions::start(
+        &mut tx,
+        user_id,
+        quire_app::sessions::Method::Password,
+        &quire_app::sessions::Client::default(),
+        quire_core::Clock::now(&app.clock),
+    )
+    .await
+    .expect("a session");
+    tx.commit().await.expect("commit");
+    format!("quire_session={}", session.token)
 }
 
 fn text(seen: &Value, call: usize) -> &str {
@@ -393,5 +425,164 @@ both_backends! {
         assert!(res.text().await.unwrap().contains("could not answer"));
         assert!(!chat.shown().contains("hunter2"));
         app.state.app.set_assistant(None);
+    }
+
+    /// A client that follows the protocol's authorization gets its token
+    /// through OAuth: 401 with where to look, metadata, registration, the
+    /// person's consent, PKCE; the token is one of the person's API tokens.
+    async fn agents_get_a_token_through_oauth(app: TestApp) {
+        let ada = app.user("Ada").await;
+        let org = app.org(&ada, "Acme").await;
+        app.space(&ada, &org, "Handbook", None).await;
+        let mcp = format!("{}/mcp", app.base_url);
+        let cookie = session_cookie(&app, &ada.id).await;
+
+        // The 401 says where the metadata is.
+        let refused = reqwest::Client::new()
+            .post(&mcp)
+            .header("content-type", "application/json")
+            .body(r#"{"jsonrpc":"2.0","id":1,"method":"ping"}"#)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(refused.status(), 401);
+        let challenge = refused.headers()["www-authenticate"].to_str().unwrap().to_owned();
+        assert!(
+            challenge.contains(&format!("resource_metadata=\"{}/.well-known/oauth-protected-resource/mcp\"", app.base_url)),
+            "{challenge}"
+        );
+
+        let seen = oauth_agent(&mcp, &cookie, "allow", json!([["listSpaces", {}]])).await;
+        assert!(seen.get("error").is_none(), "{seen:#}");
+        assert_eq!(seen["steps"], json!(["unauthorized, sent to authorize", "code exchanged", "connected with the token"]), "{seen:#}");
+        assert_eq!(seen["authorizationUrl"], format!("{}/oauth/authorize", app.base_url));
+        assert_eq!(seen["challengeMethod"], "S256");
+        assert_eq!(seen["clientRegistered"]["name"], "Quire test agent");
+        assert_eq!(seen["consentStatus"], 200);
+        assert_eq!(seen["consentShowsClient"], true);
+        assert_eq!(seen["returnedState"], "state-123");
+        assert!(seen["tools"].as_array().unwrap().iter().any(|t| t == "writePage"), "{seen:#}");
+        assert!(text(&seen, 0).contains("Handbook"), "{seen:#}");
+        // The token is Ada's, listed (not shown) among her tokens.
+        let token = seen["accessToken"].as_str().unwrap();
+        let me = reqwest::Client::new()
+            .get(format!("{}/v1/user", app.base_url))
+            .bearer_auth(token)
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(me.status(), 200);
+        assert_eq!(me.json::<Value>().await.unwrap()["id"], ada.id.as_str());
+        let mut conn = app.db.read().await.unwrap();
+        let tokens = quire_store::users::tokens_of(&mut conn, &ada.id).await.unwrap();
+        drop(conn);
+        assert!(
+            tokens.iter().any(|t| t.label.as_deref() == Some("MCP: Quire test agent")),
+            "{tokens:?}"
+        );
+
+        // Denied: the client is told so, and gets nothing.
+        let denied = oauth_agent(&mcp, &cookie, "deny", json!([])).await;
+        assert_eq!(denied["returnedError"], "access_denied", "{denied:#}");
+        assert!(denied["error"].as_str().unwrap_or_default().contains("no code"), "{denied:#}");
+        assert!(denied["accessToken"].is_null());
+    }
+
+    /// Every step refuses what it must, in the OAuth error shape or on a
+    /// page, and a code is spent once.
+    async fn oauth_refuses_bad_clients_codes_and_verifiers(app: TestApp) {
+        let ada = app.user("Ada").await;
+        let cookie = session_cookie(&app, &ada.id).await;
+        let http = reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).build().unwrap();
+        let base = &app.base_url;
+
+        let metadata: Value = http.get(format!("{base}/.well-known/oauth-authorization-server")).send().await.unwrap().json().await.unwrap();
+        assert_eq!(metadata["code_challenge_methods_supported"], json!(["S256"]));
+        let resource: Value = http.get(format!("{base}/.well-known/oauth-protected-resource/mcp")).send().await.unwrap().json().await.unwrap();
+        assert_eq!(resource["resource"], format!("{base}/mcp"));
+
+        // Registration: redirects only to https, loopback http or an app's scheme.
+        for bad in [json!({}), json!({ "redirect_uris": ["http://evil.example/cb"] }), json!({ "redirect_uris": ["javascript:alert(1)"] })] {
+            let res = http.post(format!("{base}/oauth/register")).json(&bad).send().await.unwrap();
+            assert_eq!(res.status(), 400, "{bad}");
+            let body: Value = res.json().await.unwrap();
+            assert!(body["error"].as_str().unwrap().starts_with("invalid_"), "{body}");
+        }
+        let registered: Value = http
+            .post(format!("{base}/oauth/register"))
+            .json(&json!({ "client_name": "Script", "redirect_uris": ["http://localhost:7777/cb"] }))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        let client_id = registered["client_id"].as_str().unwrap().to_owned();
+        assert_eq!(registered["token_endpoint_auth_method"], "none");
+
+        let verifier = "a".repeat(43) + "-verifier";
+        let challenge = {
+            use base64::Engine as _;
+            use sha2::Digest as _;
+            base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(sha2::Sha256::digest(verifier.as_bytes()))
+        };
+        let authorize = |client: &str, redirect: &str, challenge: &str| {
+            format!(
+                "{base}/oauth/authorize?response_type=code&client_id={client}&redirect_uri={}&code_challenge={challenge}&code_challenge_method=S256&state=s",
+                quire_core::percent::encode_component(redirect)
+            )
+        };
+        // An unknown client or an unregistered redirect is a page, never a redirect.
+        for url in [authorize("nobody", "http://localhost:7777/cb", &challenge), authorize(&client_id, "http://localhost:7777/other", &challenge)] {
+            let res = http.get(&url).header("cookie", &cookie).send().await.unwrap();
+            assert_eq!(res.status(), 400, "{url}");
+            assert!(res.headers().get("location").is_none());
+        }
+        // No PKCE: back to the client with the error.
+        let res = http.get(authorize(&client_id, "http://localhost:7777/cb", "")).header("cookie", &cookie).send().await.unwrap();
+        assert_eq!(res.status(), 303);
+        assert!(res.headers()["location"].to_str().unwrap().contains("error=invalid_request"));
+        // Signed out: to sign in first, and back here after.
+        let res = http.get(authorize(&client_id, "http://localhost:7777/cb", &challenge)).send().await.unwrap();
+        assert_eq!(res.status(), 303);
+        assert!(res.headers()["location"].to_str().unwrap().starts_with("/sign-in?returnTo=%2Foauth%2Fauthorize%3F"));
+        // A consent that did not come from the page (no CSRF token) grants nothing.
+        let form = [
+            ("response_type", "code"),
+            ("client_id", client_id.as_str()),
+            ("redirect_uri", "http://localhost:7777/cb"),
+            ("code_challenge", challenge.as_str()),
+            ("code_challenge_method", "S256"),
+            ("decision", "allow"),
+        ];
+        let res = http.post(format!("{base}/oauth/authorize")).header("cookie", &cookie).form(&form).send().await.unwrap();
+        assert_eq!(res.status(), 403);
+        // With the page's token: a code.
+        let page = http.get(authorize(&client_id, "http://localhost:7777/cb", &challenge)).header("cookie", &cookie).send().await.unwrap().text().await.unwrap();
+        let csrf = page.split("name=\"csrf\" value=\"").nth(1).unwrap().split('"').next().unwrap().to_owned();
+        let mut with_csrf = form.to_vec();
+        with_csrf.push(("csrf", csrf.as_str()));
+        let res = http.post(format!("{base}/oauth/authorize")).header("cookie", &cookie).form(&with_csrf).send().await.unwrap();
+        assert_eq!(res.status(), 303);
+        let location = res.headers()["location"].to_str().unwrap().to_owned();
+        let code = reqwest::Url::parse(&location).unwrap().query_pairs().find(|(k, _)| k == "code").unwrap().1.into_owned();
+
+        let exchange = |code: &str, verifier: &str| {
+            http.post(format!("{base}/oauth/token")).form(&[
+                ("grant_type", "authorization_code"),
+                ("code", code),
+                ("client_id", client_id.as_str()),
+                ("redirect_uri", "http://localhost:7777/cb"),
+                ("code_verifier", verifier),
+            ])
+        };
+        // A wrong verifier spends the code.
+        let res = exchange(&code, &("b".repeat(43) + "-verifier")).send().await.unwrap();
+        assert_eq!(res.status(), 400);
+        assert_eq!(res.json::<Value>().await.unwrap()["error"], "invalid_grant");
+        let res = exchange(&code, &verifier).send().await.unwrap();
+        assert_eq!(res.status(), 400, "a code is exchanged once");
+        let res = http.post(format!("{base}/oauth/token")).form(&[("grant_type", "password")]).send().await.unwrap();
+        assert_eq!(res.json::<Value>().await.unwrap()["error"], "unsupported_grant_type");
     }
 }

@@ -178,25 +178,10 @@ pub(super) async fn search_page(
         .into_iter()
         .filter(|hit| !withheld.page(snapshot, &hit.page_id))
         .collect();
-    let shell = shell(
-        &order,
-        &withheld,
-        visit,
-        section,
-        space,
-        snapshot,
-        space_base,
-        None,
-        &Document::default(),
-        query,
-    );
+    let shell = tool_shell(&order, &withheld, visit, section, space, snapshot, space_base, query);
     let t = shell.look.language.strings();
     let shell = Shell {
-        wide: false,
-        tree_hidden: false,
         page_title: t.search.into(),
-        indexable: false,
-        canonical: None,
         ..shell
     };
     let links = SpaceLinks::new(snapshot, space_base, &withheld);

@@ -167,25 +167,18 @@ pub(super) async fn page(state: &SiteState, visit: &Visit, question: &str) -> qu
     let order = reading_order(state, &snapshot);
     let withheld = visit.withheld(&order);
     let space_base = space_url(&visit.base, section, space);
-    let shell = shell(
-        &order,
-        &withheld,
-        visit,
-        section,
-        space,
-        &snapshot,
-        &space_base,
-        None,
-        &Document::default(),
-        question,
-    );
     let shell = Shell {
-        wide: false,
-        tree_hidden: false,
         page_title: "Answer".into(),
-        indexable: false,
-        canonical: None,
-        ..shell
+        ..tool_shell(
+            &order,
+            &withheld,
+            visit,
+            section,
+            space,
+            &snapshot,
+            &space_base,
+            question,
+        )
     };
     let mut body = String::from("<h1>");
     quire_site_render::html::push_escaped(&mut body, question);

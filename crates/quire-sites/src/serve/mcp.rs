@@ -10,7 +10,7 @@
 //! `quire-mcp`'s.
 
 use axum::body::Bytes;
-use quire_mcp::{Message, Reply, Tool};
+use quire_mcp::Tool;
 use serde_json::{Value, json};
 
 use super::*;
@@ -26,20 +26,11 @@ pub(super) fn endpoint(path: &str) -> Option<&str> {
         .or_else(|| path.strip_suffix("/~gitbook/mcp/"))
 }
 
-fn json_answer(status: StatusCode, body: &Value) -> Response {
-    text(status, "application/json", body.to_string())
-}
-
-fn refused(status: StatusCode, message: &str) -> Response {
-    json_answer(status, &quire_mcp::error(&Value::Null, -32000, message))
-}
+use quire_http::mcp::{Outcome, refused};
 
 pub(super) async fn serve(state: &SiteState, method: &Method, headers: &HeaderMap, uri: &Uri, body: Bytes) -> Response {
     if method != Method::POST {
-        let mut res = json_answer(StatusCode::METHOD_NOT_ALLOWED, &quire_mcp::method_not_allowed());
-        res.headers_mut()
-            .insert(header::ALLOW, HeaderValue::from_static("POST"));
-        return res;
+        return quire_http::mcp::method_not_allowed();
     }
     match answer(state, headers, uri, &body).await {
         Ok(res) => res,
@@ -73,41 +64,12 @@ async fn answer(state: &SiteState, headers: &HeaderMap, uri: &Uri, body: &[u8]) 
             ));
         }
     };
-    let content_type = headers
-        .get(header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or_default();
-    if !content_type.starts_with("application/json") {
-        return Ok(refused(
-            StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            "send JSON-RPC as application/json",
-        ));
-    }
-    let version = headers.get("mcp-protocol-version").and_then(|v| v.to_str().ok());
-    if !quire_mcp::speaks(version) {
-        return Ok(refused(StatusCode::BAD_REQUEST, "unsupported MCP-Protocol-Version"));
-    }
-    let messages = match quire_mcp::read(body) {
-        Ok(messages) => messages,
-        Err(unreadable) => return Ok(json_answer(StatusCode::BAD_REQUEST, &unreadable.answer())),
-    };
-    let mut answers = Vec::new();
-    for message in messages {
-        if let Message::Request { id, method, params } = message {
-            let answer = match request(state, &visit, &method, &params).await? {
-                Ok(result) => quire_mcp::result(&id, result),
-                Err((code, message)) => quire_mcp::error(&id, code, &message),
-            };
-            answers.push(answer);
-        }
-    }
-    Ok(match Reply::of(quire_mcp::is_batch(body), answers) {
-        Reply::Accepted => StatusCode::ACCEPTED.into_response(),
-        Reply::Json(value) => json_answer(StatusCode::OK, &value),
+    let visit = &visit;
+    quire_http::mcp::answer(headers, body, move |method, params| async move {
+        request(state, visit, &method, &params).await
     })
+    .await
 }
-
-type Outcome = Result<Value, (i64, String)>;
 
 async fn request(state: &SiteState, visit: &Visit, method: &str, params: &Value) -> quire_app::AppResult<Outcome> {
     Ok(match method {

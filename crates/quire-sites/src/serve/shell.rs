@@ -139,3 +139,38 @@ pub(super) fn shell(
         query: query.to_owned(),
     }
 }
+
+/// The frame of a page of the site that is no page of the space (search
+/// results, answers): the space's navigation around it, its own title left
+/// to the caller, never indexed.
+#[allow(clippy::too_many_arguments)]
+pub(super) fn tool_shell(
+    order: &ReadingOrder,
+    withheld: &Withheld,
+    visit: &Visit,
+    section: Option<&PublishedSection>,
+    space: &PublishedSpace,
+    snapshot: &Snapshot,
+    space_base: &str,
+    query: &str,
+) -> Shell {
+    let shell = shell(
+        order,
+        withheld,
+        visit,
+        section,
+        space,
+        snapshot,
+        space_base,
+        None,
+        &Document::default(),
+        query,
+    );
+    Shell {
+        wide: false,
+        tree_hidden: false,
+        indexable: false,
+        canonical: None,
+        ..shell
+    }
+}
