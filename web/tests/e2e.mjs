@@ -8,7 +8,8 @@
 // settled by editing the result; two versions of the page are compared and
 // the page is restored from its history; the organization shows recent
 // changes;
-// searches with Ctrl-K; pages move in the tree by keyboard and dragging;
+// searches with Ctrl-K; an MCP client is allowed through OAuth after
+// signing in; pages move in the tree by keyboard and dragging;
 // pasting from Google Docs and Word gives clean blocks; pages of a
 // repository written by GitBook go through the editor unchanged;
 // sees their sessions.
@@ -460,6 +461,38 @@ await step('a password signs in on another browser', async () => {
   await p.getByLabel('Password').fill(PASSWORD);
   await p.getByRole('button', { name: 'Sign in' }).click();
   await p.getByRole('heading', { name: 'Getting started' }).waitFor();
+  await other.close();
+});
+
+await step('an MCP client is allowed through OAuth after signing in', async () => {
+  // The client registers itself and sends the person to authorize it.
+  const registered = await (await fetch(`${url}/oauth/register`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ client_name: 'Claude Code', redirect_uris: ['http://127.0.0.1:9/callback'] }),
+  })).json();
+  const challenge = 'E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM';
+  const authorize = `${url}/oauth/authorize?response_type=code&client_id=${registered.client_id}`
+    + `&redirect_uri=${encodeURIComponent('http://127.0.0.1:9/callback')}&code_challenge=${challenge}`
+    + '&code_challenge_method=S256&state=xyz';
+  const other = await browser.newContext({ viewport: { width: 1280, height: 800 }, bypassCSP: true });
+  // The client's own address answers the browser here.
+  await other.route('http://127.0.0.1:9/**', (route) => route.fulfill({ body: 'the client got its code' }));
+  const p = await other.newPage();
+  await p.goto(authorize);
+  await p.getByRole('heading', { name: 'Sign in to Quire' }).waitFor();
+  await p.getByLabel('Email').fill(process.env.QUIRE_EMAIL);
+  await p.getByLabel('Password').fill(PASSWORD);
+  await p.getByRole('button', { name: 'Sign in' }).click();
+  await p.getByRole('heading', { name: 'Allow Claude Code?' }).waitFor();
+  await screen(p, 'oauth-consent-desktop');
+  await p.setViewportSize({ width: 390, height: 844 });
+  await screen(p, 'oauth-consent-phone');
+  await p.getByRole('button', { name: 'Allow' }).click();
+  await p.waitForURL(/127\.0\.0\.1:9\/callback\?code=/);
+  const back = new URL(p.url());
+  assert.equal(back.searchParams.get('state'), 'xyz');
+  assert.equal(back.searchParams.get('iss'), url);
   await other.close();
 });
 

@@ -5,7 +5,10 @@
 //! shown twice, YAML markers, unresolved OpenAPI blocks, broken links and
 //! images; then whether every markdown file answers at its GitBook URL
 //! (its path; a README names its folder) and every `.gitbook.yaml`
-//! redirect holds. Prints the counts and the pages with problems.
+//! redirect holds. Prints the counts and the pages with problems. Then
+//! readers' questions on the site's answer page (`~gitbook/ask`), through a
+//! local OpenAI-compatible endpoint that records what Quire sends: the
+//! context per answer, in characters and estimated tokens.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -253,7 +256,108 @@ async fn scenarios(server: &Server, repo: &Path, project_dir: Option<&str>) -> a
             println!("  {item}");
         }
     }
+    context_per_answer(server, &content, &base).await
+}
+
+/// Asks the site questions made from its page titles (one in every few
+/// pages, twelve at most) through a local chat endpoint that records each
+/// prompt, and prints the context Quire sent per answer: characters and
+/// tokens estimated at four characters each.
+async fn context_per_answer(server: &Server, content: &Value, base: &str) -> anyhow::Result<()> {
+    let prompts: std::sync::Arc<std::sync::Mutex<Vec<usize>>> = Default::default();
+    let log = prompts.clone();
+    let chat = axum::Router::new().route(
+        "/v1/chat/completions",
+        axum::routing::post(move |body: axum::Json<Value>| {
+            let log = log.clone();
+            async move {
+                let chars: usize = body.0["messages"]
+                    .as_array()
+                    .map(Vec::as_slice)
+                    .unwrap_or_default()
+                    .iter()
+                    .filter_map(|m| m["content"].as_str())
+                    .map(|c| c.chars().count())
+                    .sum();
+                log.lock().map(|mut l| l.push(chars)).ok();
+                axum::Json(json!({
+                    "choices": [{ "message": { "role": "assistant", "content": "See the first source [1]." } }],
+                    "usage": { "prompt_tokens": chars / 4, "completion_tokens": 8 }
+                }))
+            }
+        }),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await?;
+    let chat_url = format!("http://{}/v1", listener.local_addr()?);
+    let serving = tokio::spawn(async move { axum::serve(listener, chat).await });
+    server
+        .state
+        .app
+        .set_assistant(Some(quire_adapters::chat::ChatModel::new(
+            chat_url,
+            None,
+            "recorder".into(),
+            std::time::Duration::from_secs(30),
+        )?));
+    let mut titles = Vec::new();
+    collect_titles(
+        content["pages"].as_array().map(Vec::as_slice).unwrap_or_default(),
+        &mut titles,
+    );
+    let step = (titles.len() / 12).max(1);
+    let questions: Vec<String> = titles
+        .iter()
+        .step_by(step)
+        .take(12)
+        .map(|t| format!("How do I work with {t}?"))
+        .collect();
+    let visitor = reqwest::Client::new();
+    let mut cited = Vec::new();
+    for question in &questions {
+        let res = visitor
+            .get(format!(
+                "{base}/~gitbook/ask?q={}",
+                quire_core::percent::encode_component(question)
+            ))
+            .send()
+            .await?;
+        ensure!(res.status() == 200, "asking {question:?}: {}", res.status());
+        let html = res.text().await?;
+        let listed = html
+            .split("<ol class=\"sources\">")
+            .nth(1)
+            .and_then(|rest| rest.split("</ol>").next())
+            .map_or(0, |list| list.matches("<li>").count());
+        cited.push(listed);
+    }
+    serving.abort();
+    server.state.app.set_assistant(None);
+    let mut sizes = prompts.lock().map(|p| p.clone()).unwrap_or_default();
+    ensure!(!sizes.is_empty(), "no question reached the model");
+    sizes.sort_unstable();
+    let p50 = sizes[sizes.len() / 2];
+    let max = sizes[sizes.len() - 1];
+    let mean = sizes.iter().sum::<usize>() / sizes.len();
+    println!(
+        "\ncontext per answer ({} questions from page titles, {} sources each on average): \
+         p50 {p50} characters (~{} tokens), mean {mean} (~{}), max {max} (~{})",
+        sizes.len(),
+        cited.iter().sum::<usize>() as f64 / cited.len().max(1) as f64,
+        p50 / 4,
+        mean / 4,
+        max / 4
+    );
     Ok(())
+}
+
+/// The titles of `pages` and their children, in reading order.
+fn collect_titles(pages: &[Value], out: &mut Vec<String>) {
+    for page in pages {
+        if let Some(title) = page["title"].as_str() {
+            out.push(title.to_owned());
+        }
+        collect_titles(page["pages"].as_array().map(Vec::as_slice).unwrap_or_default(), out);
+    }
 }
 
 /// `html` without what `<pre>` and `<code>` elements hold.

@@ -1,9 +1,16 @@
 //! In-memory caches of immutable things: parsed objects by hash, documents
 //! by hash, whole snapshots by revision id, a document's search sections
 //! and links by its hash. Entries never go stale, so none expires; each
-//! cache is a `moka` cache bounded by entry count (the sizes below), which
-//! when full keeps what is used often (TinyLFU admission, least recently
-//! used evicted first).
+//! cache is a `moka` cache bounded by the bytes its entries take (about
+//! 170 MB in all, the budgets below), which when full keeps what is used
+//! often (TinyLFU admission, least recently used evicted first).
+//! Snapshots share their trees with each other, so they are counted, not
+//! weighed.
+//!
+//! Bounds by entry count let memory grow with the size of what was cached:
+//! a root node of 200 pages holds 200 child hashes, and every merge makes
+//! a new one; a 30-minute soak of merges grew the process past its
+//! five-minute size by a fifth, filling caches of 200,000 nodes.
 
 use std::sync::Arc;
 
@@ -15,6 +22,53 @@ use crate::snapshot::Snapshot;
 /// A cache holding at most `capacity` entries.
 pub(crate) fn bounded<V: Clone + Send + Sync + 'static>(capacity: u64) -> Cache<String, V> {
     Cache::new(capacity)
+}
+
+/// A cache holding entries whose keys and values (as `weigh` estimates
+/// them, in bytes) take at most `bytes`.
+pub(crate) fn weighed<V: Clone + Send + Sync + 'static>(bytes: u64, weigh: fn(&V) -> usize) -> Cache<String, V> {
+    Cache::builder()
+        .max_capacity(bytes)
+        .weigher(move |key: &String, value: &V| u32::try_from(key.len() + weigh(value)).unwrap_or(u32::MAX))
+        .build()
+}
+
+/// What a string takes: its bytes and its header.
+fn text(s: &str) -> usize {
+    s.len() + 24
+}
+
+fn optional(s: &Option<String>) -> usize {
+    s.as_deref().map_or(0, text)
+}
+
+fn node_bytes(node: &Arc<NodeObject>) -> usize {
+    let meta = &node.meta;
+    96 + text(&node.id)
+        + text(&meta.title)
+        + text(&meta.slug)
+        + optional(&meta.description)
+        + optional(&meta.emoji)
+        + optional(&meta.condition)
+        + optional(&meta.link_title)
+        + optional(&meta.document)
+        + meta.git.as_ref().map_or(0, |git| text(&git.oid) + text(&git.path))
+        + node.children.iter().map(|child| text(child)).sum::<usize>()
+}
+
+fn file_bytes(file: &Arc<FileObject>) -> usize {
+    160 + text(&file.id) + text(&file.name) + text(&file.content_type) + text(&file.blob)
+}
+
+fn document_bytes(document: &Arc<str>) -> usize {
+    32 + document.len()
+}
+
+fn sections_bytes(sections: &Arc<Vec<quire_content::document::Section>>) -> usize {
+    32 + sections
+        .iter()
+        .map(|s| optional(&s.anchor) + text(&s.heading) + text(&s.text))
+        .sum::<usize>()
 }
 
 pub(crate) struct Caches {
@@ -29,11 +83,11 @@ pub(crate) struct Caches {
 impl Default for Caches {
     fn default() -> Self {
         Caches {
-            nodes: bounded(200_000),
-            files: bounded(50_000),
-            documents: bounded(20_000),
+            nodes: weighed(48 << 20, node_bytes),
+            files: weighed(8 << 20, file_bytes),
+            documents: weighed(64 << 20, document_bytes),
             snapshots: bounded(64),
-            sections: bounded(20_000),
+            sections: weighed(32 << 20, sections_bytes),
         }
     }
 }

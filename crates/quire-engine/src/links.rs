@@ -44,7 +44,9 @@ impl Links {
     pub(crate) fn new(revisions: Arc<Revisions>) -> Links {
         Links {
             revisions,
-            cache: crate::cache::bounded(50_000),
+            cache: crate::cache::weighed(16 << 20, |links| {
+                32 + links.iter().map(|(target, _)| target.len() + 64).sum::<usize>()
+            }),
         }
     }
 

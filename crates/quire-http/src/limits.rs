@@ -285,19 +285,26 @@ enum Kind {
 fn kind(path: &str) -> Kind {
     if path == "/health" || path == "/ready" {
         Kind::Probe
-    } else if path == "/v1" || path.starts_with("/v1/") || path.starts_with("/auth/") {
+    } else if path == "/v1"
+        || path.starts_with("/v1/")
+        || path.starts_with("/auth/")
+        || path == "/mcp"
+        || path.starts_with("/oauth/")
+    {
         Kind::Api
     } else {
         Kind::Site
     }
 }
 
-/// Sign-in, sign-in links, password changes, token creation.
+/// Sign-in, sign-in links, password changes, token creation (an MCP
+/// client's registration, consent and code exchange among them).
 fn is_sign_in(method: &Method, path: &str) -> bool {
     method != Method::GET
         && method != Method::HEAD
         && (matches!(path, "/auth/sign-in" | "/auth/tokens" | "/auth/password")
             || path.starts_with("/auth/links")
+            || path.starts_with("/oauth/")
             || (path.starts_with("/saml/") && path.ends_with("/acs")))
 }
 
@@ -440,6 +447,11 @@ mod tests {
         assert_eq!(kind("/auth/tokens"), Kind::Api);
         assert_eq!(kind("/health"), Kind::Probe);
         assert_eq!(kind("/docs/page"), Kind::Site);
+        assert_eq!(kind("/mcp"), Kind::Api);
+        assert_eq!(kind("/docs/~gitbook/mcp"), Kind::Site);
+        assert!(is_sign_in(&Method::POST, "/oauth/token"));
+        assert!(is_sign_in(&Method::POST, "/oauth/register"));
+        assert!(!is_sign_in(&Method::GET, "/oauth/authorize"));
         assert!(is_sign_in(&Method::POST, "/auth/sign-in"));
         assert!(is_sign_in(&Method::POST, "/saml/abc/acs"));
         assert!(!is_sign_in(&Method::GET, "/auth/tokens"));

@@ -31,8 +31,8 @@ use quire_store::bus::{Heard, Message};
 
 use crate::state::AppState;
 
-/// Answers a node keeps at most.
-const CAPACITY: u64 = 20_000;
+/// The bytes of answers a node keeps at most.
+const CAPACITY_BYTES: u64 = 64 * 1024 * 1024;
 /// Answers larger than this are not kept.
 const MAX_KEPT_BYTES: usize = 1024 * 1024;
 /// How long an answer is kept even if nothing is heard.
@@ -56,7 +56,10 @@ impl Default for ReadCache {
     fn default() -> ReadCache {
         ReadCache {
             answers: Cache::builder()
-                .max_capacity(CAPACITY)
+                .max_capacity(CAPACITY_BYTES)
+                .weigher(|key: &String, kept: &Arc<Kept>| {
+                    u32::try_from(key.len() + kept.body.len() + 64 * kept.headers.len() + 128).unwrap_or(u32::MAX)
+                })
                 .time_to_live(KEEP_AT_MOST)
                 .build(),
             generation: AtomicU64::new(0),

@@ -210,6 +210,10 @@ struct ServeArgs {
     /// organization can hold every slot); at most `--job-slots`.
     #[arg(long, env = "QUIRE_JOBS_PER_ORGANIZATION", default_value_t = 2, value_parser = clap::value_parser!(u16).range(1..=256))]
     jobs_per_organization: u16,
+    /// Webhook deliveries this node sends at once, beside the job slots (half
+    /// of them at most for one organization).
+    #[arg(long, env = "QUIRE_SEND_SLOTS", default_value_t = 16, value_parser = clap::value_parser!(u16).range(1..=1024))]
+    send_slots: u16,
     /// The server runs behind a reverse proxy that sets `X-Forwarded-For`:
     /// its last address is the client's (for sign-in limits and sessions).
     #[arg(
@@ -689,6 +693,8 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
     let workers = quire_app::jobs::Workers {
         slots: usize::from(args.job_slots),
         per_organization: usize::from(args.jobs_per_organization.min(args.job_slots)),
+        send_slots: usize::from(args.send_slots),
+        sends_per_organization: usize::from(args.send_slots.div_ceil(2)),
         ..quire_app::jobs::Workers::default()
     };
     let (stop, stopped) = tokio::sync::watch::channel(false);
