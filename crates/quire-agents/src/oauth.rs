@@ -572,6 +572,7 @@ fn page(status: StatusCode, title: &str, body: &str) -> Response {
 
 const STYLE: &str = "body{font:16px/1.5 system-ui,sans-serif;color:#1b1b1f;background:#f6f6f8;margin:0}\
 main{max-width:32rem;margin:4rem auto;padding:2rem;background:#fff;border:1px solid #ddd;border-radius:8px}\
+@media(max-width:36rem){main{margin:1rem;padding:1.25rem}}\
 h1{font-size:1.4rem;margin-top:0}code{background:#f0f0f3;padding:0 .2em;border-radius:3px;word-break:break-all}\
 .actions{display:flex;gap:.75rem;margin-top:1.5rem}\
 button{font:inherit;padding:.5rem 1.2rem;border-radius:6px;border:1px solid #3451b2;background:#3451b2;color:#fff;cursor:pointer}\
