@@ -156,7 +156,8 @@ fn decode_cursor(cursor: &str, order: ListOrder) -> Result<Keyset, ApiError> {
 #[derive(Debug, Serialize)]
 pub struct List<T> {
     pub items: Vec<T>,
-    pub count: i64,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub count: Option<i64>,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub next: Option<NextPage>,
 }
@@ -168,7 +169,7 @@ pub struct NextPage {
 
 impl<T> List<T> {
     /// A page of views already rendered from the rows of a store page.
-    pub fn new(items: Vec<T>, total: i64, next: Option<&Keyset>, order: ListOrder) -> List<T> {
+    pub fn new(items: Vec<T>, total: Option<i64>, next: Option<&Keyset>, order: ListOrder) -> List<T> {
         List {
             items,
             count: total,

@@ -23,7 +23,9 @@ pub struct Keyset {
 pub struct Page<T> {
     pub items: Vec<T>,
     pub next: Option<Keyset>,
-    pub total: i64,
+    /// How many rows the whole list holds; `None` for lists too long to
+    /// count on every read (the audit log), where `count` is left out.
+    pub total: Option<i64>,
 }
 
 /// Where a page starts and how big it is.
@@ -62,7 +64,7 @@ impl PageRequest {
     }
 
     /// Cuts the extra row off and records where the next page starts.
-    pub fn finish<T>(&self, mut rows: Vec<T>, total: i64, key_of: impl Fn(&T) -> Keyset) -> Page<T> {
+    pub fn finish<T>(&self, mut rows: Vec<T>, total: impl Into<Option<i64>>, key_of: impl Fn(&T) -> Keyset) -> Page<T> {
         let limit = self.limit as usize;
         let next = if rows.len() > limit {
             rows.truncate(limit);
@@ -73,7 +75,7 @@ impl PageRequest {
         Page {
             items: rows,
             next,
-            total,
+            total: total.into(),
         }
     }
 }

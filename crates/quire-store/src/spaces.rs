@@ -250,5 +250,5 @@ pub async fn count(conn: &mut AnyConnection, org_id: &str, filter: &SpaceFilter)
         limit: 0,
         descending: false,
     };
-    Ok(list(conn, org_id, filter, &page).await?.total)
+    Ok(list(conn, org_id, filter, &page).await?.total.unwrap_or_default())
 }
