@@ -132,14 +132,26 @@ bare_pid=$!
 for _ in $(seq 1 100); do curl -fsS -o /dev/null "http://127.0.0.1:$BARE_PORT/" 2>/dev/null && break; sleep 0.1; done
 echo "space: $(stat -c %s "$work/space.json") bytes"
 
+# Quire's CPU time so far, in clock ticks (user + system).
+cpu_ticks() { awk '{print $14 + $15}' "/proc/$quire_pid/stat"; }
+ticks_per_second="$(getconf CLK_TCK)"
+
 measure() {
   local name="$1" url="$2"
   shift 2
-  local out rps p99
+  local out rps p99 before requests cpu=""
+  before="$(cpu_ticks)"
   out="$(wrk -t2 -c32 -d"${SECONDS_EACH}s" --latency "$@" "$url")"
   rps="$(awk '/Requests\/sec/ {print $2}' <<<"$out")"
   p99="$(awk '$1 == "99%" {print $2}' <<<"$out")"
-  printf '%-28s %10s req/s   p99 %s\n' "$name" "$rps" "$p99"
+  # Quire's CPU per answer: steadier than req/s on a machine whose cores
+  # wrk shares (the measure of what a layer costs, METRICS=off/on).
+  if [[ "$name" == quire* ]]; then
+    requests="$(awk '/requests in/ {print $1}' <<<"$out")"
+    cpu="$(awk -v t="$(( $(cpu_ticks) - before ))" -v n="$requests" -v hz="$ticks_per_second" \
+      'BEGIN { printf "   cpu %.2f µs/answer", t * 1e6 / hz / n }')"
+  fi
+  printf '%-28s %10s req/s   p99 %s%s\n' "$name" "$rps" "$p99" "$cpu"
 }
 
 for round in $(seq 1 "$ROUNDS"); do

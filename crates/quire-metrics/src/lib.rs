@@ -9,8 +9,9 @@
 //! The registry is the process's (a static): several servers in one process
 //! (the tests) add to the same counters.
 
-use std::sync::OnceLock;
+use std::collections::HashSet;
 use std::sync::atomic::AtomicI64;
+use std::sync::{OnceLock, PoisonError, RwLock};
 
 use prometheus_client::encoding::EncodeLabelSet;
 use prometheus_client::metrics::counter::Counter;
@@ -22,18 +23,18 @@ use prometheus_client::registry::Registry;
 /// A request, by the route that answered it.
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 pub struct RequestLabels {
-    pub method: String,
+    pub method: &'static str,
     /// The route's template (`/v1/spaces/{spaceId}`), `site` for published
     /// sites, `unmatched` for addresses no route knows.
-    pub route: String,
+    pub route: &'static str,
     pub status: u16,
 }
 
 /// A request's route, for its latency.
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 pub struct RouteLabels {
-    pub method: String,
-    pub route: String,
+    pub method: &'static str,
+    pub route: &'static str,
 }
 
 /// A finished job attempt.
@@ -143,6 +144,49 @@ pub fn metrics() -> &'static Metrics {
     METRICS.get_or_init(Metrics::new)
 }
 
+/// Counts an answered request by method, route template and status, and
+/// times it by method and route. The labels are static strings, so
+/// recording allocates nothing (it runs on every request).
+pub fn request(method: &str, route: &str, status: u16, seconds: f64) {
+    let method = method_label(method);
+    let route = route_label(route);
+    let family = metrics();
+    family
+        .requests
+        .get_or_create(&RequestLabels { method, route, status })
+        .inc();
+    family
+        .request_seconds
+        .get_or_create(&RouteLabels { method, route })
+        .observe(seconds);
+}
+
+/// The HTTP methods by name; any other is `other`.
+fn method_label(method: &str) -> &'static str {
+    const METHODS: [&str; 9] = [
+        "GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS", "CONNECT", "TRACE",
+    ];
+    METHODS.into_iter().find(|m| *m == method).unwrap_or("other")
+}
+
+/// A route template as a static string, each one kept once. Templates are
+/// the server's own (`site` and `unmatched` stand for every other address),
+/// so there are as many as the server has routes.
+fn route_label(route: &str) -> &'static str {
+    static ROUTES: OnceLock<RwLock<HashSet<&'static str>>> = OnceLock::new();
+    let routes = ROUTES.get_or_init(RwLock::default);
+    if let Some(known) = routes.read().unwrap_or_else(PoisonError::into_inner).get(route) {
+        return known;
+    }
+    let mut routes = routes.write().unwrap_or_else(PoisonError::into_inner);
+    if let Some(known) = routes.get(route) {
+        return known;
+    }
+    let kept: &'static str = Box::leak(route.into());
+    routes.insert(kept);
+    kept
+}
+
 /// Counts a cache lookup.
 pub fn cache_lookup(cache: &'static str, hit: bool) {
     metrics()
@@ -169,26 +213,21 @@ mod tests {
 
     #[test]
     fn families_are_written_with_their_labels() {
-        metrics()
-            .requests
-            .get_or_create(&RequestLabels {
-                method: "GET".into(),
-                route: "/v1/spaces/{spaceId}".into(),
-                status: 200,
-            })
-            .inc();
+        request("GET", &String::from("/v1/spaces/{spaceId}"), 200, 0.002);
+        request("BREW", "site", 418, 0.002);
         cache_lookup("published", true);
-        metrics()
-            .request_seconds
-            .get_or_create(&RouteLabels {
-                method: "GET".into(),
-                route: "site".into(),
-            })
-            .observe(0.002);
         let text = render();
         assert!(
             text.contains(r#"quire_http_requests_total{method="GET",route="/v1/spaces/{spaceId}",status="200"} 1"#),
             "{text}"
+        );
+        assert!(
+            text.contains(r#"quire_http_requests_total{method="other",route="site",status="418"} 1"#),
+            "{text}"
+        );
+        assert!(
+            std::ptr::eq(route_label(&String::from("/v1/x")), route_label("/v1/x")),
+            "a template is kept once"
         );
         assert!(
             text.contains(r#"quire_cache_lookups_total{cache="published",result="hit"} 1"#),

@@ -63,7 +63,7 @@ pub fn router(state: AppState) -> Router {
         ));
     // Requests are counted and timed only when the metrics are served.
     let routes = if state.metrics {
-        routes.route_layer(axum::middleware::from_fn(crate::metrics::tag_route))
+        routes.route_layer(crate::metrics::TagRouteLayer)
     } else {
         routes
     };
@@ -86,7 +86,7 @@ pub fn router(state: AppState) -> Router {
     };
     // Every answer counted and timed, refusals included.
     let routes = if state.metrics {
-        routes.layer(axum::middleware::from_fn(crate::metrics::record))
+        routes.layer(crate::metrics::RecordLayer)
     } else {
         routes
     };
