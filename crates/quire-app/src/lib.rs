@@ -84,7 +84,13 @@ impl App {
             allow_private_networks: fetcher.config().allow_private_networks,
             timeout: std::time::Duration::from_secs(600),
         }));
-        let engine = Arc::new(Engine::new(db.clone(), blobs, fetcher, clock.clone()));
+        let engine = Arc::new(Engine::new(
+            db.clone(),
+            blobs,
+            fetcher,
+            clock.clone(),
+            settings.cache_budget,
+        ));
         App {
             db,
             engine,

@@ -19,6 +19,8 @@ pub struct Settings {
     pub xmlsec1: PathBuf,
     /// The OpenID Connect provider people may sign in with, if any.
     pub oidc: Option<OidcSettings>,
+    /// The memory this node's caches may take in all.
+    pub cache_budget: quire_core::memory::CacheBudget,
 }
 
 /// One OpenID Connect provider (Google, Keycloak, Authentik, Entra ID, ...):
@@ -60,6 +62,7 @@ impl Default for Settings {
             pdf_font_dirs: Settings::system_font_dirs(),
             xmlsec1: PathBuf::from("xmlsec1"),
             oidc: None,
+            cache_budget: quire_core::memory::CacheBudget::default(),
         }
     }
 }

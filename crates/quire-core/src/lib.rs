@@ -7,6 +7,7 @@ pub mod digest;
 pub mod events;
 pub mod expression;
 pub mod id;
+pub mod memory;
 pub mod percent;
 pub mod role;
 pub mod secrets;

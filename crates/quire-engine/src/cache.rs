@@ -1,8 +1,8 @@
 //! In-memory caches of immutable things: parsed objects by hash, documents
 //! by hash, whole snapshots by revision id, a document's search sections
 //! and links by its hash. Entries never go stale, so none expires; each
-//! cache is a `moka` cache bounded by the bytes its entries take (about
-//! 170 MB in all, the budgets below), which when full keeps what is used
+//! cache is a `moka` cache bounded by the bytes its entries take (its
+//! share of the node's [`CacheBudget`]), which when full keeps what is used
 //! often (TinyLFU admission, least recently used evicted first).
 //! Snapshots share their trees with each other, so they are counted, not
 //! weighed.
@@ -16,6 +16,7 @@ use std::sync::Arc;
 
 use moka::sync::Cache;
 use quire_content::objects::{FileObject, NodeObject};
+use quire_core::memory::{CacheBudget, CacheShare};
 
 use crate::snapshot::Snapshot;
 
@@ -80,14 +81,37 @@ pub(crate) struct Caches {
     pub(crate) sections: Cache<String, Arc<Vec<quire_content::document::Section>>>,
 }
 
-impl Default for Caches {
-    fn default() -> Self {
+impl Caches {
+    pub(crate) fn new(budget: CacheBudget) -> Self {
         Caches {
-            nodes: weighed(48 << 20, node_bytes),
-            files: weighed(8 << 20, file_bytes),
-            documents: weighed(64 << 20, document_bytes),
+            nodes: weighed(budget.share(CacheShare::TreeNodes), node_bytes),
+            files: weighed(budget.share(CacheShare::Files), file_bytes),
+            documents: weighed(budget.share(CacheShare::Documents), document_bytes),
             snapshots: bounded(64),
-            sections: weighed(32 << 20, sections_bytes),
+            sections: weighed(budget.share(CacheShare::SearchSections), sections_bytes),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn documents_stop_at_their_share_of_the_budget() {
+        let caches = Caches::new(CacheBudget::mib(8));
+        let share = CacheBudget::mib(8).share(CacheShare::Documents);
+        let page: Arc<str> = "x".repeat(64 * 1024).into();
+        for i in 0..200 {
+            caches.documents.insert(format!("hash-{i}"), page.clone());
+        }
+        caches.documents.run_pending_tasks();
+        assert!(
+            caches.documents.weighted_size() <= share,
+            "{} bytes held, {share} allowed",
+            caches.documents.weighted_size()
+        );
+        let held = caches.documents.entry_count();
+        assert!(held > 0 && held < 200, "{held} of 200 documents held");
     }
 }

@@ -38,6 +38,7 @@ use std::sync::Arc;
 
 use quire_adapters::Fetcher;
 use quire_core::Clock;
+use quire_core::memory::{CacheBudget, CacheShare};
 use quire_store::Db;
 use quire_store::blobs::BlobStore;
 
@@ -106,9 +107,10 @@ pub struct Engine {
 }
 
 impl Engine {
-    /// The engine; files named by URL are fetched with `fetcher`.
-    pub fn new(db: Db, blobs: BlobStore, fetcher: Fetcher, clock: Arc<dyn Clock>) -> Engine {
-        let revisions = Arc::new(Revisions::new(db.clone(), clock.clone()));
+    /// The engine; files named by URL are fetched with `fetcher`, and its
+    /// caches take their shares of `budget`.
+    pub fn new(db: Db, blobs: BlobStore, fetcher: Fetcher, clock: Arc<dyn Clock>, budget: CacheBudget) -> Engine {
+        let revisions = Arc::new(Revisions::new(db.clone(), clock.clone(), budget));
         let files = Arc::new(Files::new(blobs, fetcher.clone()));
         Engine {
             fetcher,
@@ -116,7 +118,7 @@ impl Engine {
             edits: Edits::new(revisions.clone(), files.clone(), clock.clone()),
             merges: Merges::new(revisions.clone(), clock.clone()),
             change_requests: ChangeRequests::new(db, clock),
-            links: Links::new(revisions.clone()),
+            links: Links::new(revisions.clone(), budget.share(CacheShare::Links)),
             revisions,
             files,
         }

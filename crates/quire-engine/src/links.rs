@@ -41,10 +41,10 @@ pub struct Link {
 }
 
 impl Links {
-    pub(crate) fn new(revisions: Arc<Revisions>) -> Links {
+    pub(crate) fn new(revisions: Arc<Revisions>, bytes: u64) -> Links {
         Links {
             revisions,
-            cache: crate::cache::weighed(16 << 20, |links| {
+            cache: crate::cache::weighed(bytes, |links| {
                 32 + links.iter().map(|(target, _)| target.len() + 64).sum::<usize>()
             }),
         }

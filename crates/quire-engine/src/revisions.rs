@@ -28,11 +28,11 @@ pub struct Revisions {
 }
 
 impl Revisions {
-    pub(crate) fn new(db: Db, clock: Arc<dyn Clock>) -> Revisions {
+    pub(crate) fn new(db: Db, clock: Arc<dyn Clock>, budget: quire_core::memory::CacheBudget) -> Revisions {
         Revisions {
             db,
             clock,
-            cache: Caches::default(),
+            cache: Caches::new(budget),
         }
     }
 }

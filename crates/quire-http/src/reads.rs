@@ -31,8 +31,6 @@ use quire_store::bus::{Heard, Message};
 
 use crate::state::AppState;
 
-/// The bytes of answers a node keeps at most.
-const CAPACITY_BYTES: u64 = 64 * 1024 * 1024;
 /// Answers larger than this are not kept.
 const MAX_KEPT_BYTES: usize = 1024 * 1024;
 /// How long an answer is kept even if nothing is heard.
@@ -52,11 +50,12 @@ pub struct ReadCache {
     listening: Once,
 }
 
-impl Default for ReadCache {
-    fn default() -> ReadCache {
+impl ReadCache {
+    /// A cache of at most `bytes` of answers.
+    pub fn new(bytes: u64) -> ReadCache {
         ReadCache {
             answers: Cache::builder()
-                .max_capacity(CAPACITY_BYTES)
+                .max_capacity(bytes)
                 .weigher(|key: &String, kept: &Arc<Kept>| {
                     u32::try_from(key.len() + kept.body.len() + 64 * kept.headers.len() + 128).unwrap_or(u32::MAX)
                 })

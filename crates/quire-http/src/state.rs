@@ -28,10 +28,14 @@ pub struct AppState {
 
 impl AppState {
     pub fn new(app: App, public_url: &str) -> AppState {
+        let kept_bytes = app
+            .settings
+            .cache_budget
+            .share(quire_core::memory::CacheShare::ApiReads);
         AppState {
             app,
             tokens: Arc::default(),
-            reads: Arc::default(),
+            reads: Arc::new(crate::reads::ReadCache::new(kept_bytes)),
             limiter: Arc::new(crate::limits::Limiter::new(crate::limits::RateLimits::OFF)),
             public_url: public_url.trim_end_matches('/').into(),
             behind_proxy: false,

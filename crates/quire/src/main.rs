@@ -172,6 +172,10 @@ struct StorageArgs {
     /// `xmlsec1` package); without it SAML sign-in is unavailable.
     #[arg(long, env = "QUIRE_XMLSEC1", default_value = "xmlsec1")]
     xmlsec1: PathBuf,
+    /// MiB of memory this node's caches (published pages, documents, page
+    /// trees, API answers, search sections) may take in all.
+    #[arg(long, env = "QUIRE_CACHE_MEMORY", default_value_t = quire_core::memory::CacheBudget::DEFAULT_MIB, value_parser = clap::value_parser!(u64).range(8..=1_048_576))]
+    cache_memory: u64,
 }
 
 #[derive(Args)]
@@ -437,6 +441,7 @@ impl StorageArgs {
         let mut settings = quire_app::Settings {
             import_max_pages: self.import_max_pages.max(1),
             xmlsec1: self.xmlsec1.clone(),
+            cache_budget: quire_core::memory::CacheBudget::mib(self.cache_memory),
             ..quire_app::Settings::default()
         };
         if let Some(dir) = &self.git_cache {

@@ -32,9 +32,6 @@ use moka::sync::Cache;
 use quire_app::App;
 use quire_store::bus::{Heard, Message};
 
-/// Bytes of answers a node keeps at most (bodies and their compressed
-/// forms); the least used go first.
-const CAPACITY_BYTES: u64 = 256 * 1024 * 1024;
 /// Answers larger than this are served without being kept.
 const MAX_KEPT_BYTES: usize = 4 * 1024 * 1024;
 /// Bodies smaller than this are not compressed (the headers would cost
@@ -97,10 +94,10 @@ pub(super) struct PageCache {
 }
 
 impl PageCache {
-    pub(super) fn new() -> PageCache {
+    pub(super) fn new(bytes: u64) -> PageCache {
         PageCache {
             answers: Cache::builder()
-                .max_capacity(CAPACITY_BYTES)
+                .max_capacity(bytes)
                 .weigher(|_: &String, kept: &Arc<Kept>| kept.weight())
                 .build(),
             generation: AtomicU64::new(0),

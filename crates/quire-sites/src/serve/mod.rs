@@ -87,6 +87,11 @@ struct SiteState {
 pub fn router(app: App, public_url: &str) -> Router {
     let public_url = public_url.trim_end_matches('/');
     let public_host = quire_core::percent::host_of(public_url);
+    // Answers kept, bodies and their compressed forms; the least used go first.
+    let kept_bytes = app
+        .settings
+        .cache_budget
+        .share(quire_core::memory::CacheShare::PublishedPages);
     Router::new()
         .fallback(serve)
         .layer(axum::middleware::map_response(crate::serve::security::secure))
@@ -96,7 +101,7 @@ pub fn router(app: App, public_url: &str) -> Router {
             public_host: public_host.into(),
             orders: Cache::new(ORDER_CACHE),
             specs: Cache::new(SPEC_CACHE),
-            answers: Arc::new(cache::PageCache::new()),
+            answers: Arc::new(cache::PageCache::new(kept_bytes)),
         })
 }
 
