@@ -39,6 +39,7 @@ mod bare;
 mod content;
 mod fidelity;
 mod gitsync;
+mod layers;
 mod members;
 mod memory;
 mod openapi;
@@ -97,6 +98,9 @@ enum Group {
     /// SQLite, two on `--database-url`): errors, API-read latency, memory,
     /// lost writes, webhook deliveries, the queue drained.
     Soak,
+    /// What recording request metrics costs per request, in process: the
+    /// same router with and without the metrics layers.
+    Layers,
     /// Not a scenario: a minimal axum server answering every request with
     /// the bytes of `--body-file` as JSON, on `--listen`, until stopped
     /// (the baseline of `scripts/hot-paths.sh`).
@@ -187,6 +191,7 @@ fn main() -> anyhow::Result<()> {
             Group::Translate => translate::run(&args).await,
             Group::Pdf => pdf::run(&args).await,
             Group::Bare => bare::run(&args).await,
+            Group::Layers => layers::run(&args).await,
             Group::Soak => soak::run(&args).await,
         }
     })
