@@ -42,17 +42,21 @@ fn corrupt(what: &str, err: impl std::fmt::Display) -> EngineError {
 }
 
 /// Structured objects for `hashes`, in the same order: from `cache`, the
-/// others read in batches of 500 (and cached).
+/// others read in batches of 500 (and cached). What the cache held is
+/// taken at once, never looked up again: an entry may be evicted at any
+/// moment, so the cache is never asked twice for the same answer.
 async fn cached_objects<T: serde::de::DeserializeOwned + Send + Sync + 'static>(
     conn: &mut Conn,
     hashes: &[String],
     cache: &moka::sync::Cache<String, Arc<T>>,
     what: &'static str,
 ) -> EngineResult<Vec<Arc<T>>> {
+    let mut found: Vec<Option<Arc<T>>> = hashes.iter().map(|h| cache.get(h)).collect();
     let missing: Vec<String> = hashes
         .iter()
-        .filter(|h| !cache.contains_key(h.as_str()))
-        .cloned()
+        .zip(&found)
+        .filter(|(_, object)| object.is_none())
+        .map(|(h, _)| h.clone())
         .collect();
     let mut fetched = HashMap::new();
     for chunk in missing.chunks(500) {
@@ -64,11 +68,11 @@ async fn cached_objects<T: serde::de::DeserializeOwned + Send + Sync + 'static>(
     }
     hashes
         .iter()
-        .map(|h| {
-            fetched
-                .get(h)
-                .cloned()
-                .or_else(|| cache.get(h))
+        .zip(found.iter_mut())
+        .map(|(h, object)| {
+            object
+                .take()
+                .or_else(|| fetched.get(h).cloned())
                 .ok_or_else(|| corrupt(&format!("missing {what}"), h))
         })
         .collect()
