@@ -22,7 +22,12 @@ const REQUESTS: u32 = 200_000;
 const ROUNDS: usize = 7;
 
 fn router(metered: bool) -> Router {
-    let space = || async { ([(header::CONTENT_TYPE, "application/json")], "{\"object\":\"space\"}".repeat(40)) };
+    let space = || async {
+        (
+            [(header::CONTENT_TYPE, "application/json")],
+            "{\"object\":\"space\"}".repeat(40),
+        )
+    };
     let routes = Router::new()
         .route("/v1/spaces/{spaceId}", get(space))
         .route("/v1/orgs/{organizationId}", get(space));

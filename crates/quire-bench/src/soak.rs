@@ -544,6 +544,13 @@ pub async fn run(args: &Args) -> anyhow::Result<()> {
                 (last[n] - five[n]) / five[n] * 100.0,
                 peak
             );
+            // The curve: whether growth levels off, every 5 minutes.
+            let marks: Vec<String> = (1..)
+                .map(|k| k * 300)
+                .take_while(|secs| samples.last().is_some_and(|(s, _)| s >= secs))
+                .filter_map(|secs| at(secs).map(|(_, r)| format!("{} min {:.0}", secs / 60, r[n])))
+                .collect();
+            println!("  every 5 min: {}", marks.join(" · "));
         }
     }
     println!();

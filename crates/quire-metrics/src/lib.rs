@@ -9,7 +9,7 @@
 //! The registry is the process's (a static): several servers in one process
 //! (the tests) add to the same counters.
 
-use std::collections::HashSet;
+use std::collections::HashMap;
 use std::sync::atomic::AtomicI64;
 use std::sync::{OnceLock, PoisonError, RwLock};
 
@@ -144,36 +144,75 @@ pub fn metrics() -> &'static Metrics {
     METRICS.get_or_init(Metrics::new)
 }
 
+/// The methods requests are counted by; any other is `other`.
+const METHODS: [&str; 10] = [
+    "GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS", "CONNECT", "TRACE", "other",
+];
+
+/// One route template's handles into the request families, so that
+/// recording a request is one lookup by its template (it runs on every
+/// request, answers from memory included) and allocates nothing.
+struct RouteMetrics {
+    route: &'static str,
+    by_method: [OnceLock<MethodMetrics>; METHODS.len()],
+}
+
+/// A route's handles for one method: its latency, and its answers by
+/// status (a handful of statuses each).
+struct MethodMetrics {
+    seconds: Histogram,
+    answers: RwLock<Vec<(u16, Counter)>>,
+}
+
 /// Counts an answered request by method, route template and status, and
-/// times it by method and route. The labels are static strings, so
-/// recording allocates nothing (it runs on every request).
+/// times it by method and route.
 pub fn request(method: &str, route: &str, status: u16, seconds: f64) {
-    let method = method_label(method);
-    let route = route_label(route);
+    let route = route_metrics(route);
+    let index = METHODS[..METHODS.len() - 1]
+        .iter()
+        .position(|m| *m == method)
+        .unwrap_or(METHODS.len() - 1);
     let family = metrics();
-    family
-        .requests
-        .get_or_create(&RequestLabels { method, route, status })
-        .inc();
-    family
-        .request_seconds
-        .get_or_create(&RouteLabels { method, route })
-        .observe(seconds);
+    let of_method = route.by_method[index].get_or_init(|| MethodMetrics {
+        seconds: family.request_seconds.get_or_create_owned(&RouteLabels {
+            method: METHODS[index],
+            route: route.route,
+        }),
+        answers: RwLock::default(),
+    });
+    of_method.seconds.observe(seconds);
+    let counted = of_method
+        .answers
+        .read()
+        .unwrap_or_else(PoisonError::into_inner)
+        .iter()
+        .find(|(s, _)| *s == status)
+        .map(|(_, answers)| answers.inc())
+        .is_some();
+    if !counted {
+        let mut answers = of_method.answers.write().unwrap_or_else(PoisonError::into_inner);
+        match answers.iter().find(|(s, _)| *s == status) {
+            Some((_, counter)) => {
+                counter.inc();
+            }
+            None => {
+                let counter = family.requests.get_or_create_owned(&RequestLabels {
+                    method: METHODS[index],
+                    route: route.route,
+                    status,
+                });
+                counter.inc();
+                answers.push((status, counter));
+            }
+        };
+    }
 }
 
-/// The HTTP methods by name; any other is `other`.
-fn method_label(method: &str) -> &'static str {
-    const METHODS: [&str; 9] = [
-        "GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS", "CONNECT", "TRACE",
-    ];
-    METHODS.into_iter().find(|m| *m == method).unwrap_or("other")
-}
-
-/// A route template as a static string, each one kept once. Templates are
-/// the server's own (`site` and `unmatched` stand for every other address),
-/// so there are as many as the server has routes.
-fn route_label(route: &str) -> &'static str {
-    static ROUTES: OnceLock<RwLock<HashSet<&'static str>>> = OnceLock::new();
+/// The handles of a route template, each template's made and kept once.
+/// Templates are the server's own (`site` and `unmatched` stand for every
+/// other address), so there are as many as the server has routes.
+fn route_metrics(route: &str) -> &'static RouteMetrics {
+    static ROUTES: OnceLock<RwLock<HashMap<&'static str, &'static RouteMetrics>>> = OnceLock::new();
     let routes = ROUTES.get_or_init(RwLock::default);
     if let Some(known) = routes.read().unwrap_or_else(PoisonError::into_inner).get(route) {
         return known;
@@ -182,8 +221,11 @@ fn route_label(route: &str) -> &'static str {
     if let Some(known) = routes.get(route) {
         return known;
     }
-    let kept: &'static str = Box::leak(route.into());
-    routes.insert(kept);
+    let kept: &'static RouteMetrics = Box::leak(Box::new(RouteMetrics {
+        route: Box::leak(route.into()),
+        by_method: std::array::from_fn(|_| OnceLock::new()),
+    }));
+    routes.insert(kept.route, kept);
     kept
 }
 
@@ -226,7 +268,7 @@ mod tests {
             "{text}"
         );
         assert!(
-            std::ptr::eq(route_label(&String::from("/v1/x")), route_label("/v1/x")),
+            std::ptr::eq(route_metrics(&String::from("/v1/x")), route_metrics("/v1/x")),
             "a template is kept once"
         );
         assert!(
