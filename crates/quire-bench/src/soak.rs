@@ -306,14 +306,20 @@ pub async fn run(args: &Args) -> anyhow::Result<()> {
                 let base = &bases[i % bases.len()];
                 let page = &pages[(i * 7919) % pages.len()];
                 let began = Instant::now();
+                // Which API read this is, for its own row beside all of them.
+                let mut read_route = None;
                 let (kind, status) = match i % 20 {
                     0..=9 => {
-                        let url = match i % 4 {
-                            0 => format!("{base}/v1/spaces/{space}"),
-                            1 => format!("{base}/v1/spaces/{space}/content"),
-                            2 => format!("{base}/v1/orgs/{org}/spaces"),
-                            _ => format!("{base}/v1/spaces/{space}/content/path/{page}"),
+                        let (route, url) = match i % 4 {
+                            0 => ("api read · space", format!("{base}/v1/spaces/{space}")),
+                            1 => ("api read · content", format!("{base}/v1/spaces/{space}/content")),
+                            2 => ("api read · org spaces", format!("{base}/v1/orgs/{org}/spaces")),
+                            _ => (
+                                "api read · page by path",
+                                format!("{base}/v1/spaces/{space}/content/path/{page}"),
+                            ),
                         };
+                        read_route = Some(route);
                         ("api read", status(client.get(url).send().await))
                     }
                     10..=12 => (
@@ -376,7 +382,11 @@ pub async fn run(args: &Args) -> anyhow::Result<()> {
                         ),
                     ),
                 };
-                record.lock().unwrap().answer(kind, status, began);
+                let mut record = record.lock().unwrap();
+                record.answer(kind, status, began);
+                if let Some(route) = read_route.filter(|_| (200..300).contains(&status)) {
+                    record.latencies.entry(route).or_default().push(micros_since(began));
+                }
             }
         }));
     }
