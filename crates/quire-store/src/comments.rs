@@ -5,8 +5,9 @@
 //! discussion, the change request's id (`None`: the space's own comments).
 //! Reactions are one row per (comment or reply, emoji, user), so adding the
 //! same emoji twice counts once. Lists are keyset pages ordered by
-//! `(posted_at, id)`; the open-comment counters of spaces and change requests
-//! are one grouped query per list.
+//! `(posted_at, id)`. A space's open comments are a counter the three
+//! comment writes below keep (migration 0025); a change request's are one
+//! grouped query per list.
 
 use std::collections::HashMap;
 
@@ -185,6 +186,32 @@ pub async fn insert_comment(conn: &mut AnyConnection, c: &CommentRow) -> StoreRe
     .bind(c.table_cell.as_ref().map(|t| t.definition.clone()))
     .bind(c.resolved_at.map(|t| t.0))
     .bind(&c.resolved_by)
+    .execute(&mut *conn)
+    .await?;
+    if c.resolved_at.is_none() {
+        count_open(conn, &c.space_id, c.change_request_id.as_deref(), 1).await?;
+    }
+    Ok(())
+}
+
+/// Adds `delta` to the space's open comments, for a comment on the space
+/// itself (not on one of its change requests). Each write calls it after its
+/// own statement, only when the comment opened or closed in that statement.
+async fn count_open(
+    conn: &mut AnyConnection,
+    space_id: &str,
+    change_request_id: Option<&str>,
+    delta: i64,
+) -> StoreResult<()> {
+    if change_request_id.is_some() {
+        return Ok(());
+    }
+    sqlx::query(
+        "INSERT INTO space_open_comments (space_id, comments) VALUES ($1, $2) \
+         ON CONFLICT (space_id) DO UPDATE SET comments = space_open_comments.comments + excluded.comments",
+    )
+    .bind(space_id)
+    .bind(delta)
     .execute(conn)
     .await?;
     Ok(())
@@ -205,7 +232,23 @@ pub async fn get_comment(
 }
 
 /// Writes what a comment update may change: body, edit time, resolution.
+/// The resolution is written first, only if the stored one differs, so
+/// that of two concurrent resolves one alone moves the open counter.
 pub async fn update_comment(conn: &mut AnyConnection, c: &CommentRow) -> StoreResult<()> {
+    let transition = match c.resolved_at {
+        Some(_) => "UPDATE comments SET resolved_at = $2, resolved_by = $3 WHERE id = $1 AND resolved_at IS NULL",
+        None => "UPDATE comments SET resolved_at = $2, resolved_by = $3 WHERE id = $1 AND resolved_at IS NOT NULL",
+    };
+    let moved = sqlx::query(transition)
+        .bind(&c.id)
+        .bind(c.resolved_at.map(|t| t.0))
+        .bind(&c.resolved_by)
+        .execute(&mut *conn)
+        .await?;
+    if moved.rows_affected() == 1 {
+        let delta = if c.resolved_at.is_some() { -1 } else { 1 };
+        count_open(&mut *conn, &c.space_id, c.change_request_id.as_deref(), delta).await?;
+    }
     sqlx::query("UPDATE comments SET body = $2, edited_at = $3, resolved_at = $4, resolved_by = $5 WHERE id = $1")
         .bind(&c.id)
         .bind(&c.body)
@@ -228,11 +271,19 @@ pub async fn delete_comment(conn: &mut AnyConnection, id: &str) -> StoreResult<b
         .bind(id)
         .execute(&mut *conn)
         .await?;
-    let done = sqlx::query("DELETE FROM comments WHERE id = $1")
+    let removed = sqlx::query("DELETE FROM comments WHERE id = $1 RETURNING space_id, change_request_id, resolved_at")
         .bind(id)
-        .execute(conn)
+        .fetch_optional(&mut *conn)
         .await?;
-    Ok(done.rows_affected() == 1)
+    let Some(row) = removed else {
+        return Ok(false);
+    };
+    if row.try_get::<Option<i64>, _>("resolved_at")?.is_none() {
+        let space_id: String = row.try_get("space_id")?;
+        let change_request_id: Option<String> = row.try_get("change_request_id")?;
+        count_open(conn, &space_id, change_request_id.as_deref(), -1).await?;
+    }
+    Ok(true)
 }
 
 fn push_filter(sql: &mut Sql, space_id: &str, change_request: Option<&str>, filter: &CommentFilter) {
@@ -448,37 +499,19 @@ pub async fn reactions(conn: &mut AnyConnection, target_ids: &[String]) -> Store
     Ok(out)
 }
 
-/// Open comments per id of `column` (`space_id` or `change_request_id`),
-/// keeping only rows that also meet `condition`.
-async fn open_counts(
-    conn: &mut AnyConnection,
-    column: &str,
-    condition: &str,
-    ids: &[String],
-) -> StoreResult<HashMap<String, i64>> {
+/// Open comments on each space itself (change request comments aside), as
+/// counted by the comment writes; absent: none.
+pub async fn open_in_spaces(conn: &mut AnyConnection, space_ids: &[String]) -> StoreResult<HashMap<String, i64>> {
     let mut out = HashMap::new();
-    for chunk in ids.chunks(500).filter(|c| !c.is_empty()) {
-        let mut sql = Sql::new("SELECT ");
-        sql.push(column)
-            .push(" AS owner, COUNT(*) AS n FROM comments WHERE resolved_at IS NULL")
-            .push(condition)
-            .push(" AND ")
-            .push(column)
-            .push(" IN ")
-            .bind_list(chunk)
-            .push(" GROUP BY ")
-            .push(column);
+    for chunk in space_ids.chunks(500).filter(|c| !c.is_empty()) {
+        let mut sql =
+            Sql::new("SELECT space_id, comments FROM space_open_comments WHERE comments > 0 AND space_id IN ");
+        sql.bind_list(chunk);
         for row in sql.fetch_all(&mut *conn).await? {
-            out.insert(row.try_get("owner")?, row.try_get("n")?);
+            out.insert(row.try_get("space_id")?, row.try_get("comments")?);
         }
     }
     Ok(out)
-}
-
-/// Open comments on each space itself (change request comments aside);
-/// absent: none.
-pub async fn open_in_spaces(conn: &mut AnyConnection, space_ids: &[String]) -> StoreResult<HashMap<String, i64>> {
-    open_counts(conn, "space_id", " AND change_request_id IS NULL", space_ids).await
 }
 
 /// Open comments on each change request; absent: none.
@@ -486,7 +519,17 @@ pub async fn open_in_change_requests(
     conn: &mut AnyConnection,
     change_request_ids: &[String],
 ) -> StoreResult<HashMap<String, i64>> {
-    open_counts(conn, "change_request_id", "", change_request_ids).await
+    let mut out = HashMap::new();
+    for chunk in change_request_ids.chunks(500).filter(|c| !c.is_empty()) {
+        let mut sql = Sql::new(
+            "SELECT change_request_id, COUNT(*) AS n FROM comments WHERE resolved_at IS NULL AND change_request_id IN ",
+        );
+        sql.bind_list(chunk).push(" GROUP BY change_request_id");
+        for row in sql.fetch_all(&mut *conn).await? {
+            out.insert(row.try_get("change_request_id")?, row.try_get("n")?);
+        }
+    }
+    Ok(out)
 }
 
 /// The users (ids) who posted a comment or a reply in the discussion and are
