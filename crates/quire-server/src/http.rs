@@ -8,6 +8,7 @@ use axum::extract::{DefaultBodyLimit, State};
 use axum::http::{HeaderName, Method, Request, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{any, get};
+use tower::ServiceBuilder;
 use tower::util::MapRequestLayer;
 use tower_http::catch_panic::CatchPanicLayer;
 use tower_http::request_id::{MakeRequestId, PropagateRequestIdLayer, RequestId, SetRequestIdLayer};
@@ -56,46 +57,22 @@ pub fn router(state: AppState) -> Router {
         // all the same, never a published site's.
         .route("/v1/", any(no_such_route))
         // Whatever a request that may change something commits carries its
-        // audit entry.
-        .route_layer(axum::middleware::from_fn_with_state(
-            state.clone(),
-            quire_http::audit::layer,
-        ));
-    // Requests are counted and timed only when the metrics are served.
-    let routes = if state.metrics {
-        routes.route_layer(crate::metrics::TagRouteLayer)
-    } else {
-        routes
-    };
-    let routes = routes
-        .fallback_service(sites)
-        // The hottest reads from memory; every write announced.
-        .layer(axum::middleware::from_fn_with_state(
-            state.clone(),
-            quire_http::reads::layer,
-        ));
-    // Rate limits, before any work (cached reads included), when the
-    // operator set any.
-    let routes = if state.limiter.limits() == quire_http::limits::RateLimits::OFF {
-        routes
-    } else {
-        routes.layer(axum::middleware::from_fn_with_state(
-            state.clone(),
-            quire_http::limits::layer,
-        ))
-    };
-    // Every answer counted and timed, refusals included.
-    let routes = if state.metrics {
-        routes.layer(crate::metrics::RecordLayer)
-    } else {
-        routes
-    };
-    routes
-        .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
-        .layer(MapRequestLayer::new(crate::drain::drain_unread_body))
-        .layer(CatchPanicLayer::custom(|_| {
-            error_body(StatusCode::INTERNAL_SERVER_ERROR, "internal error")
-        }))
+        // audit entry; counted requests are tagged with their route.
+        .route_layer(
+            ServiceBuilder::new()
+                .option_layer(state.metrics.then_some(crate::metrics::TagRouteLayer))
+                .layer(axum::middleware::from_fn_with_state(
+                    state.clone(),
+                    quire_http::audit::layer,
+                )),
+        );
+    let limited = state.limiter.limits() != quire_http::limits::RateLimits::OFF;
+    // Every layer below wraps the whole application. They are one stack,
+    // given to the router once: each `Router::layer` boxes every route's
+    // service and each request's future again.
+    let layers = ServiceBuilder::new()
+        .layer(SetRequestIdLayer::new(REQUEST_ID, NewRequestId))
+        .layer(PropagateRequestIdLayer::new(REQUEST_ID))
         .layer(
             // Spans carry the method, the path (never the query string, which
             // may hold share keys; of a site, only its first segment, since a
@@ -121,7 +98,7 @@ pub fn router(state: AppState) -> Router {
                     }
                 })
                 .on_request(())
-                .on_response(|response: &Response, latency: Duration, span: &Span| {
+                .on_response(|response: &axum::http::Response<_>, latency: Duration, span: &Span| {
                     let status = response.status().as_u16();
                     let latency_ms = millis(latency);
                     if response.status().is_server_error() {
@@ -133,9 +110,23 @@ pub fn router(state: AppState) -> Router {
                     }
                 }),
         )
-        .layer(PropagateRequestIdLayer::new(REQUEST_ID))
-        .layer(SetRequestIdLayer::new(REQUEST_ID, NewRequestId))
-        .with_state(state)
+        .layer(CatchPanicLayer::custom(|_| {
+            error_body(StatusCode::INTERNAL_SERVER_ERROR, "internal error")
+        }))
+        .layer(MapRequestLayer::new(crate::drain::drain_unread_body))
+        .layer(DefaultBodyLimit::max(MAX_BODY_BYTES))
+        // Every answer counted and timed, refusals included, when the
+        // metrics are served.
+        .option_layer(state.metrics.then_some(crate::metrics::RecordLayer))
+        // Rate limits, before any work (cached reads included), when the
+        // operator set any.
+        .option_layer(limited.then(|| axum::middleware::from_fn_with_state(state.clone(), quire_http::limits::layer)))
+        // The hottest reads from memory; every write announced.
+        .layer(axum::middleware::from_fn_with_state(
+            state.clone(),
+            quire_http::reads::layer,
+        ));
+    routes.fallback_service(sites).layer(layers).with_state(state)
 }
 
 /// The path as logged: API paths whole, site paths cut after the first
