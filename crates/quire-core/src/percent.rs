@@ -56,6 +56,17 @@ pub fn decode(text: &str) -> String {
     String::from_utf8_lossy(&out).into_owned()
 }
 
+/// The host (and port) of an absolute URL, lower-cased:
+/// `https://Docs.Example.com:8443/x` gives `docs.example.com:8443`.
+pub fn host_of(url: &str) -> String {
+    url.split_once("://")
+        .map_or(url, |(_, rest)| rest)
+        .split('/')
+        .next()
+        .unwrap_or_default()
+        .to_ascii_lowercase()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -70,15 +81,4 @@ mod tests {
         assert_eq!(decode("%é%"), "%é%");
         assert_eq!(decode("%zz%4"), "%zz%4");
     }
-}
-
-/// The host (and port) of an absolute URL, lower-cased:
-/// `https://Docs.Example.com:8443/x` gives `docs.example.com:8443`.
-pub fn host_of(url: &str) -> String {
-    url.split_once("://")
-        .map_or(url, |(_, rest)| rest)
-        .split('/')
-        .next()
-        .unwrap_or_default()
-        .to_ascii_lowercase()
 }
