@@ -91,6 +91,7 @@ impl App {
             clock.clone(),
             settings.cache_budget,
         ));
+        quire_metrics::watch_caches(&engine, Engine::cache_sizes);
         App {
             db,
             engine,

@@ -60,10 +60,36 @@ impl Record {
     }
 }
 
+/// A node's memory at one moment, in MiB.
+struct NodeMemory {
+    /// Resident set.
+    rss: f64,
+    /// What the program allocated (jemalloc), from its metrics.
+    heap: f64,
+    /// What its caches count, from its metrics.
+    caches: f64,
+}
+
+/// The sum, in MiB, of the values of the metric lines starting with
+/// `prefix` (NaN when there is none).
+fn metric_mib(text: &str, prefix: &str) -> f64 {
+    let values: Vec<f64> = text
+        .lines()
+        .filter(|line| line.starts_with(prefix))
+        .filter_map(|line| line.rsplit(' ').next()?.parse().ok())
+        .collect();
+    if values.is_empty() {
+        return f64::NAN;
+    }
+    values.iter().sum::<f64>() / (1024.0 * 1024.0)
+}
+
 /// One `quire serve` child.
 struct Node {
     server: Child_,
     base: String,
+    /// Where it serves its metrics.
+    metrics: String,
 }
 
 fn quire_binary() -> anyhow::Result<std::path::PathBuf> {
@@ -78,6 +104,7 @@ fn quire_binary() -> anyhow::Result<std::path::PathBuf> {
 
 fn start_node(bin: &std::path::Path, storage: &[String]) -> anyhow::Result<Node> {
     let port = std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?.port();
+    let metrics_port = std::net::TcpListener::bind("127.0.0.1:0")?.local_addr()?.port();
     let base = format!("http://127.0.0.1:{port}");
     let server = Child_(
         Command::new(bin)
@@ -86,6 +113,8 @@ fn start_node(bin: &std::path::Path, storage: &[String]) -> anyhow::Result<Node>
                 "--listen",
                 &format!("127.0.0.1:{port}"),
                 "--allow-private-fetch",
+                "--metrics-listen",
+                &format!("127.0.0.1:{metrics_port}"),
             ])
             .args(storage)
             .env("QUIRE_LOG", "warn")
@@ -99,7 +128,11 @@ fn start_node(bin: &std::path::Path, storage: &[String]) -> anyhow::Result<Node>
             .spawn()
             .context("start quire serve")?,
     );
-    Ok(Node { server, base })
+    Ok(Node {
+        server,
+        base,
+        metrics: format!("http://127.0.0.1:{metrics_port}/metrics"),
+    })
 }
 
 async fn wait_healthy(client: &reqwest::Client, base: &str) -> anyhow::Result<()> {
@@ -282,13 +315,27 @@ pub async fn run(args: &Args) -> anyhow::Result<()> {
     let started = Instant::now();
     let until = started + Duration::from_secs(seconds);
 
-    // Resident memory of every node, every 10 s.
+    // Resident memory of every node, every 10 s, with what its metrics
+    // say of it: the heap the program allocated, and the caches' bytes.
     let pids: Vec<u32> = nodes.iter().map(|n| n.server.0.id()).collect();
+    let scrapes: Vec<String> = nodes.iter().map(|n| n.metrics.clone()).collect();
+    let scraper = reqwest::Client::new();
     let memory = tokio::spawn(async move {
-        let mut samples: Vec<(u64, Vec<f64>)> = Vec::new();
+        let mut samples: Vec<(u64, Vec<NodeMemory>)> = Vec::new();
         while Instant::now() < until {
-            let rss: Vec<f64> = pids.iter().map(|&pid| rss_mib(pid).unwrap_or(f64::NAN)).collect();
-            samples.push((started.elapsed().as_secs(), rss));
+            let mut now = Vec::new();
+            for (&pid, scrape) in pids.iter().zip(&scrapes) {
+                let text = match scraper.get(scrape).send().await {
+                    Ok(res) => res.text().await.unwrap_or_default(),
+                    Err(_) => String::new(),
+                };
+                now.push(NodeMemory {
+                    rss: rss_mib(pid).unwrap_or(f64::NAN),
+                    heap: metric_mib(&text, "quire_memory_bytes{kind=\"heap_allocated\"}"),
+                    caches: metric_mib(&text, "quire_cache_bytes{"),
+                });
+            }
+            samples.push((started.elapsed().as_secs(), now));
             tokio::time::sleep(Duration::from_secs(10)).await;
         }
         samples
@@ -542,23 +589,36 @@ pub async fn run(args: &Args) -> anyhow::Result<()> {
     println!();
     println!("Resident memory (MiB) by node:");
     let at = |secs: u64| samples.iter().find(|(s, _)| *s >= secs).or(samples.last());
-    if let (Some((_, first)), Some((_, five)), Some((_, last))) = (samples.first(), at(300), samples.last()) {
+    if let (Some((_, first)), Some((_, five)), Some((end, last))) = (samples.first(), at(300), samples.last()) {
         for n in 0..first.len() {
-            let peak = samples.iter().map(|(_, r)| r[n]).fold(0.0, f64::max);
+            let peak = samples.iter().map(|(_, r)| r[n].rss).fold(0.0, f64::max);
             println!(
                 "- node {}: start {:.0}, at 5 min {:.0}, end {:.0} (growth after 5 min {:+.1}%), peak {:.0}",
                 n + 1,
-                first[n],
-                five[n],
-                last[n],
-                (last[n] - five[n]) / five[n] * 100.0,
+                first[n].rss,
+                five[n].rss,
+                last[n].rss,
+                (last[n].rss - five[n].rss) / five[n].rss * 100.0,
                 peak
             );
-            // The curve: whether growth levels off, every 5 minutes.
+            // The curve: whether growth levels off, every 5 minutes and at
+            // the end; with the heap allocated and the caches' part of it.
             let marks: Vec<String> = (1..)
                 .map(|k| k * 300)
-                .take_while(|secs| samples.last().is_some_and(|(s, _)| s >= secs))
-                .filter_map(|secs| at(secs).map(|(_, r)| format!("{} min {:.0}", secs / 60, r[n])))
+                .take_while(|secs| secs < end)
+                .chain(std::iter::once(*end))
+                .filter_map(|secs| {
+                    let (at_secs, r) = at(secs)?;
+                    let m = &r[n];
+                    Some(format!(
+                        "{}:{:02} rss {:.0} heap {:.0} caches {:.0}",
+                        at_secs / 60,
+                        at_secs % 60,
+                        m.rss,
+                        m.heap,
+                        m.caches
+                    ))
+                })
                 .collect();
             println!("  every 5 min: {}", marks.join(" · "));
         }

@@ -93,6 +93,29 @@ impl Caches {
     }
 }
 
+/// A cache's entries and weighed bytes (counted caches weigh nothing).
+pub(crate) fn size<V: Clone + Send + Sync + 'static>(cache: &Cache<String, V>) -> (u64, u64) {
+    (cache.entry_count(), cache.weighted_size())
+}
+
+impl Caches {
+    /// Each cache's name, entries and bytes.
+    pub(crate) fn sizes(&self) -> Vec<(&'static str, u64, u64)> {
+        let named = [
+            ("tree_nodes", size(&self.nodes)),
+            ("files", size(&self.files)),
+            ("documents", size(&self.documents)),
+            ("search_sections", size(&self.sections)),
+        ];
+        let mut sizes: Vec<_> = named
+            .into_iter()
+            .map(|(name, (entries, bytes))| (name, entries, bytes))
+            .collect();
+        sizes.push(("snapshots", self.snapshots.entry_count(), 0));
+        sizes
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

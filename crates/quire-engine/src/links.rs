@@ -41,6 +41,11 @@ pub struct Link {
 }
 
 impl Links {
+    /// The links cache's entries and bytes.
+    pub fn cache_size(&self) -> (u64, u64) {
+        crate::cache::size(&self.cache)
+    }
+
     pub(crate) fn new(revisions: Arc<Revisions>, bytes: u64) -> Links {
         Links {
             revisions,

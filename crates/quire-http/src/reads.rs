@@ -52,7 +52,7 @@ pub struct ReadCache {
 
 impl ReadCache {
     /// A cache of at most `bytes` of answers.
-    pub fn new(bytes: u64) -> ReadCache {
+    fn new(bytes: u64) -> ReadCache {
         ReadCache {
             answers: Cache::builder()
                 .max_capacity(bytes)
@@ -64,6 +64,15 @@ impl ReadCache {
             generation: AtomicU64::new(0),
             listening: Once::new(),
         }
+    }
+
+    /// A cache of at most `bytes` whose size the metrics report.
+    pub fn watched(bytes: u64) -> Arc<ReadCache> {
+        let cache = Arc::new(ReadCache::new(bytes));
+        quire_metrics::watch_caches(&cache, |cache| {
+            vec![("api_reads", cache.answers.entry_count(), cache.answers.weighted_size())]
+        });
+        cache
     }
 }
 

@@ -35,7 +35,7 @@ impl AppState {
         AppState {
             app,
             tokens: Arc::default(),
-            reads: Arc::new(crate::reads::ReadCache::new(kept_bytes)),
+            reads: crate::reads::ReadCache::watched(kept_bytes),
             limiter: Arc::new(crate::limits::Limiter::new(crate::limits::RateLimits::OFF)),
             public_url: public_url.trim_end_matches('/').into(),
             behind_proxy: false,

@@ -4,7 +4,9 @@
 //! `quire-http`, jobs in `quire-app`, kept published pages in
 //! `quire-sites`), and written in Prometheus' text format by [`render`].
 //! Gauges of the moment (job queue, database pool) are set by the one who
-//! renders, just before.
+//! renders, just before; the caches' sizes and the process's memory are
+//! asked for by [`render`] itself, from the reports their owners left
+//! ([`watch_caches`], [`report_memory_with`]).
 //!
 //! The registry is the process's (a static): several servers in one process
 //! (the tests) add to the same counters.
@@ -60,6 +62,21 @@ pub struct CacheLabels {
     pub result: &'static str,
 }
 
+/// One of the in-memory caches, for its size.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct CacheNameLabels {
+    pub cache: &'static str,
+}
+
+/// One measure of the process's memory.
+#[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
+pub struct MemoryLabels {
+    /// `resident` (the process's resident set, from the kernel), and what
+    /// the allocator reports: `heap_allocated` (asked for by the program)
+    /// and `heap_resident` (the allocator's pages in memory).
+    pub kind: &'static str,
+}
+
 /// What a rate limit refused.
 #[derive(Clone, Debug, Hash, PartialEq, Eq, EncodeLabelSet)]
 pub struct LimitLabels {
@@ -82,6 +99,9 @@ pub struct Metrics {
     pub job_seconds: Family<KindLabels, Histogram>,
     pub jobs_in_queue: Family<StateLabels, Gauge<i64, AtomicI64>>,
     pub cache_lookups: Family<CacheLabels, Counter>,
+    pub cache_entries: Family<CacheNameLabels, Gauge<i64, AtomicI64>>,
+    pub cache_bytes: Family<CacheNameLabels, Gauge<i64, AtomicI64>>,
+    pub memory_bytes: Family<MemoryLabels, Gauge<i64, AtomicI64>>,
     pub rate_limited: Family<LimitLabels, Counter>,
     pub db_connections: Gauge<i64, AtomicI64>,
     pub db_idle_connections: Gauge<i64, AtomicI64>,
@@ -116,6 +136,9 @@ impl Metrics {
             job_seconds: Family::new_with_constructor(durations as fn() -> Histogram),
             jobs_in_queue: Family::default(),
             cache_lookups: Family::default(),
+            cache_entries: Family::default(),
+            cache_bytes: Family::default(),
+            memory_bytes: Family::default(),
             rate_limited: Family::default(),
             db_connections: Gauge::default(),
             db_idle_connections: Gauge::default(),
@@ -129,6 +152,9 @@ impl Metrics {
             job_seconds as "job_duration_seconds": "Time a background job attempt ran (Git imports and exports, PDFs, translations, ...), by kind";
             jobs_in_queue as "jobs_in_queue": "Background jobs in the shared queue, by state (queued, running), when scraped";
             cache_lookups as "cache_lookups": "Lookups in the in-memory caches, by cache and result";
+            cache_entries as "cache_entries": "Entries in each in-memory cache, when scraped";
+            cache_bytes as "cache_bytes": "Bytes each in-memory cache counts against its share of --cache-memory (keys and values as estimated), when scraped";
+            memory_bytes as "memory_bytes": "The process's memory, by kind (resident set; the allocator's allocated and resident bytes), when scraped";
             rate_limited as "rate_limited": "Requests refused by a rate limit, by kind of client";
             db_connections as "db_connections": "Connections of this node's database pool, when scraped";
             db_idle_connections as "db_idle_connections": "Idle connections of this node's database pool, when scraped";
@@ -240,9 +266,105 @@ pub fn cache_lookup(cache: &'static str, hit: bool) {
         .inc();
 }
 
+/// One cache's name, entries and bytes.
+pub type CacheSize = (&'static str, u64, u64);
+
+/// A report of some caches' sizes; `None` once their owner is gone.
+type CacheReport = Box<dyn Fn() -> Option<Vec<CacheSize>> + Send + Sync>;
+
+fn cache_reports() -> &'static RwLock<Vec<CacheReport>> {
+    static REPORTS: OnceLock<RwLock<Vec<CacheReport>>> = OnceLock::new();
+    REPORTS.get_or_init(RwLock::default)
+}
+
+/// Has [`render`] ask `sizes` for the sizes of `owner`'s caches, for as
+/// long as `owner` lives (only a weak reference is kept). Owners of caches
+/// with the same name (several servers in one process) are added up.
+pub fn watch_caches<T: Send + Sync + 'static>(owner: &std::sync::Arc<T>, sizes: fn(&T) -> Vec<CacheSize>) {
+    let owner = std::sync::Arc::downgrade(owner);
+    let report: CacheReport = Box::new(move || owner.upgrade().map(|owner| sizes(&owner)));
+    cache_reports()
+        .write()
+        .unwrap_or_else(PoisonError::into_inner)
+        .push(report);
+}
+
+/// The allocator's `(heap_allocated, heap_resident)` bytes, if the binary's
+/// allocator can say.
+type MemoryReport = fn() -> Option<(u64, u64)>;
+
+static MEMORY_REPORT: OnceLock<MemoryReport> = OnceLock::new();
+
+/// Has [`render`] ask the allocator for its figures (the binary sets it,
+/// once: it owns the allocator).
+pub fn report_memory_with(report: MemoryReport) {
+    let _ = MEMORY_REPORT.set(report);
+}
+
+/// The process's resident set in bytes, from `/proc/self/status` (Linux).
+fn resident_bytes() -> Option<u64> {
+    let status = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = status.lines().find(|line| line.starts_with("VmRSS:"))?;
+    let kib: u64 = line
+        .trim_start_matches("VmRSS:")
+        .trim()
+        .trim_end_matches("kB")
+        .trim()
+        .parse()
+        .ok()?;
+    Some(kib * 1024)
+}
+
+fn gauge_value(n: u64) -> i64 {
+    i64::try_from(n).unwrap_or(i64::MAX)
+}
+
+/// Sets the cache and memory gauges to what their reports say now.
+fn refresh_sizes() {
+    let family = metrics();
+    let mut sizes: HashMap<&'static str, (u64, u64)> = HashMap::new();
+    cache_reports()
+        .write()
+        .unwrap_or_else(PoisonError::into_inner)
+        .retain(|report| match report() {
+            Some(caches) => {
+                for (cache, entries, bytes) in caches {
+                    let sum = sizes.entry(cache).or_default();
+                    *sum = (sum.0 + entries, sum.1 + bytes);
+                }
+                true
+            }
+            None => false,
+        });
+    family.cache_entries.clear();
+    family.cache_bytes.clear();
+    for (cache, (entries, bytes)) in sizes {
+        let labels = CacheNameLabels { cache };
+        family.cache_entries.get_or_create(&labels).set(gauge_value(entries));
+        family.cache_bytes.get_or_create(&labels).set(gauge_value(bytes));
+    }
+    let memory = |kind: &'static str, bytes: Option<u64>| {
+        if let Some(bytes) = bytes {
+            family
+                .memory_bytes
+                .get_or_create(&MemoryLabels { kind })
+                .set(gauge_value(bytes));
+        }
+    };
+    memory("resident", resident_bytes());
+    let heap = MEMORY_REPORT.get().and_then(|report| report());
+    memory("heap_allocated", heap.map(|(allocated, _)| allocated));
+    memory("heap_resident", heap.map(|(_, resident)| resident));
+}
+
 /// Every metric in Prometheus' text format (version 0.0.4 and
 /// OpenMetrics' `# EOF` end).
 pub fn render() -> String {
+    // One render at a time: refreshing clears the size gauges before
+    // setting them again.
+    static RENDERING: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _one = RENDERING.lock().unwrap_or_else(PoisonError::into_inner);
+    refresh_sizes();
     let mut out = String::new();
     // Writing into a String cannot fail.
     let _ = prometheus_client::encoding::text::encode(&mut out, &metrics().registry);
@@ -279,5 +401,20 @@ mod tests {
             text.contains("# TYPE quire_http_request_duration_seconds histogram"),
             "{text}"
         );
+    }
+
+    #[test]
+    fn cache_sizes_are_added_up_while_their_owners_live() {
+        let owner = std::sync::Arc::new(());
+        for _ in 0..2 {
+            watch_caches(&owner, |_| vec![("test_pages", 3, 4096)]);
+        }
+        let text = render();
+        assert!(text.contains(r#"quire_cache_entries{cache="test_pages"} 6"#), "{text}");
+        assert!(text.contains(r#"quire_cache_bytes{cache="test_pages"} 8192"#), "{text}");
+        assert!(text.contains(r#"quire_memory_bytes{kind="resident"} "#), "{text}");
+        drop(owner);
+        let text = render();
+        assert!(!text.contains(r#"cache="test_pages""#), "{text}");
     }
 }

@@ -28,6 +28,14 @@ static ALLOCATOR: tikv_jemallocator::Jemalloc = tikv_jemallocator::Jemalloc;
 #[unsafe(export_name = "_rjem_malloc_conf")]
 pub static malloc_conf: &[u8] = b"background_thread:true,dirty_decay_ms:1000,muzzy_decay_ms:0\0";
 
+/// jemalloc's `(allocated, resident)` bytes, for the memory metrics.
+fn heap_figures() -> Option<(u64, u64)> {
+    tikv_jemalloc_ctl::epoch::advance().ok()?;
+    let allocated = tikv_jemalloc_ctl::stats::allocated::read().ok()?;
+    let resident = tikv_jemalloc_ctl::stats::resident::read().ok()?;
+    Some((u64::try_from(allocated).ok()?, u64::try_from(resident).ok()?))
+}
+
 #[derive(Parser)]
 #[command(name = "quire", version, about = "Self-hosted documentation platform")]
 struct Cli {
@@ -703,6 +711,7 @@ async fn serve(args: ServeArgs) -> anyhow::Result<()> {
         ..quire_app::jobs::Workers::default()
     };
     let (stop, stopped) = tokio::sync::watch::channel(false);
+    quire_metrics::report_memory_with(heap_figures);
     let metrics = match args.metrics_listen {
         Some(address) => {
             let listener = tokio::net::TcpListener::bind(address)

@@ -94,7 +94,7 @@ pub(super) struct PageCache {
 }
 
 impl PageCache {
-    pub(super) fn new(bytes: u64) -> PageCache {
+    fn new(bytes: u64) -> PageCache {
         PageCache {
             answers: Cache::builder()
                 .max_capacity(bytes)
@@ -103,6 +103,15 @@ impl PageCache {
             generation: AtomicU64::new(0),
             listening: Once::new(),
         }
+    }
+
+    /// A cache of at most `bytes` whose size the metrics report.
+    pub(super) fn watched(bytes: u64) -> Arc<PageCache> {
+        let cache = Arc::new(PageCache::new(bytes));
+        quire_metrics::watch_caches(&cache, |cache| {
+            vec![("published", cache.answers.entry_count(), cache.answers.weighted_size())]
+        });
+        cache
     }
 
     /// Starts following the bus (once per node, on the first request).

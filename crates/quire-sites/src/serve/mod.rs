@@ -101,7 +101,7 @@ pub fn router(app: App, public_url: &str) -> Router {
             public_host: public_host.into(),
             orders: Cache::new(ORDER_CACHE),
             specs: Cache::new(SPEC_CACHE),
-            answers: Arc::new(cache::PageCache::new(kept_bytes)),
+            answers: cache::PageCache::watched(kept_bytes),
         })
 }
 
