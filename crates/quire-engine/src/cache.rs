@@ -91,29 +91,26 @@ impl Caches {
             sections: weighed(budget.share(CacheShare::SearchSections), sections_bytes),
         }
     }
-}
 
-/// A cache's entries and weighed bytes (counted caches weigh nothing).
-pub(crate) fn size<V: Clone + Send + Sync + 'static>(cache: &Cache<String, V>) -> (u64, u64) {
-    (cache.entry_count(), cache.weighted_size())
-}
-
-impl Caches {
-    /// Each cache's name, entries and bytes.
+    /// Each cache's name, entries and bytes (snapshots are counted, so
+    /// they weigh nothing).
     pub(crate) fn sizes(&self) -> Vec<(&'static str, u64, u64)> {
-        let named = [
-            ("tree_nodes", size(&self.nodes)),
-            ("files", size(&self.files)),
-            ("documents", size(&self.documents)),
-            ("search_sections", size(&self.sections)),
-        ];
-        let mut sizes: Vec<_> = named
-            .into_iter()
-            .map(|(name, (entries, bytes))| (name, entries, bytes))
-            .collect();
-        sizes.push(("snapshots", self.snapshots.entry_count(), 0));
-        sizes
+        vec![
+            size("tree_nodes", &self.nodes),
+            size("files", &self.files),
+            size("documents", &self.documents),
+            size("search_sections", &self.sections),
+            ("snapshots", self.snapshots.entry_count(), 0),
+        ]
     }
+}
+
+/// A cache's name, entries and weighed bytes.
+pub(crate) fn size<V: Clone + Send + Sync + 'static>(
+    name: &'static str,
+    cache: &Cache<String, V>,
+) -> (&'static str, u64, u64) {
+    (name, cache.entry_count(), cache.weighted_size())
 }
 
 #[cfg(test)]

@@ -41,9 +41,9 @@ pub struct Link {
 }
 
 impl Links {
-    /// The links cache's entries and bytes.
-    pub fn cache_size(&self) -> (u64, u64) {
-        crate::cache::size(&self.cache)
+    /// The links cache's name, entries and bytes.
+    pub(crate) fn cache_size(&self) -> (&'static str, u64, u64) {
+        crate::cache::size("links", &self.cache)
     }
 
     pub(crate) fn new(revisions: Arc<Revisions>, bytes: u64) -> Links {
