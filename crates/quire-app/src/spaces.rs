@@ -4,8 +4,8 @@
 
 use quire_core::{DefaultLevel, EditMode, Role, Visibility};
 use quire_store::page::PageRequest;
-use quire_store::spaces::{self, SpaceFilter, SpaceRow};
-use quire_store::{Conn, Page, StoreError, change_requests, comments, content, grants};
+use quire_store::spaces::{self, SpaceExtras, SpaceFilter, SpaceRow};
+use quire_store::{Conn, Page, StoreError, content, grants};
 use serde::{Deserialize, Serialize};
 
 use crate::access::{self, ContentAccess, OrgRoles, SpacePermissions, openly_viewable};
@@ -33,6 +33,18 @@ pub struct SpaceInfo {
     pub git_sync: Option<quire_store::git_syncs::GitSyncRow>,
 }
 
+impl SpaceInfo {
+    fn of(space: SpaceRow, permissions: SpacePermissions, extras: SpaceExtras) -> SpaceInfo {
+        SpaceInfo {
+            space,
+            permissions,
+            change_requests: extras.change_requests,
+            comments: extras.open_comments,
+            git_sync: extras.git_sync,
+        }
+    }
+}
+
 /// Shapes one space for a caller holding `role` (`share_key` as given).
 pub async fn info(
     conn: &mut Conn,
@@ -40,48 +52,28 @@ pub async fn info(
     role: Option<Role>,
     share_key: Option<&str>,
 ) -> AppResult<SpaceInfo> {
-    let ids = std::slice::from_ref(&space.id);
-    let counts = change_requests::counts_for(conn, ids).await?;
-    let change_requests = counts.get(&space.id).copied().unwrap_or_default();
-    let comments = comments::open_in_spaces(conn, ids).await?;
-    let git_sync = quire_store::git_syncs::get(conn, &space.id).await?;
+    let extras = spaces::extras_of(conn, std::slice::from_ref(&space.id))
+        .await?
+        .remove(&space.id)
+        .unwrap_or_default();
     let open = openly_viewable(&space, share_key);
-    Ok(SpaceInfo {
-        git_sync,
-        permissions: SpacePermissions::of(role, open),
-        comments: comments.get(&space.id).copied().unwrap_or_default(),
-        space,
-        change_requests,
-    })
+    Ok(SpaceInfo::of(space, SpacePermissions::of(role, open), extras))
 }
 
-/// Shapes a list of spaces, loading every counter in one query.
+/// Shapes a list of spaces, loading their extras in one query.
 pub async fn infos(
     conn: &mut Conn,
-    spaces: Vec<SpaceRow>,
+    rows: Vec<SpaceRow>,
     role_of: impl Fn(&SpaceRow) -> Option<Role>,
 ) -> AppResult<Vec<SpaceInfo>> {
-    let ids: Vec<String> = spaces.iter().map(|s| s.id.clone()).collect();
-    let counts = change_requests::counts_for(conn, &ids).await?;
-    let comments = comments::open_in_spaces(conn, &ids).await?;
-    let mut syncs: std::collections::HashMap<String, quire_store::git_syncs::GitSyncRow> =
-        quire_store::git_syncs::get_many(conn, &ids)
-            .await?
-            .into_iter()
-            .map(|row| (row.space_id.clone(), row))
-            .collect();
-    Ok(spaces
+    let ids: Vec<String> = rows.iter().map(|s| s.id.clone()).collect();
+    let mut extras = spaces::extras_of(conn, &ids).await?;
+    Ok(rows
         .into_iter()
         .map(|space| {
             let permissions = SpacePermissions::of(role_of(&space), openly_viewable(&space, None));
-            let change_requests = counts.get(&space.id).copied().unwrap_or_default();
-            SpaceInfo {
-                git_sync: syncs.remove(&space.id),
-                comments: comments.get(&space.id).copied().unwrap_or_default(),
-                space,
-                permissions,
-                change_requests,
-            }
+            let extras = extras.remove(&space.id).unwrap_or_default();
+            SpaceInfo::of(space, permissions, extras)
         })
         .collect())
 }

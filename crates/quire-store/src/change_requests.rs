@@ -217,57 +217,6 @@ pub async fn list(
     }))
 }
 
-/// `(total, open, draft)` for each of the spaces (absent: none). The total
-/// is the space's counter of numbers given (a change request is never
-/// deleted on its own, and its number is given in its creating
-/// transaction); open and draft ones are counted on the index of (space,
-/// status). So a space with 50,000 merged change requests answers as fast
-/// as a new one: counting every row made each space read slower as merges
-/// piled up (a 30-minute soak's API-read p99 tripled).
-pub async fn counts_for(
-    conn: &mut AnyConnection,
-    space_ids: &[String],
-) -> StoreResult<std::collections::HashMap<String, (i64, i64, i64)>> {
-    let mut out = std::collections::HashMap::new();
-    for chunk in space_ids.chunks(500) {
-        if chunk.is_empty() {
-            continue;
-        }
-        let in_list = |sql: &mut Sql| {
-            for (i, id) in chunk.iter().enumerate() {
-                if i > 0 {
-                    sql.push(", ");
-                }
-                sql.bind(id.clone());
-            }
-            sql.push(")");
-        };
-        let mut totals =
-            Sql::new("SELECT id, change_request_counter FROM spaces WHERE change_request_counter > 0 AND id IN (");
-        in_list(&mut totals);
-        for row in totals.fetch_all(&mut *conn).await? {
-            out.insert(row.try_get("id")?, (row.try_get("change_request_counter")?, 0, 0));
-        }
-        let mut active = Sql::new(
-            "SELECT space_id, status, COUNT(*) AS n FROM change_requests \
-             WHERE status IN ('open', 'draft') AND space_id IN (",
-        );
-        in_list(&mut active);
-        active.push(" GROUP BY space_id, status");
-        for row in active.fetch_all(&mut *conn).await? {
-            let space: String = row.try_get("space_id")?;
-            let status: String = row.try_get("status")?;
-            let n: i64 = row.try_get("n")?;
-            let counts = out.entry(space).or_insert((0, 0, 0));
-            match status.as_str() {
-                "open" => counts.1 = n,
-                _ => counts.2 = n,
-            }
-        }
-    }
-    Ok(out)
-}
-
 /// Renames a change request's subject.
 pub async fn set_subject(
     conn: &mut AnyConnection,

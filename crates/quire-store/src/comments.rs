@@ -439,6 +439,7 @@ pub async fn add_reactions(
         return Ok(());
     }
     let mut sql = Sql::new("INSERT INTO comment_reactions (target_id, emoji, user_id, comment_id, reacted_at) VALUES ");
+    sql.not_kept();
     for (i, emoji) in emojis.iter().enumerate() {
         if i > 0 {
             sql.push(", ");
@@ -494,21 +495,6 @@ pub async fn reactions(conn: &mut AnyConnection, target_ids: &[String]) -> Store
                 user_id: row.try_get("user_id")?,
                 reacted_at: Timestamp(row.try_get("reacted_at")?),
             });
-        }
-    }
-    Ok(out)
-}
-
-/// Open comments on each space itself (change request comments aside), as
-/// counted by the comment writes; absent: none.
-pub async fn open_in_spaces(conn: &mut AnyConnection, space_ids: &[String]) -> StoreResult<HashMap<String, i64>> {
-    let mut out = HashMap::new();
-    for chunk in space_ids.chunks(500).filter(|c| !c.is_empty()) {
-        let mut sql =
-            Sql::new("SELECT space_id, comments FROM space_open_comments WHERE comments > 0 AND space_id IN ");
-        sql.bind_list(chunk);
-        for row in sql.fetch_all(&mut *conn).await? {
-            out.insert(row.try_get("space_id")?, row.try_get("comments")?);
         }
     }
     Ok(out)

@@ -20,6 +20,7 @@ pub const EMPTY_ROOT: &str = "0ea2014bc5b3c7f2185765061d6e5fa932c16e5240f771de58
 pub async fn put_objects(conn: &mut AnyConnection, objects: &[(String, String)]) -> StoreResult<()> {
     for chunk in objects.chunks(200) {
         let mut sql = Sql::new("INSERT INTO content_objects (hash, body) VALUES ");
+        sql.not_kept();
         for (i, (hash, body)) in chunk.iter().enumerate() {
             if i > 0 {
                 sql.push(", ");
@@ -37,14 +38,8 @@ pub async fn put_objects(conn: &mut AnyConnection, objects: &[(String, String)])
 pub async fn get_objects(conn: &mut AnyConnection, hashes: &[String]) -> StoreResult<Vec<(String, String)>> {
     let mut found = Vec::with_capacity(hashes.len());
     for chunk in hashes.chunks(500) {
-        let mut sql = Sql::new("SELECT hash, body FROM content_objects WHERE hash IN (");
-        for (i, hash) in chunk.iter().enumerate() {
-            if i > 0 {
-                sql.push(", ");
-            }
-            sql.bind(hash.clone());
-        }
-        sql.push(")");
+        let mut sql = Sql::new("SELECT hash, body FROM content_objects WHERE hash IN ");
+        sql.bind_list(chunk);
         for row in sql.fetch_all(&mut *conn).await? {
             found.push((row.try_get("hash")?, row.try_get("body")?));
         }

@@ -32,11 +32,11 @@ pub struct GitSyncRow {
     pub updated_at: Timestamp,
 }
 
-const COLUMNS: &str = "space_id, url, git_ref, project_directory, tree_url, commit_url, last_event_at, last_commit, \
+pub(crate) const COLUMNS: &str = "space_id, url, git_ref, project_directory, tree_url, commit_url, last_event_at, last_commit, \
                        last_revision, summary_path, summary_text, operation_state, operation_direction, \
                        operation_started_at, operation_ended_at, operation_error, last_result, updated_at";
 
-fn from_row(row: &AnyRow) -> StoreResult<GitSyncRow> {
+pub(crate) fn from_row(row: &AnyRow) -> StoreResult<GitSyncRow> {
     let stamp = |name: &str| row.try_get::<Option<i64>, _>(name).map(|v| v.map(Timestamp));
     Ok(GitSyncRow {
         space_id: row.try_get("space_id")?,
@@ -78,17 +78,6 @@ pub async fn get(conn: &mut AnyConnection, space_id: &str) -> StoreResult<Option
     .fetch_optional(conn)
     .await?;
     row.as_ref().map(from_row).transpose()
-}
-
-/// The connections of these spaces.
-pub async fn get_many(conn: &mut AnyConnection, space_ids: &[String]) -> StoreResult<Vec<GitSyncRow>> {
-    if space_ids.is_empty() {
-        return Ok(Vec::new());
-    }
-    let mut sql = crate::sql::Sql::new(&format!("SELECT {COLUMNS} FROM git_syncs WHERE space_id IN "));
-    sql.bind_list(space_ids);
-    let rows = sql.fetch_all(conn).await?;
-    rows.iter().map(from_row).collect()
 }
 
 /// Inserts or rewrites the space's connection.

@@ -167,14 +167,7 @@ pub async fn held_by_user(
         if ids.is_empty() {
             return Ok(Vec::new());
         }
-        sql.push(" AND g.resource_id IN (");
-        for (i, id) in ids.iter().enumerate() {
-            if i > 0 {
-                sql.push(", ");
-            }
-            sql.bind(id.clone());
-        }
-        sql.push(")");
+        sql.push(" AND g.resource_id IN ").bind_list(ids);
     }
     let rows = sql.fetch_all(conn).await?;
     rows.iter()
@@ -311,14 +304,9 @@ pub async fn held_by_user_with_sources(
          WHERE g.organization_id = ",
     );
     held_by(&mut sql, org_id, user_id);
-    sql.push(" AND g.resource_id IN (");
-    for (i, id) in resource_ids.iter().enumerate() {
-        if i > 0 {
-            sql.push(", ");
-        }
-        sql.bind(id.clone());
-    }
-    sql.push(") ORDER BY g.resource_id, g.principal_kind DESC");
+    sql.push(" AND g.resource_id IN ")
+        .bind_list(resource_ids)
+        .push(" ORDER BY g.resource_id, g.principal_kind DESC");
     let rows = sql.fetch_all(conn).await?;
     rows.iter()
         .map(|row| {

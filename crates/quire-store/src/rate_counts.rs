@@ -20,6 +20,7 @@ pub async fn add(
     let mut totals = Vec::with_capacity(counts.len());
     for chunk in counts.chunks(ROWS_PER_STATEMENT) {
         let mut sql = Sql::new("INSERT INTO rate_counts (client, window_start, requests) VALUES ");
+        sql.not_kept();
         for (i, (client, requests)) in chunk.iter().enumerate() {
             sql.push(if i == 0 { "(" } else { ", (" })
                 .bind(client.clone())

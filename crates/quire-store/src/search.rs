@@ -98,6 +98,7 @@ pub async fn put_pages(conn: &mut AnyConnection, space_id: &str, pages: &[(&str,
             for (chunk_index, chunk) in pages.chunks(ROWS_PER_STATEMENT).enumerate() {
                 let first = next + (chunk_index * ROWS_PER_STATEMENT) as i64;
                 let mut rows = Sql::new("INSERT INTO search_pages (id, space_id, page_id, title, headings) VALUES ");
+                rows.not_kept();
                 for (i, (page_id, page)) in chunk.iter().enumerate() {
                     rows.push(if i == 0 { "(" } else { ", (" })
                         .bind(first + i as i64)
@@ -116,6 +117,7 @@ pub async fn put_pages(conn: &mut AnyConnection, space_id: &str, pages: &[(&str,
                     "INSERT INTO search_terms (rowid, title_stems, title_words, heading_stems, heading_words, \
                      body_stems, body_words) VALUES ",
                 );
+                terms.not_kept();
                 for (i, (title, headings, body)) in analyzed
                     [chunk_index * ROWS_PER_STATEMENT..chunk_index * ROWS_PER_STATEMENT + chunk.len()]
                     .iter()
@@ -136,6 +138,7 @@ pub async fn put_pages(conn: &mut AnyConnection, space_id: &str, pages: &[(&str,
                 let mut rows = Sql::new(
                     "INSERT INTO search_pages (space_id, page_id, title, headings, terms, rank_terms) VALUES ",
                 );
+                rows.not_kept();
                 for (i, (page_id, page)) in chunk.iter().enumerate() {
                     let (title, headings, body) = &analyzed[chunk_index * ROWS_PER_STATEMENT + i];
                     let mut terms = tsvector(&[(title, 'A'), (headings, 'B'), (body, 'C')]);
@@ -183,6 +186,7 @@ async fn put_words(conn: &mut AnyConnection, analyzed: &[(Analyzed, Analyzed, An
     words.sort_unstable();
     for chunk in words.chunks(WORDS_PER_STATEMENT) {
         let mut sql = Sql::new("INSERT INTO search_words (word) VALUES ");
+        sql.not_kept();
         for (i, word) in chunk.iter().enumerate() {
             sql.push(if i == 0 { "(" } else { ", (" })
                 .bind((*word).to_owned())
@@ -271,11 +275,7 @@ async fn delete_where(conn: &mut AnyConnection, space_id: &str, pages: Option<&[
     let condition = |sql: &mut Sql| {
         sql.push(" WHERE space_id = ").bind(space_id.to_owned());
         if let Some(pages) = pages {
-            sql.push(" AND page_id IN (");
-            for (i, id) in pages.iter().enumerate() {
-                sql.push(if i == 0 { "" } else { ", " }).bind(id.clone());
-            }
-            sql.push(")");
+            sql.push(" AND page_id IN ").bind_list(pages);
         }
     };
     if backend(conn) == Backend::Sqlite {
@@ -376,11 +376,9 @@ fn sqlite_query(space_ids: &[String], query: &Query, fields: Fields, limit: i64)
          WHERE p.id = search_terms.rowid AND search_terms MATCH ",
     );
     sql.bind(fts5_match(query, fields));
-    sql.push(" AND p.space_id IN (");
-    for (i, id) in space_ids.iter().enumerate() {
-        sql.push(if i == 0 { "" } else { ", " }).bind(id.clone());
-    }
-    sql.push(") ORDER BY search_terms.rowid DESC LIMIT ")
+    sql.push(" AND p.space_id IN ")
+        .bind_list(space_ids)
+        .push(" ORDER BY search_terms.rowid DESC LIMIT ")
         .bind(SCORED_ROWS)
         .push(") ORDER BY relevance DESC, id LIMIT ")
         .bind(limit);
@@ -473,20 +471,18 @@ pub async fn phrase_hits(
         Backend::Sqlite => {
             let mut sql = Sql::new("SELECT rowid AS id FROM search_terms WHERE search_terms MATCH ");
             sql.bind(fts5_match(phrase, Fields::All));
-            sql.push(" AND rowid IN (");
+            sql.push(" AND rowid IN ");
             sql
         }
         Backend::Postgres => {
             let mut sql = Sql::new("SELECT id FROM search_pages WHERE terms @@ CAST(");
             sql.bind(tsquery(phrase));
-            sql.push(" AS tsquery) AND id IN (");
+            sql.push(" AS tsquery) AND id IN ");
             sql
         }
     };
-    for (i, hit) in hits.iter().enumerate() {
-        sql.push(if i == 0 { "" } else { ", " }).bind(hit.row);
-    }
-    sql.push(")");
+    let hit_rows: Vec<i64> = hits.iter().map(|hit| hit.row).collect();
+    sql.bind_list(&hit_rows);
     let rows = sql.fetch_all(conn).await?;
     rows.iter().map(|row| Ok(row.try_get("id")?)).collect()
 }

@@ -1,11 +1,14 @@
 //! Spaces: the containers of pages and files, and their soft deletion.
 
+use std::collections::HashMap;
+
 use quire_core::{DefaultLevel, EditMode, Timestamp, Visibility};
 use sqlx::any::AnyRow;
 use sqlx::{AnyConnection, Row};
 
 use crate::collections::{default_level_column, push_granted};
 use crate::error::{FoundExt, StoreError, StoreResult};
+use crate::git_syncs::{self, GitSyncRow};
 use crate::page::{Keyset, Page, PageRequest, SortKey};
 use crate::sql::Sql;
 
@@ -124,6 +127,59 @@ pub async fn get_many(conn: &mut AnyConnection, ids: &[String]) -> StoreResult<V
     sql.bind_list(ids);
     let rows = sql.fetch_all(conn).await?;
     rows.iter().map(from_row).collect()
+}
+
+/// What a space's view shows beside its row.
+#[derive(Debug, Clone, Default)]
+pub struct SpaceExtras {
+    /// Change requests `(total, open, draft)`. The total is the space's
+    /// counter of numbers given (a change request is never deleted on its
+    /// own); open and draft ones are counted on the index of (space,
+    /// status). So a space with 50,000 merged change requests answers as
+    /// fast as a new one.
+    pub change_requests: (i64, i64, i64),
+    /// Open comments on the space itself (change request comments aside),
+    /// as counted by the comment writes.
+    pub open_comments: i64,
+    /// The space's Git Sync, when it has one.
+    pub git_sync: Option<GitSyncRow>,
+}
+
+/// The extras of each of these spaces, in one query (one per 500 spaces):
+/// a space's view was five round trips, and under load each one waited its
+/// turn. Ids without a space are absent.
+pub async fn extras_of(conn: &mut AnyConnection, ids: &[String]) -> StoreResult<HashMap<String, SpaceExtras>> {
+    let mut out = HashMap::with_capacity(ids.len());
+    for chunk in ids.chunks(500).filter(|c| !c.is_empty()) {
+        let mut sql = Sql::new(&format!(
+            "SELECT s.id AS space, s.change_request_counter AS requests, \
+             (SELECT COUNT(*) FROM change_requests c WHERE c.space_id = s.id AND c.status = 'open') AS open_requests, \
+             (SELECT COUNT(*) FROM change_requests c WHERE c.space_id = s.id AND c.status = 'draft') AS draft_requests, \
+             COALESCE(o.comments, 0) AS open_comments, g.* FROM spaces s \
+             LEFT JOIN space_open_comments o ON o.space_id = s.id \
+             LEFT JOIN (SELECT {} FROM git_syncs) g ON g.space_id = s.id \
+             WHERE s.id IN ",
+            git_syncs::COLUMNS
+        ));
+        sql.bind_list(chunk);
+        for row in sql.fetch_all(&mut *conn).await? {
+            let git_sync = match row.try_get::<Option<String>, _>("space_id")? {
+                Some(_) => Some(git_syncs::from_row(&row)?),
+                None => None,
+            };
+            let extras = SpaceExtras {
+                change_requests: (
+                    row.try_get("requests")?,
+                    row.try_get("open_requests")?,
+                    row.try_get("draft_requests")?,
+                ),
+                open_comments: row.try_get("open_comments")?,
+                git_sync,
+            };
+            out.insert(row.try_get("space")?, extras);
+        }
+    }
+    Ok(out)
 }
 
 /// Locks the space's row until the transaction ends if it is still at

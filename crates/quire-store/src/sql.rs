@@ -7,18 +7,22 @@ use sqlx::{Any, AnyConnection, Arguments, AssertSqlSafe, Encode, Type};
 
 use crate::error::StoreResult;
 
-#[derive(Default)]
 pub struct Sql {
     text: String,
     args: AnyArguments,
     count: usize,
+    /// Whether the connection keeps the statement prepared (see
+    /// [`Sql::not_kept`]).
+    kept: bool,
 }
 
 impl Sql {
     pub fn new(text: &str) -> Sql {
         Sql {
             text: text.to_owned(),
-            ..Sql::default()
+            args: AnyArguments::default(),
+            count: 0,
+            kept: true,
         }
     }
 
@@ -44,12 +48,14 @@ impl Sql {
 
     pub async fn fetch_all(self, conn: &mut AnyConnection) -> StoreResult<Vec<AnyRow>> {
         Ok(sqlx::query_with(AssertSqlSafe(self.text), self.args)
+            .persistent(self.kept)
             .fetch_all(conn)
             .await?)
     }
 
     pub async fn execute(self, conn: &mut AnyConnection) -> StoreResult<u64> {
         Ok(sqlx::query_with(AssertSqlSafe(self.text), self.args)
+            .persistent(self.kept)
             .execute(conn)
             .await?
             .rows_affected())
@@ -57,6 +63,7 @@ impl Sql {
 
     pub async fn fetch_one(self, conn: &mut AnyConnection) -> StoreResult<AnyRow> {
         Ok(sqlx::query_with(AssertSqlSafe(self.text), self.args)
+            .persistent(self.kept)
             .fetch_one(conn)
             .await?)
     }
@@ -108,14 +115,56 @@ pub(crate) fn flag(value: bool) -> i64 {
 impl Sql {
     /// Appends `(<v1>, <v2>, ...)`, each value bound: the list of an `IN`
     /// condition. The caller makes sure `values` is not empty.
-    pub fn bind_list(&mut self, values: &[String]) -> &mut Self {
+    ///
+    /// The list is padded to a power of two by repeating its last value
+    /// (which an `IN` ignores), so a query has at most ten shapes however
+    /// long its lists are, and each shape stays among the connection's
+    /// prepared statements instead of pushing out the others.
+    pub fn bind_list<T>(&mut self, values: &[T]) -> &mut Self
+    where
+        T: Clone + for<'q> Encode<'q, Any> + Type<Any> + Send + 'static,
+    {
         self.push("(");
-        for (i, value) in values.iter().enumerate() {
+        let padded = values.len().next_power_of_two();
+        for (i, value) in values
+            .iter()
+            .chain(std::iter::repeat_n(values.last(), padded - values.len()).flatten())
+            .enumerate()
+        {
             if i > 0 {
                 self.push(", ");
             }
             self.bind(value.clone());
         }
         self.push(")")
+    }
+
+    /// Marks a statement whose text grows with its input (the rows of a
+    /// many-row `INSERT`) as one not to keep prepared: each length would be
+    /// a statement of its own, filling every connection's cache.
+    pub fn not_kept(&mut self) -> &mut Self {
+        self.kept = false;
+        self
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Sql;
+
+    fn list_of(n: usize) -> String {
+        let values: Vec<String> = (0..n).map(|i| i.to_string()).collect();
+        let mut sql = Sql::new("SELECT 1 WHERE id IN ");
+        sql.bind_list(&values);
+        sql.text
+    }
+
+    #[test]
+    fn lists_are_padded_to_a_power_of_two() {
+        assert_eq!(list_of(1), "SELECT 1 WHERE id IN ($1)");
+        assert_eq!(list_of(3), "SELECT 1 WHERE id IN ($1, $2, $3, $4)");
+        assert_eq!(list_of(4), "SELECT 1 WHERE id IN ($1, $2, $3, $4)");
+        let shapes: std::collections::HashSet<String> = (1..=500).map(list_of).collect();
+        assert_eq!(shapes.len(), 10);
     }
 }

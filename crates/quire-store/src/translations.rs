@@ -198,6 +198,7 @@ pub async fn put_pages(conn: &mut AnyConnection, translation_id: &str, pages: &[
             "INSERT INTO translation_pages (translation_id, source_page_id, result_page_id, source_key, title, \
              description, markdown) VALUES ",
         );
+        sql.not_kept();
         for (i, p) in chunk.iter().enumerate() {
             sql.push(if i == 0 { "(" } else { ", (" })
                 .bind(translation_id.to_owned());
