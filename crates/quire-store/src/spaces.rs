@@ -146,8 +146,8 @@ pub struct SpaceExtras {
 }
 
 /// The extras of each of these spaces, in one query (one per 500 spaces):
-/// a space's view was five round trips, and under load each one waited its
-/// turn. Ids without a space are absent.
+/// they were four round trips, and under load each one waited its turn.
+/// Ids without a space are absent.
 pub async fn extras_of(conn: &mut AnyConnection, ids: &[String]) -> StoreResult<HashMap<String, SpaceExtras>> {
     let mut out = HashMap::with_capacity(ids.len());
     for chunk in ids.chunks(500).filter(|c| !c.is_empty()) {
