@@ -11,7 +11,7 @@ use quire_store::change_requests::{self, ChangeRequestFilter, ChangeRequestRow};
 use quire_store::page::PageRequest;
 use quire_store::spaces::SpaceRow;
 use quire_store::users::{self, UserRow};
-use quire_store::{Conn, Page, comments, webhooks};
+use quire_store::{Conn, Page, StoreError, comments, webhooks};
 use serde::Deserialize;
 
 use crate::access::ContentAccess;
@@ -49,33 +49,47 @@ pub(crate) async fn info(
     cr: ChangeRequestRow,
     space_revision: &str,
 ) -> AppResult<ChangeRequestInfo> {
-    let comments = comments::open_in_change_requests(conn, std::slice::from_ref(&cr.id)).await?;
-    let count = comments.get(&cr.id).copied().unwrap_or_default();
-    let viewer = Viewer::of_authors(conn, caller, access.org.as_ref(), named(&cr)).await?;
-    shape(conn, cr, space_revision, count, viewer).await
+    let mut shaped = infos(conn, caller, access, vec![cr], space_revision).await?;
+    shaped
+        .pop()
+        .ok_or_else(|| AppError::Internal(anyhow::anyhow!("a change request was shaped into nothing")))
 }
 
-/// Shapes a change request whose open comments were counted (`comments`).
-async fn shape(
+/// Shapes change requests of one space in three queries whatever their
+/// number: their open comments, the users they name, and (for organization
+/// admins) which of those are still members.
+async fn infos(
     conn: &mut Conn,
-    cr: ChangeRequestRow,
+    caller: &Caller,
+    access: &ContentAccess,
+    crs: Vec<ChangeRequestRow>,
     space_revision: &str,
-    comments: i64,
-    viewer: Viewer,
-) -> AppResult<ChangeRequestInfo> {
-    let created_by = users::get(conn, &cr.created_by).await?;
-    let merged_by = match &cr.merged_by {
-        Some(id) => Some(users::get(conn, id).await?),
-        None => None,
+) -> AppResult<Vec<ChangeRequestInfo>> {
+    let ids: Vec<String> = crs.iter().map(|cr| cr.id.clone()).collect();
+    let comments = comments::open_in_change_requests(conn, &ids).await?;
+    let mut user_ids: Vec<String> = crs.iter().flat_map(named).map(str::to_owned).collect();
+    user_ids.sort_unstable();
+    user_ids.dedup();
+    let users = users::get_many(conn, &user_ids).await?;
+    let viewer = Viewer::of_authors(conn, caller, access.org.as_ref(), user_ids.iter().map(String::as_str)).await?;
+    let user = |id: &str| -> AppResult<UserRow> {
+        users
+            .get(id)
+            .cloned()
+            .ok_or_else(|| AppError::from(StoreError::NotFound))
     };
-    Ok(ChangeRequestInfo {
-        outdated: cr.is_active() && cr.revision_merged_ancestor != space_revision,
-        change_request: cr,
-        created_by,
-        merged_by,
-        comments,
-        viewer,
-    })
+    crs.into_iter()
+        .map(|cr| {
+            Ok(ChangeRequestInfo {
+                outdated: cr.is_active() && cr.revision_merged_ancestor != space_revision,
+                created_by: user(&cr.created_by)?,
+                merged_by: cr.merged_by.as_deref().map(user).transpose()?,
+                comments: comments.get(&cr.id).copied().unwrap_or_default(),
+                viewer: viewer.clone(),
+                change_request: cr,
+            })
+        })
+        .collect()
 }
 
 /// A change request subject, checked and trimmed.
@@ -124,20 +138,7 @@ pub async fn list(
         creator: filter.creator,
     };
     let page = change_requests::list(&mut conn, &space.id, &store_filter, filter.by_creation, request).await?;
-    let ids: Vec<String> = page.items.iter().map(|cr| cr.id.clone()).collect();
-    let comments = comments::open_in_change_requests(&mut conn, &ids).await?;
-    let viewer = Viewer::of_authors(
-        &mut conn,
-        caller,
-        access.org.as_ref(),
-        page.items.iter().flat_map(named),
-    )
-    .await?;
-    let mut items = Vec::with_capacity(page.items.len());
-    for cr in page.items {
-        let count = comments.get(&cr.id).copied().unwrap_or_default();
-        items.push(shape(&mut conn, cr, &space.revision_id, count, viewer.clone()).await?);
-    }
+    let items = infos(&mut conn, caller, &access, page.items, &space.revision_id).await?;
     Ok(Page {
         items,
         next: page.next,

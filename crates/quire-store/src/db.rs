@@ -178,12 +178,12 @@ impl Db {
         }
     }
 
-    /// True when the database answers a trivial query.
     /// Connections the pool holds, and of those the idle ones.
     pub fn connections(&self) -> (u32, usize) {
         (self.pool.size(), self.pool.num_idle())
     }
 
+    /// True when the database answers a trivial query.
     pub async fn ping(&self) -> bool {
         sqlx::query("SELECT 1").execute(&self.pool).await.is_ok()
     }
