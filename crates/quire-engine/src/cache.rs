@@ -7,6 +7,9 @@
 //! Snapshots share their trees with each other, so they are counted, not
 //! weighed.
 //!
+//! Weights count each entry's bookkeeping too ([`CACHE_ENTRY_OVERHEAD`]),
+//! which for the small documents merges write is most of what they take.
+//!
 //! Bounds by entry count let memory grow with the size of what was cached:
 //! a root node of 200 pages holds 200 child hashes, and every merge makes
 //! a new one; a 30-minute soak of merges grew the process past its
@@ -16,7 +19,7 @@ use std::sync::Arc;
 
 use moka::sync::Cache;
 use quire_content::objects::{FileObject, NodeObject};
-use quire_core::memory::{CacheBudget, CacheShare};
+use quire_core::memory::{CACHE_ENTRY_OVERHEAD, CacheBudget, CacheShare};
 
 use crate::snapshot::Snapshot;
 
@@ -26,50 +29,57 @@ pub(crate) fn bounded<V: Clone + Send + Sync + 'static>(capacity: u64) -> Cache<
 }
 
 /// A cache holding entries whose keys and values (as `weigh` estimates
-/// them, in bytes) take at most `bytes`.
+/// them, in bytes) and bookkeeping take at most `bytes`.
 pub(crate) fn weighed<V: Clone + Send + Sync + 'static>(bytes: u64, weigh: fn(&V) -> usize) -> Cache<String, V> {
     Cache::builder()
         .max_capacity(bytes)
-        .weigher(move |key: &String, value: &V| u32::try_from(key.len() + weigh(value)).unwrap_or(u32::MAX))
+        .weigher(move |key: &String, value: &V| {
+            u32::try_from(key.len() + weigh(value) + CACHE_ENTRY_OVERHEAD).unwrap_or(u32::MAX)
+        })
         .build()
 }
 
-/// What a string takes: its bytes and its header.
-fn text(s: &str) -> usize {
-    s.len() + 24
+/// The heap bytes of an optional string (its header is in its owner).
+fn optional(s: &Option<String>) -> usize {
+    s.as_ref().map_or(0, String::len)
 }
 
-fn optional(s: &Option<String>) -> usize {
-    s.as_deref().map_or(0, text)
+/// What an `Arc` of `T` takes besides what `T` points to.
+const fn arc_of<T>() -> usize {
+    16 + std::mem::size_of::<T>()
 }
 
 fn node_bytes(node: &Arc<NodeObject>) -> usize {
     let meta = &node.meta;
-    96 + text(&node.id)
-        + text(&meta.title)
-        + text(&meta.slug)
+    arc_of::<NodeObject>()
+        + node.id.len()
+        + meta.title.len()
+        + meta.slug.len()
         + optional(&meta.description)
         + optional(&meta.emoji)
         + optional(&meta.condition)
         + optional(&meta.link_title)
         + optional(&meta.document)
-        + meta.git.as_ref().map_or(0, |git| text(&git.oid) + text(&git.path))
-        + node.children.iter().map(|child| text(child)).sum::<usize>()
+        + meta.git.as_ref().map_or(0, |git| git.oid.len() + git.path.len())
+        + node.children.capacity() * std::mem::size_of::<String>()
+        + node.children.iter().map(String::len).sum::<usize>()
 }
 
 fn file_bytes(file: &Arc<FileObject>) -> usize {
-    160 + text(&file.id) + text(&file.name) + text(&file.content_type) + text(&file.blob)
+    arc_of::<FileObject>() + file.id.len() + file.name.len() + file.content_type.len() + file.blob.len()
 }
 
 fn document_bytes(document: &Arc<str>) -> usize {
-    32 + document.len()
+    16 + document.len()
 }
 
 fn sections_bytes(sections: &Arc<Vec<quire_content::document::Section>>) -> usize {
-    32 + sections
-        .iter()
-        .map(|s| optional(&s.anchor) + text(&s.heading) + text(&s.text))
-        .sum::<usize>()
+    arc_of::<Vec<quire_content::document::Section>>()
+        + sections.capacity() * std::mem::size_of::<quire_content::document::Section>()
+        + sections
+            .iter()
+            .map(|s| optional(&s.anchor) + s.heading.len() + s.text.len())
+            .sum::<usize>()
 }
 
 pub(crate) struct Caches {
@@ -113,9 +123,83 @@ pub(crate) fn size<V: Clone + Send + Sync + 'static>(
     (name, cache.entry_count(), cache.weighted_size())
 }
 
+/// Counts the bytes each test thread holds, so a test can measure what a
+/// cache really takes.
+#[cfg(test)]
+mod counting {
+    use std::alloc::{GlobalAlloc, Layout, System};
+    use std::cell::Cell;
+
+    thread_local! {
+        static HELD: Cell<i64> = const { Cell::new(0) };
+    }
+
+    struct Counting;
+
+    fn add(bytes: usize, sign: i64) {
+        let bytes = i64::try_from(bytes).unwrap_or(i64::MAX);
+        let _ = HELD.try_with(|held| held.set(held.get() + sign * bytes));
+    }
+
+    // SAFETY: every call is passed on to the system allocator unchanged.
+    unsafe impl GlobalAlloc for Counting {
+        unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+            add(layout.size(), 1);
+            // SAFETY: the caller's contract for `alloc`, passed on.
+            unsafe { System.alloc(layout) }
+        }
+
+        unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+            add(layout.size(), -1);
+            // SAFETY: the caller's contract for `dealloc`, passed on.
+            unsafe { System.dealloc(ptr, layout) }
+        }
+    }
+
+    #[global_allocator]
+    static COUNTING: Counting = Counting;
+
+    /// Bytes this thread allocated and has not freed.
+    pub(super) fn held() -> i64 {
+        HELD.with(Cell::get)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Small documents (the ones merges write) weigh what they really take,
+    /// bookkeeping included, within a quarter.
+    #[test]
+    fn weights_count_what_small_entries_really_take() {
+        let caches = Caches::new(CacheBudget::mib(256));
+        let entries = 20_000;
+        let documents: Vec<(String, Arc<str>)> = (0..entries)
+            .map(|i| {
+                let key = format!("{i:064x}");
+                let body: Arc<str> = format!("# Soak page {i}\n\nA paragraph written by a merge.").into();
+                (key, body)
+            })
+            .collect();
+        let before = counting::held();
+        for (key, body) in documents {
+            caches.documents.insert(key, body);
+        }
+        caches.documents.run_pending_tasks();
+        let held = counting::held() - before;
+        assert_eq!(caches.documents.entry_count(), entries);
+        let weighed = i64::try_from(caches.documents.weighted_size()).unwrap_or(i64::MAX);
+        // The keys and bodies were allocated before `before`: what the
+        // cache holds for them is counted by the weights, not by `held`.
+        let bookkeeping = held / i64::try_from(entries).unwrap_or(1);
+        let counted = i64::try_from(CACHE_ENTRY_OVERHEAD).unwrap_or(0);
+        assert!(
+            bookkeeping * 4 >= counted * 3 && bookkeeping * 4 <= counted * 5,
+            "the cache took {bookkeeping} bytes per entry for its bookkeeping, \
+             weights count {counted} ({weighed} weighed in all)"
+        );
+    }
 
     #[test]
     fn documents_stop_at_their_share_of_the_budget() {

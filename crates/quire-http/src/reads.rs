@@ -27,6 +27,7 @@ use axum::response::{IntoResponse, Response};
 use moka::sync::Cache;
 use quire_app::App;
 use quire_app::changes::{self, STATE_CHANGED};
+use quire_core::memory::CACHE_ENTRY_OVERHEAD;
 use quire_store::bus::{Heard, Message};
 
 use crate::state::AppState;
@@ -57,7 +58,8 @@ impl ReadCache {
             answers: Cache::builder()
                 .max_capacity(bytes)
                 .weigher(|key: &String, kept: &Arc<Kept>| {
-                    u32::try_from(key.len() + kept.body.len() + 64 * kept.headers.len() + 128).unwrap_or(u32::MAX)
+                    let record = 16 + std::mem::size_of::<Kept>() + 64 * kept.headers.len();
+                    u32::try_from(key.len() + kept.body.len() + record + CACHE_ENTRY_OVERHEAD).unwrap_or(u32::MAX)
                 })
                 .time_to_live(KEEP_AT_MOST)
                 .build(),

@@ -77,10 +77,13 @@ impl Kept {
         }
     }
 
+    /// Its bodies, headers (about 64 bytes each) and record, with the
+    /// cache's bookkeeping.
     fn weight(&self) -> u32 {
         let size =
             self.body.len() + self.gzip.as_ref().map_or(0, Bytes::len) + self.brotli.as_ref().map_or(0, Bytes::len);
-        u32::try_from(size + 512).unwrap_or(u32::MAX)
+        let record = 16 + std::mem::size_of::<Kept>() + 64 * self.headers.len();
+        u32::try_from(size + record + quire_core::memory::CACHE_ENTRY_OVERHEAD).unwrap_or(u32::MAX)
     }
 }
 
@@ -210,14 +213,26 @@ fn gzip(body: &[u8]) -> Option<Bytes> {
     encoder.finish().ok().map(Bytes::from)
 }
 
+/// Brotli at quality 5, with a window no larger than the body needs: the
+/// default 4 MiB window made every compression allocate (and touch) 4 MiB
+/// for pages of some kilobytes.
 fn brotli(body: &[u8]) -> Option<Bytes> {
     let mut out = Vec::new();
     let params = brotli::enc::BrotliEncoderParams {
         quality: 5,
+        lgwin: brotli_window_bits(body.len()),
+        size_hint: body.len(),
         ..Default::default()
     };
     brotli::BrotliCompress(&mut &body[..], &mut out, &params).ok()?;
     Some(Bytes::from(out))
+}
+
+/// The smallest brotli window (10 to 22 bits, the default) that holds
+/// `len` bytes.
+fn brotli_window_bits(len: usize) -> i32 {
+    let bits = usize::BITS - len.max(1).saturating_sub(1).leading_zeros();
+    i32::try_from(bits.clamp(10, 22)).unwrap_or(22)
 }
 
 /// A kept answer for this request: `304` when the client holds it, else in
@@ -329,5 +344,24 @@ mod tests {
         assert!(!may_change_published(&post, "/orgs/o1/members"));
         assert!(!may_change_published(&post, "/spaces/s1/change-requests"));
         assert!(!may_change_published(&post, "/spaces/s1/comments"));
+    }
+
+    #[test]
+    fn brotli_windows_fit_the_body_and_bodies_come_back_whole() {
+        assert_eq!(brotli_window_bits(0), 10);
+        assert_eq!(brotli_window_bits(1024), 10);
+        assert_eq!(brotli_window_bits(1025), 11);
+        assert_eq!(brotli_window_bits(40_000), 16);
+        assert_eq!(brotli_window_bits(64 << 20), 22);
+        for len in [0, 900, 40_000, 300_000] {
+            let body: Vec<u8> = (0..len)
+                .map(|i| b"published page text "[i % 20] ^ u8::from(i % 97 == 0))
+                .collect();
+            let compressed = brotli(&body).expect("compressed");
+            let mut back = Vec::new();
+            std::io::Read::read_to_end(&mut brotli::Decompressor::new(&compressed[..], 4096), &mut back)
+                .expect("decompressed");
+            assert_eq!(back, body, "{len} bytes");
+        }
     }
 }
