@@ -153,7 +153,7 @@ impl Metrics {
             jobs_in_queue as "jobs_in_queue": "Background jobs in the shared queue, by state (queued, running), when scraped";
             cache_lookups as "cache_lookups": "Lookups in the in-memory caches, by cache and result";
             cache_entries as "cache_entries": "Entries in each in-memory cache, when scraped";
-            cache_bytes as "cache_bytes": "Bytes each in-memory cache counts against its share of --cache-memory (keys and values as estimated), when scraped";
+            cache_bytes as "cache_bytes": "Bytes each in-memory cache counts against its share of --cache-memory (keys, values and the cache's bookkeeping), when scraped";
             memory_bytes as "memory_bytes": "The process's memory, by kind (resident set; the allocator's allocated and resident bytes), when scraped";
             rate_limited as "rate_limited": "Requests refused by a rate limit, by kind of client";
             db_connections as "db_connections": "Connections of this node's database pool, when scraped";
