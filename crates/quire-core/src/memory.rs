@@ -39,7 +39,8 @@ impl CacheShare {
 
 /// What a cache entry takes beyond its key and value: the cache's own
 /// bookkeeping for it (its hash-table bucket, shared key, entry record and
-/// queue nodes) and the allocator's rounding. Every weigher adds it, so a
+/// queue nodes; 245 bytes requested, measured) and the allocator's
+/// rounding of those. Every weigher adds it, so a
 /// budget counts real memory even for small entries; without it a soak
 /// filled caches of documents of ~150 bytes to three times their counted
 /// size (`quire-engine`'s cache tests measure it against the cache itself).

@@ -175,7 +175,7 @@ mod tests {
     fn weights_count_what_small_entries_really_take() {
         let caches = Caches::new(CacheBudget::mib(256));
         let entries = 20_000;
-        let documents: Vec<(String, Arc<str>)> = (0..entries)
+        let mut documents: Vec<(String, Arc<str>)> = (0..entries)
             .map(|i| {
                 let key = format!("{i:064x}");
                 let body: Arc<str> = format!("# Soak page {i}\n\nA paragraph written by a merge.").into();
@@ -183,7 +183,8 @@ mod tests {
             })
             .collect();
         let before = counting::held();
-        for (key, body) in documents {
+        // Drained, not consumed: the list's own buffer stays until the end.
+        for (key, body) in documents.drain(..) {
             caches.documents.insert(key, body);
         }
         caches.documents.run_pending_tasks();
