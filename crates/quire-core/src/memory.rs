@@ -46,6 +46,12 @@ impl CacheShare {
 /// size (`quire-engine`'s cache tests measure it against the cache itself).
 pub const CACHE_ENTRY_OVERHEAD: usize = 256;
 
+/// What an `Arc<T>` takes on the heap besides what `T` points to: its two
+/// counters and `T` itself. Weighers count cached records with it.
+pub const fn arc_bytes<T>() -> usize {
+    16 + std::mem::size_of::<T>()
+}
+
 /// Bytes all of a node's caches may hold together.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CacheBudget {

@@ -4,8 +4,10 @@
 //! cache is a `moka` cache bounded by the bytes its entries take (its
 //! share of the node's [`CacheBudget`]), which when full keeps what is used
 //! often (TinyLFU admission, least recently used evicted first).
-//! Snapshots share their trees with each other, so they are counted, not
-//! weighed.
+//! Snapshots are counted, not weighed: those a node commits share their
+//! trees with each other, but one loaded whole (a revision another node
+//! committed) shares nothing, some hundreds of kilobytes for a space of
+//! 200 pages, outside the budget.
 //!
 //! Weights count each entry's bookkeeping too ([`CACHE_ENTRY_OVERHEAD`]),
 //! which for the small documents merges write is most of what they take.
@@ -19,7 +21,7 @@ use std::sync::Arc;
 
 use moka::sync::Cache;
 use quire_content::objects::{FileObject, NodeObject};
-use quire_core::memory::{CACHE_ENTRY_OVERHEAD, CacheBudget, CacheShare};
+use quire_core::memory::{CACHE_ENTRY_OVERHEAD, CacheBudget, CacheShare, arc_bytes};
 
 use crate::snapshot::Snapshot;
 
@@ -44,14 +46,9 @@ fn optional(s: &Option<String>) -> usize {
     s.as_ref().map_or(0, String::len)
 }
 
-/// What an `Arc` of `T` takes besides what `T` points to.
-const fn arc_of<T>() -> usize {
-    16 + std::mem::size_of::<T>()
-}
-
 fn node_bytes(node: &Arc<NodeObject>) -> usize {
     let meta = &node.meta;
-    arc_of::<NodeObject>()
+    arc_bytes::<NodeObject>()
         + node.id.len()
         + meta.title.len()
         + meta.slug.len()
@@ -66,7 +63,7 @@ fn node_bytes(node: &Arc<NodeObject>) -> usize {
 }
 
 fn file_bytes(file: &Arc<FileObject>) -> usize {
-    arc_of::<FileObject>() + file.id.len() + file.name.len() + file.content_type.len() + file.blob.len()
+    arc_bytes::<FileObject>() + file.id.len() + file.name.len() + file.content_type.len() + file.blob.len()
 }
 
 fn document_bytes(document: &Arc<str>) -> usize {
@@ -74,7 +71,7 @@ fn document_bytes(document: &Arc<str>) -> usize {
 }
 
 fn sections_bytes(sections: &Arc<Vec<quire_content::document::Section>>) -> usize {
-    arc_of::<Vec<quire_content::document::Section>>()
+    arc_bytes::<Vec<quire_content::document::Section>>()
         + sections.capacity() * std::mem::size_of::<quire_content::document::Section>()
         + sections
             .iter()

@@ -58,7 +58,7 @@ impl ReadCache {
             answers: Cache::builder()
                 .max_capacity(bytes)
                 .weigher(|key: &String, kept: &Arc<Kept>| {
-                    let record = 16 + std::mem::size_of::<Kept>() + 64 * kept.headers.len();
+                    let record = quire_core::memory::arc_bytes::<Kept>() + 64 * kept.headers.len();
                     u32::try_from(key.len() + kept.body.len() + record + CACHE_ENTRY_OVERHEAD).unwrap_or(u32::MAX)
                 })
                 .time_to_live(KEEP_AT_MOST)

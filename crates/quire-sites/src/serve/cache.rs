@@ -82,7 +82,7 @@ impl Kept {
     fn weight(&self) -> u32 {
         let size =
             self.body.len() + self.gzip.as_ref().map_or(0, Bytes::len) + self.brotli.as_ref().map_or(0, Bytes::len);
-        let record = 16 + std::mem::size_of::<Kept>() + 64 * self.headers.len();
+        let record = quire_core::memory::arc_bytes::<Kept>() + 64 * self.headers.len();
         u32::try_from(size + record + quire_core::memory::CACHE_ENTRY_OVERHEAD).unwrap_or(u32::MAX)
     }
 }
