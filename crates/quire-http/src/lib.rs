@@ -7,6 +7,8 @@
 //!   request (the caller, bodies and paths with the official errors, pages
 //!   of lists);
 //! - [`session`]: the browser session's cookie, CSRF header and client;
+//! - [`files`]: the headers every stored file is answered with (never
+//!   active content on Quire's origins);
 //! - [`reads`]: the layer that keeps the hottest API reads in memory and
 //!   announces every write;
 //! - [`audit`]: the layer that opens the audit scope of every request that
@@ -23,6 +25,7 @@ pub mod audit;
 pub mod auth;
 pub mod error;
 pub mod extract;
+pub mod files;
 pub mod limits;
 pub mod mcp;
 pub mod pages;

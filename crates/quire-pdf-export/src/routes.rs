@@ -72,25 +72,6 @@ async fn change_request_pdf(
     Ok(answer(&state, link))
 }
 
-/// `inline` with the file name: as is when it is plain ASCII, else an
-/// ASCII stand-in and the UTF-8 name percent-encoded (RFC 6266).
-fn disposition(file_name: &str) -> String {
-    let plain = |c: char| c.is_ascii_alphanumeric() || "-_.".contains(c);
-    if file_name.chars().all(plain) {
-        return format!("inline; filename=\"{file_name}\"");
-    }
-    let ascii: String = file_name.chars().map(|c| if plain(c) { c } else { '_' }).collect();
-    let mut encoded = String::new();
-    for byte in file_name.bytes() {
-        if byte.is_ascii_alphanumeric() || b"-_.".contains(&byte) {
-            encoded.push(byte as char);
-        } else {
-            encoded.push_str(&format!("%{byte:02X}"));
-        }
-    }
-    format!("inline; filename=\"{ascii}\"; filename*=UTF-8''{encoded}")
-}
-
 /// The PDF behind a link (404 once it expired).
 async fn download(State(state): State<AppState>, Path(token): Path<String>) -> ApiResult<Response> {
     let (file_name, bytes) = crate::download(&state.app, &token).await?;
@@ -98,7 +79,10 @@ async fn download(State(state): State<AppState>, Path(token): Path<String>) -> A
         .status(StatusCode::OK)
         .header(header::CONTENT_TYPE, "application/pdf")
         .header(header::CONTENT_LENGTH, bytes.len())
-        .header(header::CONTENT_DISPOSITION, disposition(&file_name))
+        .header(
+            header::CONTENT_DISPOSITION,
+            quire_http::files::disposition_value("inline", &file_name),
+        )
         .header(header::CACHE_CONTROL, "private, max-age=3600")
         .header("x-robots-tag", "noindex")
         .body(Body::from(bytes))

@@ -7,7 +7,7 @@ use std::collections::HashMap;
 use axum::body::Body;
 use axum::extract::{FromRequestParts, State};
 use axum::http::request::Parts;
-use axum::http::{StatusCode, header};
+use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::Response;
 use axum::routing::{get, post};
 use axum::{Json, Router};
@@ -293,16 +293,19 @@ async fn read_file(State(state): State<AppState>, Auth(caller): Auth, at: Conten
 }
 
 /// The bytes of a file (the `downloadURL` of file objects); the caller
-/// needs read access to the space.
+/// needs read access to the space. Served as `quire_http::files` says: an
+/// uploaded page or SVG is an attachment in a sandbox, never active on the
+/// web application's origin.
 async fn download(State(state): State<AppState>, Auth(caller): Auth, at: ContentPath) -> ApiResult<Response> {
     let (file, bytes) = content::download(&state.app, &caller, &at.space, &at.source, at.file()).await?;
-    Response::builder()
-        .status(StatusCode::OK)
-        .header(header::CONTENT_TYPE, &file.content_type)
-        .header(header::CONTENT_LENGTH, bytes.len())
-        .header(header::CACHE_CONTROL, "private, max-age=31536000, immutable")
-        .body(Body::from(bytes))
-        .map_err(|e| ApiError::Internal(e.into()))
+    let mut response = Response::new(Body::from(bytes));
+    let headers = response.headers_mut();
+    quire_http::files::headers(headers, &file.content_type, &file.name);
+    headers.insert(
+        header::CACHE_CONTROL,
+        HeaderValue::from_static("private, max-age=31536000, immutable"),
+    );
+    Ok(response)
 }
 
 #[derive(Debug, Deserialize)]

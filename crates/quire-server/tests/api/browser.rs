@@ -7,7 +7,9 @@
 //! French page checks reading: the tree and outline stay in view, code
 //! blocks copy, the phone menu opens the tree, every control has a name.
 //! A page of GitBook's blocks lays out: cards in a row that link as a
-//! whole, numbered steps, columns side by side, stacking on a phone.
+//! whole, numbered steps, columns side by side, stacking on a phone. An
+//! uploaded HTML or SVG file opened by the organization's owner never runs
+//! on the web application's origin.
 
 use std::path::PathBuf;
 use std::process::{Child, Command, Stdio};
@@ -468,5 +470,87 @@ both_backends! {
         assert_eq!(browser.run("return document.documentElement.scrollWidth <= innerWidth + 1").await, true, "no sideways scrolling");
         assert!(browser.screenshot(&format!("blocks-phone-{port}.png")).await > 1000);
         browser.close().await;
+    }
+}
+
+/// A page whose script, if it ran on Quire's origin with the reader's
+/// session, would make its uploader an admin (synchronous requests: done
+/// before the page finishes loading) and say so in its title.
+fn hostile_page(org: &str, uploader: &str) -> String {
+    format!(
+        r#"<!doctype html><title>harmless</title><script>
+var s = new XMLHttpRequest(); s.open('GET', '/auth/session', false); s.send();
+var csrf = JSON.parse(s.responseText).csrfToken;
+var p = new XMLHttpRequest(); p.open('PATCH', '/v1/orgs/{org}/members/{uploader}', false);
+p.setRequestHeader('Content-Type', 'application/json'); p.setRequestHeader('X-CSRF-Token', csrf);
+p.send('{{"role":"admin"}}'); document.title = 'ran ' + p.status;
+</script>"#
+    )
+}
+
+both_backends! {
+    async fn an_uploaded_page_or_svg_never_runs_on_the_apps_origin(app: TestApp) {
+        let ada = app.user("Ada").await;
+        let eve = app.user("Eve").await;
+        let org = app.org(&ada, "Acme").await;
+        app.add_member(&ada, &org, &eve, json!("edit")).await;
+        let space = app.space(&ada, &org, "Docs", None).await;
+        let cr = app.change_request(&eve, &space, "Attachments").await;
+        let page = hostile_page(&org, &eve.id);
+        let svg = format!(
+            r#"<svg xmlns="http://www.w3.org/2000/svg"><script>{}</script></svg>"#,
+            page.split("<script>").nth(1).and_then(|s| s.split("</script>").next()).expect("the script")
+        );
+        let b64 = |text: &str| base64::engine::general_purpose::STANDARD.encode(text);
+        app.write(&eve, &space, &cr, json!([{ "operation": "insert_files", "files": [
+            { "name": "notes.html", "contentType": "text/html", "base64": b64(&page) },
+            { "name": "logo.svg", "contentType": "image/svg+xml", "base64": b64(&svg) }
+        ] }]))
+        .await
+        .assert_status(200);
+        let files = app.get(&eve, &format!("/v1/spaces/{space}/change-requests/{cr}/content/files")).await;
+        files.assert_status(200);
+        let urls: Vec<String> = files.items().iter().map(|f| f["downloadURL"].as_str().expect("downloadURL").to_owned()).collect();
+        assert_eq!(urls.len(), 2);
+
+        // The owner, signed in in Chromium, opens both links.
+        let mut tx = app.db.write().await.expect("a transaction");
+        let session = quire_app::sessions::start(
+            &mut tx,
+            &ada.id,
+            quire_app::sessions::Method::Password,
+            &quire_app::sessions::Client::default(),
+            quire_core::Clock::now(&app.clock),
+        )
+        .await
+        .expect("a session");
+        tx.commit().await.expect("commit");
+        let driver = Driver::start().await;
+        let browser = Browser::open(&driver).await;
+        browser.go(&format!("{}/health", app.base_url)).await;
+        browser
+            .cmd(reqwest::Method::POST, "/cookie", Some(json!({ "cookie": { "name": "quire_session", "value": session.token, "path": "/" } })))
+            .await;
+        browser.go(&format!("{}/v1/user", app.base_url)).await;
+        let me = browser.run("return document.body.innerText").await;
+        assert!(me.as_str().unwrap_or_default().contains(&ada.id), "the browser is Ada's session: {me}");
+        for url in &urls {
+            browser.go(url).await;
+            let title = browser.run("return document.title").await;
+            assert!(!title.as_str().unwrap_or_default().starts_with("ran"), "{url} ran its script: {title}");
+        }
+        browser.close().await;
+        let eves = app.get(&ada, &format!("/v1/orgs/{org}/members/{}", eve.id)).await;
+        assert_eq!(eves.body["role"], "edit", "the uploader is no admin");
+
+        // What the links answer: attachments in a sandbox, never sniffed.
+        for url in &urls {
+            let res = reqwest::Client::new().get(url).bearer_auth(&ada.token).send().await.expect("a download");
+            assert_eq!(res.status(), 200);
+            let headers = res.headers();
+            assert!(headers["content-disposition"].to_str().unwrap().starts_with("attachment; filename="), "{headers:?}");
+            assert_eq!(headers["x-content-type-options"], "nosniff");
+            assert!(headers["content-security-policy"].to_str().unwrap().contains("sandbox"), "{headers:?}");
+        }
     }
 }

@@ -66,13 +66,8 @@ pub(super) async fn file(
     if let Ok(v) = HeaderValue::from_str(&etag) {
         h.insert(header::ETAG, v);
     }
-    let content_type = HeaderValue::from_str(&file.content_type)
-        .unwrap_or_else(|_| HeaderValue::from_static("application/octet-stream"));
-    h.insert(header::CONTENT_TYPE, content_type);
-    h.insert("x-content-type-options", HeaderValue::from_static("nosniff"));
-    // An uploaded HTML or SVG file opened directly runs in a sandbox: no
-    // script of it acts on the site's origin.
-    h.insert(header::CONTENT_SECURITY_POLICY, HeaderValue::from_static("sandbox"));
+    // An uploaded HTML or SVG file is never active on the site's origin.
+    quire_http::files::headers(h, &file.content_type, &file.name);
     Ok(Some(res))
 }
 
