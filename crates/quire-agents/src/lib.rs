@@ -5,9 +5,10 @@
 //! comment, ask for review, merge, publish a site. Each tool calls the same
 //! `quire_app` (and feature) function as the HTTP API, so the same access
 //! checks, rules, audit entries and webhooks apply; a refusal comes back as
-//! the tool's error text, for the model to read. The protocol's messages
-//! are `quire-mcp`'s. Clients that follow the protocol's authorization get
-//! their token through OAuth ([`oauth`]).
+//! the tool's error text, for the model to read. Each request of a batch
+//! counts against the token's rate limit (`quire_http::mcp`). The
+//! protocol's messages are `quire-mcp`'s. Clients that follow the
+//! protocol's authorization get their token through OAuth ([`oauth`]).
 
 mod oauth;
 mod tools;
@@ -24,6 +25,7 @@ use quire_app::Caller;
 use quire_http::AppState;
 use quire_http::auth::Auth;
 use quire_http::error::ApiError;
+use quire_http::limits::Charge;
 use quire_http::mcp::Outcome;
 use serde_json::{Value, json};
 
@@ -42,6 +44,7 @@ async fn method_not_allowed() -> Response {
 async fn serve(
     State(state): State<AppState>,
     auth: Result<Auth, ApiError>,
+    charge: Charge,
     headers: HeaderMap,
     body: Bytes,
 ) -> Response {
@@ -58,7 +61,7 @@ async fn serve(
         }
     };
     let (state, caller) = (&state, &caller);
-    let answered = quire_http::mcp::answer(&headers, &body, move |method, params| async move {
+    let answered = quire_http::mcp::answer(&headers, &charge, &body, move |method, params| async move {
         Ok::<_, Infallible>(request(state, caller, &method, &params).await)
     })
     .await;

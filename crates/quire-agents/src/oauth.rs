@@ -15,6 +15,16 @@
 //! and are exchanged once. A person whose organization requires its single
 //! sign-on is refused unless their session went through it, as for any new
 //! token.
+//!
+//! Codes go only where a client may be sent (an allow-list,
+//! [`redirect_uri_allowed`]): https; http to this machine only (RFC 8252's
+//! loopback redirect); or an app's private-use scheme in reverse-DNS form
+//! (RFC 8252 section 7.1: `com.example.app:/callback`). Every other scheme
+//! is refused at registration, those a browser runs, reads or hands to
+//! another program (`javascript:`, `view-source:`, `ms-msdt:`) among them.
+//! The consent page names the host the person is sent to as it reads and,
+//! when that differs, as it is written (`xn--...`), so a look-alike name in
+//! another script shows for what it is.
 
 use axum::Router;
 use axum::extract::{Form, Query, State};
@@ -111,9 +121,15 @@ fn oauth_error(error: &str, description: &str) -> Response {
     )
 }
 
-/// Whether a client may be sent back to `uri`: https, http only to this
-/// machine (RFC 8252's loopback redirect), or an app's own scheme; never
-/// a fragment, nor a scheme that runs or reads something in the browser.
+/// The schemes of well-known MCP clients that predate RFC 8252's
+/// reverse-DNS names (editors registering their own URL handler), named
+/// one by one.
+const KNOWN_CLIENT_SCHEMES: &[&str] = &["cursor", "vscode", "vscode-insiders", "windsurf", "zed"];
+
+/// Whether a client may be sent back to `uri`, by allow-list: https, http
+/// only to this machine (RFC 8252's loopback redirect), an app's
+/// private-use scheme in reverse-DNS form, or a known client's scheme;
+/// never with a fragment or a user name.
 fn redirect_uri_allowed(uri: &str) -> bool {
     let Ok(parsed) = url::Url::parse(uri) else {
         return false;
@@ -124,8 +140,40 @@ fn redirect_uri_allowed(uri: &str) -> bool {
     match parsed.scheme() {
         "https" => parsed.host().is_some(),
         "http" => matches!(parsed.host_str(), Some("localhost" | "127.0.0.1" | "[::1]")),
-        "javascript" | "data" | "file" | "vbscript" | "blob" | "about" | "ftp" | "ws" | "wss" => false,
-        _ => true,
+        scheme => is_reverse_dns_scheme(scheme) || KNOWN_CLIENT_SCHEMES.contains(&scheme),
+    }
+}
+
+/// Whether `scheme` is a private-use scheme as RFC 8252 (section 7.1) has
+/// apps name theirs: a domain name the app's publisher controls, reversed
+/// (`com.example.app`), so at least two labels separated by periods. No
+/// scheme a browser or the system handles itself has a period.
+fn is_reverse_dns_scheme(scheme: &str) -> bool {
+    let mut labels = scheme.split('.');
+    let first = labels.next().unwrap_or_default();
+    // The url crate lowercases the scheme and lets it hold only letters,
+    // digits, `+`, `-` and `.`, starting with a letter.
+    let label_ok = |label: &str| !label.is_empty() && label.chars().all(|c| c.is_ascii_alphanumeric() || c == '-');
+    let mut rest = labels.peekable();
+    label_ok(first) && rest.peek().is_some() && rest.all(label_ok)
+}
+
+/// The host a redirect sends the person to, as a person reads it (Unicode)
+/// and, when that differs, as it is written (the ASCII, `xn--...` form);
+/// `None` for an address without a host (an app's scheme).
+fn redirect_host(redirect_uri: &str) -> Option<(String, Option<String>)> {
+    let parsed = url::Url::parse(redirect_uri).ok()?;
+    let ascii = parsed.host_str().filter(|host| !host.is_empty())?;
+    // The url crate keeps a domain in its ASCII form; `quirks` is its
+    // public way to the Unicode one (UTS 46, as browsers show it).
+    let unicode = match parsed.host() {
+        Some(url::Host::Domain(_)) => url::quirks::domain_to_unicode(ascii),
+        _ => String::new(),
+    };
+    if unicode.is_empty() || unicode == ascii {
+        Some((ascii.to_owned(), None))
+    } else {
+        Some((unicode, Some(ascii.to_owned())))
     }
 }
 
@@ -151,7 +199,8 @@ async fn register(State(state): State<AppState>, body: axum::body::Bytes) -> Res
         return oauth_error(
             "invalid_redirect_uri",
             &format!(
-                "{bad:?} is not a redirect URI Quire sends codes to (https, http to localhost, or an app's scheme; no fragment)"
+                "{bad:?} is not a redirect URI Quire sends codes to (https, http to localhost, or an app's \
+                 reverse-DNS scheme such as com.example.app:/callback; no fragment)"
             ),
         );
     }
@@ -257,9 +306,11 @@ async fn check(state: &AppState, ask: &Authorization) -> Result<Checked, Respons
             }
         }
     };
+    // Checked again here: a client registered before the allow-list
+    // narrowed may hold an address no longer allowed.
     let redirect_uri = match (&ask.redirect_uri, client.redirect_uris.as_slice()) {
-        (Some(uri), registered) if registered.contains(uri) => uri.clone(),
-        (None, [only]) => only.clone(),
+        (Some(uri), registered) if registered.contains(uri) && redirect_uri_allowed(uri) => uri.clone(),
+        (None, [only]) if redirect_uri_allowed(only) => only.clone(),
         _ => {
             return Err(page(
                 StatusCode::BAD_REQUEST,
@@ -363,11 +414,21 @@ async fn consent(
     };
     let hidden =
         |name: &str, value: &str| format!("<input type=\"hidden\" name=\"{name}\" value=\"{}\">", escape(value));
+    let host = match redirect_host(&checked.redirect_uri) {
+        Some((host, None)) => format!(", on <strong>{}</strong>", escape(&host)),
+        Some((unicode, Some(ascii))) => format!(
+            ", on <strong>{}</strong>, written <code>{}</code> (letters of other alphabets can look like those \
+             you know: check this is the application's address)",
+            escape(&unicode),
+            escape(&ascii),
+        ),
+        None => String::new(),
+    };
     let mut form = String::new();
     form.push_str(&format!(
         "<p><strong>{}</strong> asks to use Quire as <strong>{}</strong> ({}) through the Model Context Protocol: \
          to find, read and search what you may read, and to change what you may change, through change requests.</p>\
-         <p>It will be sent back to <code>{}</code>. You can revoke its access any time from your account's API tokens.</p>",
+         <p>It will be sent back to <code>{}</code>{host}. You can revoke its access any time from your account's API tokens.</p>",
         escape(&checked.client.name),
         escape(&session.user.display_name),
         escape(&session.user.email),
@@ -587,14 +648,72 @@ mod tests {
         assert!(redirect_uri_allowed("https://claude.ai/api/mcp/auth_callback"));
         assert!(redirect_uri_allowed("http://localhost:6274/oauth/callback"));
         assert!(redirect_uri_allowed("http://127.0.0.1:33418/callback"));
+        assert!(redirect_uri_allowed("http://[::1]:33418/callback"));
+        assert!(redirect_uri_allowed("com.example.app:/oauth2redirect"));
+        assert!(redirect_uri_allowed("com.example.app:/callback"));
+        assert!(redirect_uri_allowed("io.github.some-app://callback"));
+        assert!(
+            redirect_uri_allowed("https://xn--pple-43d.com/cb"),
+            "shown for what it is on the page"
+        );
+        assert!(!redirect_uri_allowed("http://evil.example/callback"));
+        assert!(!redirect_uri_allowed("http://localhost.evil.example/callback"));
+        assert!(!redirect_uri_allowed("https://example.com/cb#fragment"));
+        assert!(!redirect_uri_allowed("https://user:pw@example.com/cb"));
+        assert!(!redirect_uri_allowed("not a url"));
+        // A scheme without a period is not an app's reverse-DNS one: the
+        // browser's own and the system's handlers all fall out.
+        for refused in [
+            "javascript:alert(1)",
+            "JavaScript:alert(1)",
+            "data:text/html,hi",
+            "file:///etc/passwd",
+            "vbscript:msgbox",
+            "about:blank",
+            "blob:https://x.example/1",
+            "ms-msdt:/id PCWDiagnostic",
+            "ms-msdt:foo",
+            "view-source:https://x.example/",
+            "chrome://settings",
+            "ftp://x.example/cb",
+            "wss://x.example/cb",
+            "myapp:/callback",
+        ] {
+            assert!(!redirect_uri_allowed(refused), "{refused}");
+        }
+        // Editors' own schemes, named one by one.
         assert!(redirect_uri_allowed(
             "cursor://anysphere.cursor-retrieval/oauth/callback"
         ));
-        assert!(!redirect_uri_allowed("http://evil.example/callback"));
-        assert!(!redirect_uri_allowed("https://example.com/cb#fragment"));
-        assert!(!redirect_uri_allowed("javascript:alert(1)"));
-        assert!(!redirect_uri_allowed("https://user:pw@example.com/cb"));
-        assert!(!redirect_uri_allowed("not a url"));
+        assert!(redirect_uri_allowed(
+            "vscode://vscode.github-authentication/did-authenticate"
+        ));
+        // Periods in the wrong places make no reverse-DNS name.
+        for refused in ["com.:/cb", "com..app:/cb"] {
+            assert!(!redirect_uri_allowed(refused), "{refused}");
+        }
+    }
+
+    #[test]
+    fn the_consent_page_shows_a_hosts_written_form_when_it_reads_otherwise() {
+        assert_eq!(
+            redirect_host("https://xn--pple-43d.com/cb"),
+            Some(("\u{430}pple.com".to_owned(), Some("xn--pple-43d.com".to_owned())))
+        );
+        // Given in Unicode, it is compared in its written form all the same.
+        assert_eq!(
+            redirect_host("https://\u{430}pple.com/cb"),
+            Some(("\u{430}pple.com".to_owned(), Some("xn--pple-43d.com".to_owned())))
+        );
+        assert_eq!(
+            redirect_host("https://claude.ai/cb"),
+            Some(("claude.ai".to_owned(), None))
+        );
+        assert_eq!(
+            redirect_host("http://127.0.0.1:33418/cb"),
+            Some(("127.0.0.1".to_owned(), None))
+        );
+        assert_eq!(redirect_host("com.example.app:/callback"), None);
     }
 
     #[test]

@@ -1,30 +1,48 @@
 //! Rate limits: requests per one-minute window, per API token, per address
 //! for requests without valid credentials, per address for published sites
 //! and the web application, and, stricter, per address for sign-in and
-//! token creation. Every API answer says where its client stands
-//! (`X-RateLimit-Limit`, `X-RateLimit-Remaining`, `X-RateLimit-Reset` in
-//! Unix seconds); past the limit the answer is a 429 in the official error
-//! shape with `Retry-After`, and the request does nothing.
+//! token creation (the account page's among them). Every API answer says
+//! where its client stands (`X-RateLimit-Limit`, `X-RateLimit-Remaining`,
+//! `X-RateLimit-Reset` in Unix seconds); past the limit the answer is a 429
+//! in the official error shape with `Retry-After`, and the request does
+//! nothing.
 //!
 //! Each node counts in memory (a map lookup under a mutex: well under a
 //! microsecond). On PostgreSQL the nodes share their counts through the
 //! database (`quire_store::rate_counts`): a node adds its counts there once
 //! a second and reads a client's total on the client's first request of a
 //! window, so a client spread over several nodes gets at most its limit plus
-//! what the other nodes accepted from it within the last second. A token is
-//! counted as a token only once this node knows it valid (the token cache);
-//! until then, and for unknown tokens, its requests count against the
-//! address, so made-up tokens cannot open fresh counters.
+//! what the other nodes accepted from it within the last second.
+//!
+//! Credentials count only once this node knows them valid, so made-up ones
+//! open no fresh counter and no larger budget: a token once it is in the
+//! token cache, a `quire_session` cookie once a request's session lookup
+//! found it live ([`Limiter::session_is_live`], called by
+//! `session::from_parts`: every `/v1` and `/auth` request that rides on the
+//! cookie looks it up anyway, so knowing it costs no query of its own). The
+//! node remembers live sessions (their token hashes) for
+//! [`LIVE_SESSION_TTL`] after the last lookup that found them, at most
+//! [`LIVE_SESSIONS`] of them. Until then, and for unknown tokens and
+//! cookies, requests count against the address as requests without
+//! credentials. A signed-out session may keep the browser budget until its
+//! entry expires; it authenticates nothing.
+//!
+//! One request may carry several (an MCP batch): the layer leaves a
+//! [`Charge`] on each request it counted, with which the handler counts the
+//! others against the same client's limit.
 
 use std::collections::HashMap;
+use std::convert::Infallible;
 use std::sync::{Arc, Mutex, Once, Weak};
 use std::time::Duration;
 
 use axum::extract::{FromRequestParts, Request, State};
 use axum::http::header::AUTHORIZATION;
+use axum::http::request::Parts;
 use axum::http::{HeaderMap, HeaderName, HeaderValue, Method};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
+use moka::sync::Cache;
 use quire_app::{App, accounts};
 use quire_store::db::Backend;
 use quire_store::rate_counts;
@@ -75,6 +93,11 @@ fn window_of(now: i64) -> i64 {
 /// How often a node adds its counts to the shared table.
 const SHARE_EVERY: Duration = Duration::from_secs(1);
 
+/// How long a node counts a session as one after a lookup found it live.
+pub const LIVE_SESSION_TTL: Duration = Duration::from_secs(60);
+/// Live sessions a node remembers at most (the least used go first).
+pub const LIVE_SESSIONS: u64 = 10_000;
+
 /// A client's requests in the current window.
 #[derive(Debug, Clone, Copy)]
 struct Counter {
@@ -117,6 +140,8 @@ impl Standing {
 pub struct Limiter {
     limits: RateLimits,
     counters: Mutex<HashMap<String, Counter>>,
+    /// The token hashes of sessions found live lately.
+    live_sessions: Cache<String, ()>,
     /// The task that forgets past windows (and on PostgreSQL shares the
     /// counts), started on first use.
     tending: Once,
@@ -127,12 +152,30 @@ impl Limiter {
         Limiter {
             limits,
             counters: Mutex::default(),
+            live_sessions: Cache::builder()
+                .max_capacity(LIVE_SESSIONS)
+                .time_to_live(LIVE_SESSION_TTL)
+                .build(),
             tending: Once::new(),
         }
     }
 
     pub fn limits(&self) -> RateLimits {
         self.limits
+    }
+
+    /// Notes that the session of `token_hash` was just found live: its
+    /// requests count as a browser's (nothing is kept when nothing is
+    /// limited).
+    pub fn session_is_live(&self, token_hash: &str) {
+        if self.limits != RateLimits::OFF {
+            self.live_sessions.insert(token_hash.to_owned(), ());
+        }
+    }
+
+    /// Whether this node found the session of `token_hash` live lately.
+    fn knows_session(&self, token_hash: &str) -> bool {
+        self.live_sessions.contains_key(token_hash)
     }
 
     fn counters(&self) -> std::sync::MutexGuard<'_, HashMap<String, Counter>> {
@@ -297,13 +340,16 @@ fn kind(path: &str) -> Kind {
     }
 }
 
-/// Sign-in, sign-in links, password changes, token creation (an MCP
-/// client's registration, consent and code exchange among them).
+/// Sign-in, sign-in links, password changes, token creation (the web
+/// application's, the account page's, and an MCP client's registration,
+/// consent and code exchange).
 fn is_sign_in(method: &Method, path: &str) -> bool {
     method != Method::GET
         && method != Method::HEAD
-        && (matches!(path, "/auth/sign-in" | "/auth/tokens" | "/auth/password")
-            || path.starts_with("/auth/links")
+        && (matches!(
+            path,
+            "/auth/sign-in" | "/auth/tokens" | "/auth/password" | "/account/tokens"
+        ) || path.starts_with("/auth/links")
             || path.starts_with("/oauth/")
             || (path.starts_with("/saml/") && path.ends_with("/acs")))
 }
@@ -334,6 +380,92 @@ impl Client {
             Client::SignIn => "sign_in",
         }
     }
+
+    /// Counts a request of this client refused for its limit.
+    fn count_refusal(self) {
+        quire_metrics::metrics()
+            .rate_limited
+            .get_or_create(&quire_metrics::LimitLabels { client: self.label() })
+            .inc();
+    }
+}
+
+/// The client a request was counted as, left on the request by the layer:
+/// a handler whose one request carries several (an MCP batch) counts each
+/// of the others with [`Charge::one_more`]. Extracted where nothing is
+/// limited, it never refuses.
+#[derive(Clone, Default)]
+pub struct Charge(Option<Arc<Charged>>);
+
+struct Charged {
+    limiter: Arc<Limiter>,
+    app: App,
+    client: Client,
+    /// The client's counter.
+    key: String,
+    limit: u32,
+    /// Where the client stands after its latest request (for the answer's
+    /// headers).
+    standing: Mutex<Standing>,
+}
+
+/// A client past its limit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct LimitReached {
+    pub limit: u32,
+    pub retry_after_secs: u64,
+}
+
+impl std::fmt::Display for LimitReached {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "rate limit reached: {} requests a minute; retry in {} s",
+            self.limit, self.retry_after_secs
+        )
+    }
+}
+
+impl Charge {
+    /// Counts one more request of this request's client; refused (and not
+    /// counted) past its limit.
+    pub async fn one_more(&self) -> Result<(), LimitReached> {
+        let Some(charged) = &self.0 else {
+            return Ok(());
+        };
+        let standing = charged.limiter.check(&charged.app, &charged.key, charged.limit).await;
+        *charged
+            .standing
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = standing;
+        if standing.allowed {
+            return Ok(());
+        }
+        charged.client.count_refusal();
+        Err(LimitReached {
+            limit: standing.limit,
+            retry_after_secs: standing.retry_after_secs(charged.app.now().0),
+        })
+    }
+
+    /// Where the client stands after this request's latest count.
+    fn standing(&self) -> Option<Standing> {
+        let charged = self.0.as_ref()?;
+        Some(
+            *charged
+                .standing
+                .lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner),
+        )
+    }
+}
+
+impl<S: Send + Sync> FromRequestParts<S> for Charge {
+    type Rejection = Infallible;
+
+    async fn from_request_parts(parts: &mut Parts, _: &S) -> Result<Charge, Infallible> {
+        Ok(parts.extensions.get::<Charge>().cloned().unwrap_or_default())
+    }
 }
 
 /// The layer: counts the request against its limits, refuses it with a 429
@@ -362,8 +494,12 @@ pub async fn layer(State(state): State<AppState>, request: Request, next: Next) 
         _ => match bearer_hash(&parts.headers) {
             Some(hash) if state.tokens.knows(&hash) => (Client::Token, hash, limits.per_token),
             Some(_) => (Client::Address, address, limits.per_address),
-            None if session::token(&parts.headers).is_some() => (Client::Browser, address, limits.per_token),
-            None => (Client::Address, address, limits.per_address),
+            None => match session::token(&parts.headers) {
+                Some(token) if state.limiter.knows_session(&accounts::hash_token(&token)) => {
+                    (Client::Browser, address, limits.per_token)
+                }
+                _ => (Client::Address, address, limits.per_address),
+            },
         },
     };
     if limit == 0 {
@@ -374,8 +510,19 @@ pub async fn layer(State(state): State<AppState>, request: Request, next: Next) 
     if !standing.allowed {
         return refused(client, standing, now);
     }
+    let charge = Charge(Some(Arc::new(Charged {
+        limiter: state.limiter.clone(),
+        app: state.app.clone(),
+        client,
+        key,
+        limit,
+        standing: Mutex::new(standing),
+    })));
+    parts.extensions.insert(charge.clone());
     let mut response = next.run(Request::from_parts(parts, body)).await;
-    if kind == Kind::Api {
+    if kind == Kind::Api
+        && let Some(standing) = charge.standing()
+    {
         standing.headers(response.headers_mut());
     }
     response
@@ -390,17 +537,14 @@ fn bearer_hash(headers: &HeaderMap) -> Option<String> {
 
 /// The 429 for a client past its limit.
 fn refused(client: Client, standing: Standing, now: i64) -> Response {
-    quire_metrics::metrics()
-        .rate_limited
-        .get_or_create(&quire_metrics::LimitLabels { client: client.label() })
-        .inc();
-    let retry_after_secs = standing.retry_after_secs(now);
+    client.count_refusal();
+    let reached = LimitReached {
+        limit: standing.limit,
+        retry_after_secs: standing.retry_after_secs(now),
+    };
     let mut response = ApiError::TooManyRequests {
-        message: format!(
-            "rate limit reached: {} requests a minute; retry in {retry_after_secs} s",
-            standing.limit
-        ),
-        retry_after_secs,
+        message: reached.to_string(),
+        retry_after_secs: reached.retry_after_secs,
     }
     .into_response();
     standing.headers(response.headers_mut());
@@ -442,6 +586,18 @@ mod tests {
     }
 
     #[test]
+    fn live_sessions_are_remembered_only_when_something_is_limited() {
+        let limiter = Limiter::new(RateLimits::DEFAULT);
+        assert!(!limiter.knows_session("hash"));
+        limiter.session_is_live("hash");
+        assert!(limiter.knows_session("hash"));
+        assert!(!limiter.knows_session("made-up"));
+        let unlimited = Limiter::new(RateLimits::OFF);
+        unlimited.session_is_live("hash");
+        assert!(!unlimited.knows_session("hash"));
+    }
+
+    #[test]
     fn kinds_of_requests() {
         assert_eq!(kind("/v1/user"), Kind::Api);
         assert_eq!(kind("/auth/tokens"), Kind::Api);
@@ -455,6 +611,12 @@ mod tests {
         assert!(is_sign_in(&Method::POST, "/auth/sign-in"));
         assert!(is_sign_in(&Method::POST, "/saml/abc/acs"));
         assert!(!is_sign_in(&Method::GET, "/auth/tokens"));
+        assert!(is_sign_in(&Method::POST, "/auth/tokens"));
+        assert!(
+            is_sign_in(&Method::POST, "/account/tokens"),
+            "the account page makes tokens too"
+        );
+        assert!(!is_sign_in(&Method::GET, "/account"));
         assert!(!is_sign_in(&Method::DELETE, "/v1/user"));
     }
 }

@@ -4,6 +4,12 @@
 //! read, and each request answered by the server's own dispatch; `GET` and
 //! `DELETE` are refused, the servers being stateless. The messages
 //! themselves are `quire-mcp`'s.
+//!
+//! A batch costs what its requests would cost one by one: the rate limits
+//! counted the `POST` as one request, and each request of the batch after
+//! the first counts as one more against the same client's limit
+//! ([`Charge`]). Once the limit is reached, the batch's remaining requests
+//! are not run: each gets a JSON-RPC error ([`RATE_LIMITED`]).
 
 use std::future::Future;
 
@@ -11,6 +17,13 @@ use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use quire_mcp::{Message, Reply};
 use serde_json::Value;
+
+use crate::limits::Charge;
+
+/// The JSON-RPC error code of a request of a batch refused for the
+/// client's rate limit (a server error, in the range JSON-RPC leaves to
+/// servers).
+pub const RATE_LIMITED: i64 = -32000;
 
 /// What a server's dispatch makes of one request: its result, or a
 /// JSON-RPC error code and message.
@@ -40,10 +53,12 @@ pub fn method_not_allowed() -> Response {
 /// Answers a `POST` of `body`: 415 unless it is JSON, 400 for a protocol
 /// version the server does not speak or an unreadable body, else each
 /// request answered by `respond(method, params)`, in order (202 when the
-/// body held only notifications). An error of `respond` ends the whole
-/// answer.
+/// body held only notifications), each after the first counted against
+/// the client's limit with `charge` (see the module's documentation). An
+/// error of `respond` ends the whole answer.
 pub async fn answer<E, Fut>(
     headers: &HeaderMap,
+    charge: &Charge,
     body: &[u8],
     mut respond: impl FnMut(String, Value) -> Fut,
 ) -> Result<Response, E>
@@ -69,8 +84,21 @@ where
         Err(unreadable) => return Ok(json_answer(StatusCode::BAD_REQUEST, &unreadable.answer())),
     };
     let mut answers = Vec::new();
+    // Why the batch's remaining requests are not run, once its client's
+    // limit is reached.
+    let mut limit_reached: Option<String> = None;
     for message in messages {
         if let Message::Request { id, method, params } = message {
+            if !answers.is_empty()
+                && limit_reached.is_none()
+                && let Err(reached) = charge.one_more().await
+            {
+                limit_reached = Some(format!("{reached}; this request of the batch was not run"));
+            }
+            if let Some(why) = &limit_reached {
+                answers.push(quire_mcp::error(&id, RATE_LIMITED, why));
+                continue;
+            }
             answers.push(match respond(method, params).await? {
                 Ok(result) => quire_mcp::result(&id, result),
                 Err((code, message)) => quire_mcp::error(&id, code, &message),

@@ -63,7 +63,8 @@ pub fn changes_state(method: &Method) -> bool {
 
 /// The live session of the request's cookie, checked for CSRF when the
 /// request changes something: `Ok(None)` without a cookie or with one that
-/// is no longer live.
+/// is no longer live. A live one is noted for the rate limits (its requests
+/// then count as a browser's, see `limits`).
 pub async fn from_parts(parts: &Parts, state: &AppState) -> Result<Option<Session>, ApiError> {
     let Some(token) = token(&parts.headers) else {
         return Ok(None);
@@ -71,6 +72,8 @@ pub async fn from_parts(parts: &Parts, state: &AppState) -> Result<Option<Sessio
     let Some(session) = sessions::session(&state.app, &token).await? else {
         return Ok(None);
     };
+    // From now on its requests count as a browser's (see `limits`).
+    state.limiter.session_is_live(&session.token_hash);
     if changes_state(&parts.method) {
         let given = parts
             .headers

@@ -586,3 +586,70 @@ both_backends! {
         assert_eq!(res.json::<Value>().await.unwrap()["error"], "unsupported_grant_type");
     }
 }
+
+both_backends! {
+    /// Registration takes redirect URIs by allow-list (no `ms-msdt:`, no
+    /// `view-source:`), and the consent page shows a look-alike host both
+    /// as it reads and as it is written (`xn--...`).
+    async fn oauth_refuses_odd_schemes_and_unmasks_look_alike_hosts(app: TestApp) {
+        let ada = app.user("Ada").await;
+        let cookie = session_cookie(&app, &ada.id).await;
+        let http = reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).build().unwrap();
+        let base = &app.base_url;
+        let register = |redirect: &str| {
+            http.post(format!("{base}/oauth/register"))
+                .json(&json!({ "client_name": "Look-alike", "redirect_uris": [redirect] }))
+                .send()
+        };
+
+        for bad in ["ms-msdt:foo", "view-source:https://x.example/", "chrome://settings", "myapp:/callback"] {
+            let res = register(bad).await.unwrap();
+            assert_eq!(res.status(), 400, "{bad}");
+            let body: Value = res.json().await.unwrap();
+            assert_eq!(body["error"], "invalid_redirect_uri", "{bad}: {body}");
+        }
+        let app_scheme = register("com.example.app:/callback").await.unwrap();
+        assert_eq!(app_scheme.status(), 201, "an app's reverse-DNS scheme");
+
+        let challenge = "c".repeat(43);
+        // The Cyrillic "а" (U+0430) in place of the Latin "a", given written
+        // (punycode) and as it reads.
+        for redirect in ["https://xn--pple-43d.com/cb", "https://\u{430}pple.com/cb"] {
+            let registered = register(redirect).await.unwrap();
+            assert_eq!(registered.status(), 201, "{redirect}");
+            let registered: Value = registered.json().await.unwrap();
+            let client_id = registered["client_id"].as_str().unwrap();
+            let consent = http
+                .get(format!(
+                    "{base}/oauth/authorize?response_type=code&client_id={client_id}&redirect_uri={}&code_challenge={challenge}&code_challenge_method=S256",
+                    quire_core::percent::encode_component(redirect)
+                ))
+                .header("cookie", &cookie)
+                .send()
+                .await
+                .unwrap();
+            assert_eq!(consent.status(), 200, "{redirect}");
+            let page = consent.text().await.unwrap();
+            assert!(
+                page.contains("on <strong>\u{430}pple.com</strong>, written <code>xn--pple-43d.com</code>"),
+                "{redirect}: {page}"
+            );
+        }
+        // A plain host is shown once.
+        let plain: Value = register("https://claude.ai/cb").await.unwrap().json().await.unwrap();
+        let page = http
+            .get(format!(
+                "{base}/oauth/authorize?response_type=code&client_id={}&redirect_uri={}&code_challenge={challenge}&code_challenge_method=S256",
+                plain["client_id"].as_str().unwrap(),
+                quire_core::percent::encode_component("https://claude.ai/cb")
+            ))
+            .header("cookie", &cookie)
+            .send()
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap();
+        assert!(page.contains("on <strong>claude.ai</strong>.") && !page.contains("written"), "{page}");
+    }
+}

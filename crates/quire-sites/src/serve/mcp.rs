@@ -6,8 +6,9 @@
 //! the agent as it admits a browser (a share link's URL, a visitor token as
 //! `?jwt_token=` or `Authorization: Bearer`, claims as `?visitor.x=`), and
 //! every answer goes through the visit, so withheld pages and conditional
-//! blocks stay out exactly as on the HTML. The protocol's messages are
-//! `quire-mcp`'s.
+//! blocks stay out exactly as on the HTML. Each request of a batch counts
+//! against the address's limit on sites (`quire_http::mcp`). The
+//! protocol's messages are `quire-mcp`'s.
 
 use axum::body::Bytes;
 use quire_mcp::Tool;
@@ -26,13 +27,21 @@ pub(super) fn endpoint(path: &str) -> Option<&str> {
         .or_else(|| path.strip_suffix("/~gitbook/mcp/"))
 }
 
+use quire_http::limits::Charge;
 use quire_http::mcp::{Outcome, refused};
 
-pub(super) async fn serve(state: &SiteState, method: &Method, headers: &HeaderMap, uri: &Uri, body: Bytes) -> Response {
+pub(super) async fn serve(
+    state: &SiteState,
+    method: &Method,
+    headers: &HeaderMap,
+    uri: &Uri,
+    charge: &Charge,
+    body: Bytes,
+) -> Response {
     if method != Method::POST {
         return quire_http::mcp::method_not_allowed();
     }
-    match answer(state, headers, uri, &body).await {
+    match answer(state, headers, uri, charge, &body).await {
         Ok(res) => res,
         Err(err) => {
             tracing::error!(error = %err, "site MCP request failed");
@@ -41,7 +50,13 @@ pub(super) async fn serve(state: &SiteState, method: &Method, headers: &HeaderMa
     }
 }
 
-async fn answer(state: &SiteState, headers: &HeaderMap, uri: &Uri, body: &[u8]) -> quire_app::AppResult<Response> {
+async fn answer(
+    state: &SiteState,
+    headers: &HeaderMap,
+    uri: &Uri,
+    charge: &Charge,
+    body: &[u8],
+) -> quire_app::AppResult<Response> {
     let host = headers
         .get(header::HOST)
         .and_then(|h| h.to_str().ok())
@@ -65,7 +80,7 @@ async fn answer(state: &SiteState, headers: &HeaderMap, uri: &Uri, body: &[u8]) 
         }
     };
     let visit = &visit;
-    quire_http::mcp::answer(headers, body, move |method, params| async move {
+    quire_http::mcp::answer(headers, charge, body, move |method, params| async move {
         request(state, visit, &method, &params).await
     })
     .await

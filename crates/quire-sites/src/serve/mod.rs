@@ -136,10 +136,17 @@ fn not_found(visit: Option<&Visit>) -> Response {
     html(StatusCode::NOT_FOUND, layout::not_found(shell.as_ref()), false)
 }
 
-async fn serve(State(state): State<SiteState>, method: Method, headers: HeaderMap, uri: Uri, body: Body) -> Response {
+async fn serve(
+    State(state): State<SiteState>,
+    method: Method,
+    headers: HeaderMap,
+    uri: Uri,
+    charge: quire_http::limits::Charge,
+    body: Body,
+) -> Response {
     if mcp::endpoint(uri.path()).is_some() {
         return match axum::body::to_bytes(body, mcp::MAX_BODY).await {
-            Ok(body) => mcp::serve(&state, &method, &headers, &uri, body).await,
+            Ok(body) => mcp::serve(&state, &method, &headers, &uri, &charge, body).await,
             Err(_) => text(
                 StatusCode::PAYLOAD_TOO_LARGE,
                 "application/json",
