@@ -1,7 +1,8 @@
 // Running an organization in Debian's Chromium: Ada (its admin) renames
 // it; invites Grace by email and hands her the one-time link, and Grace
 // joins; gives her another role; makes a team and puts her in it; makes an
-// invite link that Bob opens to join, then removes Bob; gives the team
+// invite link that Bob opens to join, then removes Bob and invites him by
+// email, which he accepts on his home screen; gives the team
 // edit access to a space, sees why Grace can now edit (her team, beside
 // her reader role), and Grace can. Every screen is
 // checked with axe-core and photographed at desktop and phone width, light
@@ -106,12 +107,14 @@ await step('a team is given access to a space; why its member can now edit is sh
   assert.equal(space.edit, true, 'Grace may edit through her team');
 });
 
+let bobs;
 await step('an invite link lets someone join, and a member is removed', async () => {
   await ada.goto(`${url}/o/${org}/members`);
   await ada.getByLabel('Role of people who join by link').selectOption('read');
   await ada.getByRole('button', { name: 'Create an invite link' }).click();
   const link = await ada.getByLabel('Invite link (Reader)').first().inputValue();
   const bob = await newPage();
+  bobs = bob;
   await signIn(bob, env.QUIRE_BOB_LINK);
   await bob.goto(link);
   await bob.getByRole('heading', { name: 'Join the organization' }).waitFor();
@@ -124,6 +127,24 @@ await step('an invite link lets someone join, and a member is removed', async ()
   await ada.getByRole('button', { name: 'Remove Bob' }).click();
   await ada.getByRole('status').filter({ hasText: 'Bob was removed.' }).waitFor();
   await table.getByText('bob@example.com').waitFor({ state: 'detached' });
+});
+
+await step('someone with an account invited by email joins only once they accept', async () => {
+  await ada.getByLabel('Email to invite').fill('bob@example.com');
+  await ada.getByLabel('Role of the invited person').selectOption('comment');
+  await ada.getByRole('button', { name: 'Invite by email' }).click();
+  await ada.getByText('bob@example.com already has an account: they join once they accept the invitation on their home page.').waitFor();
+  assert.equal(await ada.getByLabel('Link for bob@example.com').count(), 0, 'no password link for someone with a sign-in of their own');
+  const table = ada.getByRole('table', { name: 'Members' });
+  assert.equal(await table.getByText('bob@example.com').count(), 0, 'not a member before accepting');
+  await bobs.goto(`${url}/`);
+  const invitations = bobs.getByRole('region', { name: 'Invitations' });
+  await invitations.getByText('Acme Handbook invites you to join as a commenter (sent by Ada).').waitFor();
+  await screen(bobs, 'invitation');
+  await invitations.getByRole('button', { name: 'Accept the invitation of Acme Handbook' }).click();
+  await bobs.getByRole('link', { name: 'Acme Handbook' }).waitFor();
+  await ada.reload();
+  await ada.getByRole('table', { name: 'Members' }).getByText('bob@example.com').waitFor();
 });
 
 await browser.close();

@@ -377,6 +377,33 @@ pub async fn shared_page(
     })
 }
 
+/// What a co-editor of a change request may do now (asked again while
+/// their socket is open).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CoEditing {
+    /// They may no longer read it.
+    Nothing,
+    Read,
+    Edit,
+    /// It was merged or closed: nobody edits it any more.
+    Ended(ChangeRequestStatus),
+}
+
+pub async fn co_editing_rights(
+    app: &App,
+    caller: &Caller,
+    space_id: &str,
+    change_request: &str,
+) -> AppResult<CoEditing> {
+    match load(app, caller, space_id, change_request, Role::Read, "read content").await {
+        Ok((_, _, cr)) if !cr.is_active() => Ok(CoEditing::Ended(cr.status)),
+        Ok((_, access, _)) if access.has(Role::Edit) => Ok(CoEditing::Edit),
+        Ok(_) => Ok(CoEditing::Read),
+        Err(AppError::NotFound(_) | AppError::Forbidden(_)) => Ok(CoEditing::Nothing),
+        Err(e) => Err(e),
+    }
+}
+
 /// The hash of a page's document at a revision of a space (404 when the
 /// revision has no such page).
 pub async fn page_document_hash(

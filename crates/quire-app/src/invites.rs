@@ -1,10 +1,20 @@
-//! Inviting people: by email (existing users join at once, others when their
-//! account is created) and with shareable invite links.
+//! Inviting people: by email and with shareable invite links.
+//!
+//! Nobody is made a member of an organization without saying so: an
+//! invitation by email waits for its person, who accepts it (the official
+//! `joinOrganizationWithInvite`, with the invitation's id) or declines it
+//! (`DELETE /v1/user/invites/{inviteId}`, Quire's addition) after seeing
+//! which organization asks and who invited them (`GET /v1/user/invites`).
+//! An email without an account yet joins when its account is created from
+//! the invitation (a password link the inviting admin hands over, single
+//! sign-on), which is its answer. An invite link is a secret its holder
+//! uses themself.
 
 use quire_core::Role;
 use quire_core::serde_util::nullable;
 use quire_store::invites::{self, InviteLinkRow};
 use quire_store::page::PageRequest;
+use quire_store::users::UserRow;
 use quire_store::{Conn, Page, members, orgs, users};
 use serde::{Deserialize, Serialize};
 
@@ -37,10 +47,10 @@ pub struct EmailInvites {
 
 #[derive(Debug, Serialize)]
 pub struct InviteOutcome {
-    /// Users who had an account and are now members.
+    /// Users who are members now (none: everyone invited answers first).
     pub users: Vec<String>,
-    /// Number of people invited: those who became members now and those who
-    /// will when their account is created.
+    /// Number of people invited: those with an account, who join when they
+    /// accept, and those who will when their account is created.
     pub invited: usize,
 }
 
@@ -71,20 +81,15 @@ pub async fn invite_by_email(
             Invitee::WithRole { email, role } => (email, role.unwrap_or(default_role)),
         };
         let email = input::email(email)?;
-        match users::find_by_email(&mut tx, &email).await? {
-            Some(user) => {
-                // Someone already a member is left as they are and not counted.
-                if members::insert(&mut tx, org_id, &user.id, role, sso, now).await? {
-                    outcome.users.push(user.id);
-                    outcome.invited += 1;
-                }
-            }
-            None => {
-                let id = quire_core::id::new_id();
-                invites::upsert_pending(&mut tx, &id, org_id, &email, role, sso, now).await?;
-                outcome.invited += 1;
+        if let Some(user) = users::find_by_email(&mut tx, &email).await? {
+            // Someone already a member is left as they are and not counted.
+            if members::membership(&mut tx, org_id, &user.id).await?.is_some() {
+                continue;
             }
         }
+        let id = quire_core::id::new_id();
+        invites::upsert_pending(&mut tx, &id, org_id, &email, role, sso, caller.id(), now).await?;
+        outcome.invited += 1;
     }
     tx.commit().await?;
     Ok(outcome)
@@ -164,10 +169,49 @@ pub async fn delete_link(app: &App, caller: &Caller, org_id: &str, invite_id: &s
     Ok(())
 }
 
-/// Joins the organization with an invite link. The link id is the secret,
-/// so callers need not be members (the organization stays hidden otherwise).
+/// An invitation waiting for the caller's answer, with who sent it.
+#[derive(Debug, Clone)]
+pub struct Invitation {
+    pub row: invites::InvitationRow,
+    pub invited_by: Option<UserRow>,
+}
+
+/// The invitations waiting for the caller's answer, oldest first.
+pub async fn invitations(app: &App, caller: &Caller) -> AppResult<Vec<Invitation>> {
+    let mut conn = app.db.read().await?;
+    let rows = invites::invitations_for_email(&mut conn, &caller.user.email).await?;
+    let senders: Vec<String> = rows.iter().filter_map(|r| r.invited_by.clone()).collect();
+    let senders = users::get_many(&mut conn, &senders).await?;
+    Ok(rows
+        .into_iter()
+        .map(|row| Invitation {
+            invited_by: row.invited_by.as_ref().and_then(|id| senders.get(id).cloned()),
+            row,
+        })
+        .collect())
+}
+
+/// Declines an invitation addressed to the caller.
+pub async fn decline(app: &App, caller: &Caller, invite_id: &str) -> AppResult<()> {
+    let mut tx = app.db.write().await?;
+    if !invites::delete_invitation(&mut tx, invite_id, &caller.user.email).await? {
+        return Err(AppError::not_found("invitation", invite_id));
+    }
+    tx.commit().await?;
+    Ok(())
+}
+
+/// Joins the organization: with an invitation addressed to the caller
+/// (accepting it), or with an invite link. The id is the secret, so callers
+/// need not be members (the organization stays hidden otherwise).
 pub async fn join_with_link(app: &App, caller: &Caller, org_id: &str, invite_id: &str) -> AppResult<()> {
     let mut tx = app.db.write().await?;
+    if let Some(invitation) = invites::invitation(&mut tx, org_id, invite_id, &caller.user.email).await? {
+        invites::delete_invitation(&mut tx, invite_id, &caller.user.email).await?;
+        members::insert(&mut tx, org_id, caller.id(), invitation.role, invitation.sso, app.now()).await?;
+        tx.commit().await?;
+        return Ok(());
+    }
     let link = load_link(&mut tx, org_id, invite_id).await?;
     let org = orgs::get(&mut tx, org_id).await.or_not_found("organization", org_id)?;
     if !org.invite_links {

@@ -266,6 +266,7 @@ async fn run_claimed(
                     ("job".to_owned(), serde_json::Value::from(row.id.clone())),
                     ("attempt".to_owned(), serde_json::Value::from(row.attempts)),
                 ]),
+                subject: None,
             });
             tokio::spawn(async move { scope.run(work).await })
         }

@@ -108,6 +108,7 @@ pub async fn start(
         },
     )
     .await?;
+    users::mark_signed_in(conn, user_id, now).await?;
     Ok(NewSession {
         token,
         csrf_token: csrf,
@@ -165,6 +166,41 @@ pub async fn session(app: &App, token: &str) -> AppResult<Option<Session>> {
         user,
         row,
     }))
+}
+
+/// What a long-lived connection (a co-editing socket) authenticated with,
+/// kept to ask later whether it still holds: never the secret itself,
+/// only its stored hash.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub enum Credential {
+    /// An API token.
+    Token(String),
+    /// A browser session.
+    Session(String),
+}
+
+/// The caller `credential` stands for now (with the person's current
+/// name); `None` once the token was revoked or the session ended or
+/// expired.
+pub async fn caller_of(app: &App, credential: &Credential) -> AppResult<Option<Caller>> {
+    let mut conn = app.db.read().await?;
+    match credential {
+        Credential::Token(hash) => Ok(users::by_token_hash(&mut conn, hash).await?.map(Caller::with_token)),
+        Credential::Session(hash) => {
+            let Some(row) = store::get(&mut conn, hash, app.now()).await? else {
+                return Ok(None);
+            };
+            let user = users::get(&mut conn, &row.user_id).await?;
+            Ok(Some(
+                Session {
+                    token_hash: hash.clone(),
+                    user,
+                    row,
+                }
+                .caller(),
+            ))
+        }
+    }
 }
 
 impl Session {

@@ -15,12 +15,26 @@
 //! revision (the browser turns both revisions' pages into the editor's
 //! form and applies the difference), and saving resumes after. The first
 //! editor of a page fills the empty shared document the same way.
+//!
+//! A connection's rights are asked again while it is open, not only when
+//! it was upgraded: every node rechecks its connections (the credential
+//! still live, the person still allowed to read and to edit) when the bus
+//! says a token was revoked or something changed (sign-out, a role, a
+//! member removed), at most once a second per room, and every
+//! [`RECHECK_EVERY`] anyway (expiry, a revocation by the command line
+//! beside a SQLite server). A connection that lost its access is closed; one
+//! that may no longer edit becomes read-only. Saves are made as the latest
+//! editor, whose rights `write_shared_page` checks again. A person holds at
+//! most [`MAX_SOCKETS_PER_PERSON`] sockets on a node, and each connection at
+//! most [`MAX_CLIENTS_PER_CONNECTION`] awareness clients.
 
 use std::collections::{HashMap, HashSet};
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
 
 use base64::Engine as _;
+use quire_app::change_requests::CoEditing;
+use quire_app::sessions::Credential;
 use quire_app::{App, Caller};
 use quire_store::bus::Message as BusMessage;
 use quire_store::collab;
@@ -55,6 +69,16 @@ const FOLD_AFTER: i64 = 200;
 /// lacks from the room), so a stalled reader cannot grow the server's
 /// memory without bound.
 const OUTGOING_FRAMES: usize = 4096;
+/// How often every connection's rights are asked again without a reason.
+pub const RECHECK_EVERY: Duration = Duration::from_secs(30);
+/// How soon after the last recheck a room rechecks on a bus message.
+const RECHECK_AT_MOST_EVERY: Duration = Duration::from_secs(1);
+/// Sockets one person may hold open on a node (tabs, pages, a presence
+/// socket each).
+pub const MAX_SOCKETS_PER_PERSON: usize = 32;
+/// Awareness clients one connection may publish (a browser publishes one
+/// per shared document).
+pub const MAX_CLIENTS_PER_CONNECTION: usize = 8;
 const TOPIC_UPDATE: &str = "collab.update";
 const TOPIC_AWARENESS: &str = "collab.awareness";
 const TOPIC_BASE: &str = "collab.base";
@@ -98,6 +122,8 @@ struct Shared {
     node: String,
     rooms: tokio::sync::Mutex<HashMap<RoomKey, Arc<Room>>>,
     listening: std::sync::Once,
+    /// Open sockets by person.
+    sockets: Mutex<HashMap<String, usize>>,
 }
 
 impl Default for Rooms {
@@ -107,6 +133,7 @@ impl Default for Rooms {
                 node: quire_core::id::random_alphanumeric(12),
                 rooms: tokio::sync::Mutex::default(),
                 listening: std::sync::Once::new(),
+                sockets: Mutex::default(),
             }),
         }
     }
@@ -116,10 +143,51 @@ impl Default for Rooms {
 pub struct Joined {
     pub room: Arc<Room>,
     pub id: u64,
-    pub outgoing: mpsc::Receiver<Vec<u8>>,
+    pub outgoing: mpsc::Receiver<Outgoing>,
+}
+
+/// What the room has for one connection.
+#[derive(Debug)]
+pub enum Outgoing {
+    Frame(Vec<u8>),
+    /// The connection ends: its access did (or it fell too far behind).
+    Close(String),
+}
+
+/// One of a person's open sockets on this node, counted until dropped.
+pub struct SocketPermit {
+    rooms: Rooms,
+    person: String,
+}
+
+impl Drop for SocketPermit {
+    fn drop(&mut self) {
+        let mut sockets = self.rooms.shared.sockets.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(count) = sockets.get_mut(&self.person) {
+            *count -= 1;
+            if *count == 0 {
+                sockets.remove(&self.person);
+            }
+        }
+    }
 }
 
 impl Rooms {
+    /// Counts a new socket of `person`; `None` when they hold
+    /// [`MAX_SOCKETS_PER_PERSON`] on this node already.
+    pub fn admit(&self, person: &str) -> Option<SocketPermit> {
+        let mut sockets = self.shared.sockets.lock().unwrap_or_else(|e| e.into_inner());
+        let count = sockets.entry(person.to_owned()).or_default();
+        if *count >= MAX_SOCKETS_PER_PERSON {
+            return None;
+        }
+        *count += 1;
+        Some(SocketPermit {
+            rooms: self.clone(),
+            person: person.to_owned(),
+        })
+    }
+
     /// Joins `key`'s room (opening it from the database if this node has no
     /// connection to it yet) and sends the newcomer the document's state
     /// vector, who is there and whether it may edit yet.
@@ -129,6 +197,7 @@ impl Rooms {
         key: RoomKey,
         space_id: &str,
         caller: Caller,
+        credential: Credential,
         may_edit: bool,
     ) -> anyhow::Result<Joined> {
         self.listen(app);
@@ -145,17 +214,23 @@ impl Rooms {
             }
         };
         let (sender, outgoing) = mpsc::channel(OUTGOING_FRAMES);
-        let id = room.connect(caller, may_edit, sender);
+        let id = room.connect(caller, credential, may_edit, sender);
         Ok(Joined { room, id, outgoing })
     }
 
     /// The room's own task: saving, the lease, and closing when idle.
     async fn run(self, app: App, room: Arc<Room>) {
         let mut renewed: Option<Instant> = None;
+        let mut rechecked = Instant::now();
         loop {
             tokio::select! {
                 _ = room.wake.notified() => {}
                 _ = tokio::time::sleep(TICK) => {}
+            }
+            let due = room.lock().recheck && rechecked.elapsed() >= RECHECK_AT_MOST_EVERY;
+            if due || rechecked.elapsed() >= RECHECK_EVERY {
+                rechecked = Instant::now();
+                room.recheck(&app).await;
             }
             if let RoomKey::Page { .. } = room.key {
                 if renewed.is_none_or(|at| at.elapsed() >= RENEW_LEASE_EVERY) {
@@ -214,6 +289,9 @@ impl Rooms {
                     .and_then(|key| rooms.get(&key).cloned())
                     .into_iter()
                     .collect(),
+                quire_app::accounts::TOKEN_REVOKED | quire_app::changes::STATE_CHANGED => {
+                    rooms.values().cloned().collect()
+                }
                 quire_engine::revisions::CHANGE_REQUEST_REVISION => rooms
                     .values()
                     .filter(|r| matches!(&r.key, RoomKey::Page { change_request, .. } if body["changeRequest"] == **change_request))
@@ -237,9 +315,11 @@ impl Rooms {
                 TOPIC_BASE if !ours => room.remote_base(body["base"].as_str().map(str::to_owned), &body["saved"]),
                 TOPIC_ENDED if !ours => room.end(body["status"].as_str().unwrap_or("closed")),
                 quire_engine::revisions::CHANGE_REQUEST_REVISION => room.head_moved(),
+                quire_app::accounts::TOKEN_REVOKED | quire_app::changes::STATE_CHANGED => room.recheck_soon(),
                 BusMessage::RECONNECTED => {
                     room.catch_up(app).await;
                     room.head_moved();
+                    room.recheck_soon();
                 }
                 _ => {}
             }
@@ -287,10 +367,13 @@ struct State {
     /// The change request's status once it was merged or closed under the
     /// room: nothing is saved any more.
     ended: Option<String>,
+    /// Whether the connections' rights are to be asked again.
+    recheck: bool,
 }
 
 struct Connection {
-    sender: mpsc::Sender<Vec<u8>>,
+    sender: mpsc::Sender<Outgoing>,
+    credential: Credential,
     may_edit: bool,
     person: Person,
     /// The awareness clients this connection announced.
@@ -302,10 +385,17 @@ impl Connection {
     /// waiting loses its channel (its socket task sends what is queued,
     /// sees the channel closed and leaves the room).
     fn push(&mut self, frame: Vec<u8>) {
-        if let Err(mpsc::error::TrySendError::Full(_)) = self.sender.try_send(frame) {
+        if let Err(mpsc::error::TrySendError::Full(_)) = self.sender.try_send(Outgoing::Frame(frame)) {
             tracing::info!(person = %self.person.id, "co-editing: a client fell too far behind and is disconnected");
             self.sender = mpsc::channel(1).0;
         }
+    }
+
+    /// Ends the connection: its socket task sends what is queued, then
+    /// closes with `reason`.
+    fn close(&mut self, reason: &str) {
+        let _ = self.sender.try_send(Outgoing::Close(reason.to_owned()));
+        self.sender = mpsc::channel(1).0;
     }
 }
 
@@ -362,7 +452,7 @@ impl Room {
         self.state.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    fn connect(&self, caller: Caller, may_edit: bool, sender: mpsc::Sender<Vec<u8>>) -> u64 {
+    fn connect(&self, caller: Caller, credential: Credential, may_edit: bool, sender: mpsc::Sender<Outgoing>) -> u64 {
         let person = Person {
             id: caller.user.id.clone(),
             name: caller.user.display_name.clone(),
@@ -372,18 +462,24 @@ impl Room {
         state.next_connection += 1;
         state.idle_since = None;
         if self.page().is_some() {
-            let _ = sender.try_send(protocol::sync_step1(self.doc.transact().state_vector()));
-            let _ = sender.try_send(protocol::custom(protocol::STATE, &state.view(may_edit)));
+            let _ = sender.try_send(Outgoing::Frame(protocol::sync_step1(
+                self.doc.transact().state_vector(),
+            )));
+            let _ = sender.try_send(Outgoing::Frame(protocol::custom(
+                protocol::STATE,
+                &state.view(may_edit),
+            )));
         }
         let present = state.presence.full();
         if !present.clients.is_empty() {
-            let _ = sender.try_send(protocol::awareness(present));
+            let _ = sender.try_send(Outgoing::Frame(protocol::awareness(present)));
         }
         state.callers.insert(caller.user.id.clone(), caller);
         state.connections.insert(
             id,
             Connection {
                 sender,
+                credential,
                 may_edit,
                 person,
                 clients: HashSet::new(),
@@ -475,12 +571,31 @@ impl Room {
             Incoming::Awareness(update) => {
                 let changed = {
                     let mut state = self.lock();
-                    let Some(connection) = state.connections.get_mut(&id) else {
+                    let State {
+                        connections, presence, ..
+                    } = &mut *state;
+                    let Some(connection) = connections.get_mut(&id) else {
                         return Ok(());
                     };
-                    connection.clients.extend(update.clients.keys().copied());
+                    let new = update
+                        .clients
+                        .keys()
+                        .filter(|c| !connection.clients.contains(*c))
+                        .count();
+                    if connection.clients.len() + new > MAX_CLIENTS_PER_CONNECTION {
+                        return Err(format!(
+                            "a connection publishes at most {MAX_CLIENTS_PER_CONNECTION} awareness states"
+                        ));
+                    }
                     let person = connection.person.clone();
-                    let changed = state.presence.apply(update, Some(&person));
+                    let changed = presence.apply(update, Some(&person));
+                    for (client, entry) in &changed.clients {
+                        if &*entry.json == "null" {
+                            connection.clients.remove(client);
+                        } else {
+                            connection.clients.insert(*client);
+                        }
+                    }
                     if changed.clients.is_empty() {
                         return Ok(());
                     }
@@ -529,6 +644,94 @@ impl Room {
             Incoming::Other => {}
         }
         Ok(())
+    }
+
+    /// Asks for the connections' rights to be checked again soon.
+    fn recheck_soon(&self) {
+        self.lock().recheck = true;
+        self.wake.notify_one();
+    }
+
+    /// Asks every connection's credential and rights again: closes those
+    /// that lost access, makes read-only those that may no longer edit
+    /// (and editors of those that may again).
+    async fn recheck(&self, app: &App) {
+        let connections: Vec<(u64, Credential, bool)> = {
+            let mut state = self.lock();
+            state.recheck = false;
+            state
+                .connections
+                .iter()
+                .map(|(id, c)| (*id, c.credential.clone(), c.may_edit))
+                .collect()
+        };
+        // A person's tabs share a credential: asked once.
+        let mut verdicts: HashMap<Credential, Option<(Caller, CoEditing)>> = HashMap::new();
+        for (id, credential, may_edit) in connections {
+            let verdict = match verdicts.get(&credential) {
+                Some(verdict) => verdict.clone(),
+                None => {
+                    let verdict = match quire_app::sessions::caller_of(app, &credential).await {
+                        Ok(Some(caller)) => match self.rights(app, &caller).await {
+                            Ok(rights) => Some((caller, rights)),
+                            Err(e) => {
+                                tracing::warn!(error = %e, "co-editing: a connection's rights could not be read");
+                                continue;
+                            }
+                        },
+                        Ok(None) => None,
+                        Err(e) => {
+                            tracing::warn!(error = %e, "co-editing: a connection's credential could not be read");
+                            continue;
+                        }
+                    };
+                    verdicts.insert(credential, verdict.clone());
+                    verdict
+                }
+            };
+            if let Some((_, CoEditing::Ended(status))) = &verdict {
+                self.end(&status.to_string());
+                continue;
+            }
+            let mut state = self.lock();
+            let reason = match verdict {
+                None => "your sign-in ended",
+                Some((_, CoEditing::Nothing)) => "you no longer have access to this",
+                Some((caller, rights)) => {
+                    let edit = rights == CoEditing::Edit;
+                    state.callers.insert(caller.user.id.clone(), caller);
+                    if edit != may_edit {
+                        let view = state.view(edit);
+                        if let Some(connection) = state.connections.get_mut(&id) {
+                            connection.may_edit = edit;
+                            connection.push(protocol::custom(protocol::STATE, &view));
+                        }
+                    }
+                    continue;
+                }
+            };
+            if let Some(connection) = state.connections.get_mut(&id) {
+                tracing::info!(person = %connection.person.id, reason, "co-editing: a connection is closed");
+                connection.close(reason);
+            }
+        }
+    }
+
+    /// What `caller` may do in this room now (in a space's room, at most
+    /// read: it holds presence only).
+    async fn rights(&self, app: &App, caller: &Caller) -> quire_app::AppResult<CoEditing> {
+        match &self.key {
+            RoomKey::Page { change_request, .. } => {
+                quire_app::change_requests::co_editing_rights(app, caller, &self.space_id, change_request).await
+            }
+            RoomKey::Space(space) => match quire_app::spaces::get(app, caller, space, None).await {
+                Ok(info) if info.permissions.access => Ok(CoEditing::Read),
+                Ok(_) | Err(quire_app::AppError::NotFound(_) | quire_app::AppError::Forbidden(_)) => {
+                    Ok(CoEditing::Nothing)
+                }
+                Err(e) => Err(e),
+            },
+        }
     }
 
     async fn announce_awareness(&self, app: &App, rooms: &Rooms, update: AwarenessUpdate) {

@@ -83,6 +83,7 @@ pub async fn layer(State(state): State<AppState>, request: Request, next: Next) 
         // leave a change unrecorded.
         execution_id: quire_core::id::new_id(),
         payload,
+        subject: None,
     });
     scope.run(next.run(request)).await
 }

@@ -20,6 +20,7 @@ use axum::http::header::AUTHORIZATION;
 use axum::http::request::Parts;
 use quire_app::Caller;
 use quire_app::accounts;
+use quire_app::sessions::Credential;
 use quire_store::bus::Heard;
 use quire_store::users::UserRow;
 
@@ -80,6 +81,18 @@ impl TokenCache {
     fn put(&self, hash: String, user: UserRow) {
         self.entries.insert(hash, user);
     }
+}
+
+/// What the request authenticates with, as [`Auth`] reads it (a bearer
+/// token first, else the session cookie), for a connection that outlives
+/// the request and must be checked again later (co-editing sockets).
+pub fn credential(headers: &axum::http::HeaderMap) -> Option<Credential> {
+    if let Some(header) = headers.get(AUTHORIZATION) {
+        let (scheme, token) = header.to_str().ok()?.trim().split_once(' ')?;
+        return (scheme.eq_ignore_ascii_case("bearer") && !token.trim().is_empty())
+            .then(|| Credential::Token(accounts::hash_token(token.trim())));
+    }
+    crate::session::token(headers).map(|token| Credential::Session(accounts::hash_token(&token)))
 }
 
 /// The authenticated caller of a request; 401 without a valid token.

@@ -5,12 +5,13 @@
 //! log and no `Referer`. The web application posts it back to use it.
 //!
 //! Who makes them: the CLI, any kind (`quire sign-in-link` for the first
-//! admin on a laptop, `quire password-link`); an organization admin, a
-//! password link for a member of their organization (a reset) or for an
-//! email their organization invited that has no account yet (an
-//! invitation: using it creates the account, which joins every
-//! organization that invited the email). Nobody makes sign-in links over
-//! HTTP: that would let an admin become a member.
+//! admin on a laptop, `quire password-link`); an organization admin, only
+//! where it takes over nobody's account ([`password_link`]): for an email
+//! their organization invited that has no account yet (an invitation:
+//! using it creates the account, which joins every organization that
+//! invited the email), or the first password of an account of theirs that
+//! never signed in and has no way in of its own. Nobody makes sign-in links
+//! over HTTP: that would let an admin become a member.
 
 use quire_app::error::{AppError, AppResult};
 use quire_app::sessions::{self, Client, Method, NewSession};
@@ -18,7 +19,7 @@ use quire_app::{App, Caller, accounts, input};
 use quire_core::{Role, Timestamp};
 use quire_store::sign_in::{self, LinkRow};
 use quire_store::users::{self, UserRow};
-use quire_store::{Conn, invites, members, sessions as session_store};
+use quire_store::{Conn, audit, invites, members, sessions as session_store};
 
 use crate::limits::{self, Subjects};
 use crate::passwords;
@@ -126,7 +127,9 @@ pub async fn password_link_for_cli(app: &App, public_url: &str, email: &str) -> 
     let email = input::email(email)?;
     let now = app.now();
     let mut tx = app.db.write().await?;
-    let purpose = if users::find_by_email(&mut tx, &email).await?.is_some() {
+    let purpose = if let Some(person) = users::find_by_email(&mut tx, &email).await? {
+        audit::subject(&person.id);
+        audit::concerning(audit::Target::new("user", &person.id));
         Purpose::Reset
     } else if !invites::pending_orgs_for_email(&mut tx, &email).await?.is_empty() {
         Purpose::Invitation
@@ -138,38 +141,61 @@ pub async fn password_link_for_cli(app: &App, public_url: &str, email: &str) -> 
     Ok(link)
 }
 
-/// A password link an organization admin asks for: a reset for a member of
-/// an organization they administer, an invitation for an email such an
-/// organization invited. Anyone else is not found (emails cannot be probed).
+/// A password link an organization admin asks for, only where it takes
+/// over nobody's account: an invitation for an email an organization they
+/// administer invited and that has no account yet, or the first password
+/// of an account that never signed in, has no way in of its own and
+/// belongs to no organization they do not administer. A person of theirs
+/// with a sign-in of their own is refused (403: only that person, or the
+/// server's operator with `quire password-link`, sets their password);
+/// anyone else is not found (emails cannot be probed). The link is
+/// audited against its person, in the organization that asked.
 pub async fn password_link(app: &App, caller: &Caller, public_url: &str, email: &str) -> AppResult<IssuedLink> {
     let email = input::email(email)?;
     let now = app.now();
     let mut tx = app.db.write().await?;
-    let (purpose, orgs) = match users::find_by_email(&mut tx, &email).await? {
+    let person = users::find_by_email(&mut tx, &email).await?;
+    let invited_by = invites::pending_orgs_for_email(&mut tx, &email).await?;
+    let (purpose, member_of) = match &person {
         Some(person) => (Purpose::Reset, members::org_ids_of(&mut tx, &person.id).await?),
-        None => (
-            Purpose::Invitation,
-            invites::pending_orgs_for_email(&mut tx, &email).await?,
-        ),
+        None => (Purpose::Invitation, Vec::new()),
     };
-    if !administers_any(&mut tx, caller, &orgs).await? {
+    let known_to: Vec<String> = member_of.iter().chain(&invited_by).cloned().collect();
+    let administered = administered(&mut tx, caller, &known_to).await?;
+    let Some(asking) = administered.first() else {
         return Err(AppError::not_found("member or invitation", &email));
+    };
+    if let Some(person) = &person {
+        let runs_all = member_of.iter().all(|org| administered.contains(org));
+        if !runs_all || users::has_own_sign_in(&mut tx, &person.id).await? {
+            return Err(AppError::forbidden(
+                "this person signs in on their own: only they, or the server's operator \
+                 (`quire password-link`), may set their password",
+            ));
+        }
+        audit::subject(&person.id);
+        audit::concerning(audit::Target::new("user", &person.id));
+    } else {
+        audit::concerning(audit::Target::new("invited-email", &email));
     }
+    audit::in_organization(asking);
     let link = insert(&mut tx, public_url, purpose, &email, Some(caller.id()), now).await?;
     tx.commit().await?;
     tracing::info!(by = %caller.id(), purpose = purpose.as_str(), "password link made");
     Ok(link)
 }
 
-async fn administers_any(conn: &mut Conn, caller: &Caller, org_ids: &[String]) -> AppResult<bool> {
+/// The organizations among `org_ids` the caller administers.
+async fn administered(conn: &mut Conn, caller: &Caller, org_ids: &[String]) -> AppResult<Vec<String>> {
+    let mut out = Vec::new();
     for org_id in org_ids {
         match quire_app::access::find_org(conn, caller, org_id).await {
-            Ok(Some(org)) if org.has_role(Role::Admin) => return Ok(true),
+            Ok(Some(org)) if org.has_role(Role::Admin) => out.push(org_id.clone()),
             Ok(_) | Err(AppError::Forbidden(_)) => {}
             Err(e) => return Err(e),
         }
     }
-    Ok(false)
+    Ok(out)
 }
 
 /// What a link is for, before it is used.
@@ -199,22 +225,26 @@ fn info(row: &LinkRow, has_account: bool) -> AppResult<LinkInfo> {
 }
 
 /// What a live link is for; a link that is gone, or was never made, fails
-/// as a sign-in (and counts against the address).
+/// as a sign-in (counted against the address, and audited).
 pub async fn inspect(app: &App, token: &str, client: &Client) -> AppResult<LinkInfo> {
     let subjects = Subjects::new(None, client.address.as_deref());
+    let attempt = limits::begin(app, &subjects).await?;
     let now = app.now();
     let mut conn = app.db.read().await?;
-    limits::check(&mut conn, &subjects, now).await?;
     match sign_in::link(&mut conn, &accounts::hash_token(token.trim()), now).await? {
         Some(row) => {
-            let has_account = users::find_by_email(&mut conn, &row.email).await?.is_some();
-            info(&row, has_account)
+            let person = users::find_by_email(&mut conn, &row.email).await?;
+            drop(conn);
+            let mut tx = app.db.write().await?;
+            attempt.succeeded(&mut tx).await?;
+            tx.commit_unaudited().await?;
+            info(&row, person.is_some())
         }
         None => {
             drop(conn);
-            let mut tx = app.db.write().await?;
-            limits::record_failure(&mut tx, &subjects, now).await?;
-            tx.commit_unaudited().await?;
+            attempt
+                .failed(app, None, "a link that expired, was used or never made")
+                .await?;
             Err(AppError::SignInFailed(GONE.into()))
         }
     }

@@ -82,10 +82,10 @@ const WRONG: &str = "wrong email or password";
 /// Signs in with email and password: the person and a new session.
 pub async fn sign_in(app: &App, email: &str, password: &str, client: &Client) -> AppResult<(UserRow, NewSession)> {
     let subjects = Subjects::new(Some(email), client.address.as_deref());
+    let attempt = limits::begin(app, &subjects).await?;
     let now = app.now();
     let (user, stored) = {
         let mut conn = app.db.read().await?;
-        limits::check(&mut conn, &subjects, now).await?;
         let user = match input::email(email) {
             Ok(email) => users::find_by_email(&mut conn, &email).await?,
             Err(_) => None,
@@ -97,16 +97,17 @@ pub async fn sign_in(app: &App, email: &str, password: &str, client: &Client) ->
         (user, stored)
     };
     let matches = verify(stored, password).await?;
-    let mut tx = app.db.write().await?;
     let user = match user {
         Some(user) if matches => user,
-        _ => {
-            limits::record_failure(&mut tx, &subjects, now).await?;
-            tx.commit_unaudited().await?;
+        other => {
+            attempt
+                .failed(app, other.as_ref().map(|u| u.id.as_str()), "wrong email or password")
+                .await?;
             return Err(AppError::SignInFailed(WRONG.into()));
         }
     };
-    limits::clear_account(&mut tx, &subjects).await?;
+    let mut tx = app.db.write().await?;
+    attempt.succeeded(&mut tx).await?;
     let session = sessions::start(&mut tx, &user.id, Method::Password, client, now).await?;
     tx.commit().await?;
     tracing::info!(user = %user.id, "signed in with a password");
@@ -118,26 +119,31 @@ pub async fn sign_in(app: &App, email: &str, password: &str, client: &Client) ->
 /// other session of the person ends.
 pub async fn change(app: &App, session: &Session, current: Option<&str>, new: &str, client: &Client) -> AppResult<()> {
     let user = &session.user;
-    let subjects = Subjects::new(Some(&user.email), client.address.as_deref());
     let now = app.now();
     let stored = {
         let mut conn = app.db.read().await?;
-        limits::check(&mut conn, &subjects, now).await?;
         sign_in::password_hash(&mut conn, &user.id).await?
     };
-    if stored.is_some() {
-        let Some(current) = current else {
-            return Err(AppError::invalid("currentPassword is required to change a password"));
-        };
-        if !verify(stored, current).await? {
-            let mut tx = app.db.write().await?;
-            limits::record_failure(&mut tx, &subjects, now).await?;
-            tx.commit_unaudited().await?;
-            return Err(AppError::forbidden("the current password is wrong"));
+    let attempt = match stored {
+        Some(_) => {
+            let Some(current) = current else {
+                return Err(AppError::invalid("currentPassword is required to change a password"));
+            };
+            let subjects = Subjects::new(Some(&user.email), client.address.as_deref());
+            let attempt = limits::begin(app, &subjects).await?;
+            if !verify(stored, current).await? {
+                attempt.failed(app, Some(&user.id), "wrong current password").await?;
+                return Err(AppError::forbidden("the current password is wrong"));
+            }
+            Some(attempt)
         }
-    }
+        None => None,
+    };
     let hash = hash(new).await?;
     let mut tx = app.db.write().await?;
+    if let Some(attempt) = attempt {
+        attempt.succeeded(&mut tx).await?;
+    }
     sign_in::set_password_hash(&mut tx, &user.id, &hash, now).await?;
     session_store::delete_others(&mut tx, &user.id, Some(&session.token_hash)).await?;
     tx.commit().await?;

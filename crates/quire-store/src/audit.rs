@@ -14,6 +14,13 @@
 //! An entry names its actor, action and target by id and keeps an
 //! allowlisted payload (route, path parameters, address, what was created):
 //! never a body, a header or a secret.
+//!
+//! Account events (signing in, failing to, passwords, tokens, one-time
+//! links) belong to no organization: they name the person they concern
+//! (`subject_user_id`, migration 0026; by default the acting person), who
+//! reads them ([`list_of_subject`]), and an organization's log shows those
+//! of its members besides its own entries. A refused attempt is recorded
+//! with [`refused`], which says why.
 
 use std::future::Future;
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -153,6 +160,9 @@ pub struct Entry {
     /// The request or job attempt: one entry each.
     pub execution_id: String,
     pub payload: Map<String, Value>,
+    /// The person an account event concerns (see the module's
+    /// documentation).
+    pub subject: Option<String>,
 }
 
 /// A unit of work done for someone, whose first committed change is
@@ -241,6 +251,23 @@ pub fn in_organization(organization_id: &str) {
     });
 }
 
+/// Says which person the current scope's account event concerns (a
+/// sign-in's account, a link's person).
+pub fn subject(user_id: &str) {
+    let _ = SCOPE.try_with(|scope| scope.update(|entry| entry.subject = Some(user_id.to_owned())));
+}
+
+/// Marks the current scope's entry as an attempt refused for `reason` (a
+/// wrong password, a link that is gone), kept in its payload.
+pub fn refused(reason: &str) {
+    let _ = SCOPE.try_with(|scope| {
+        scope.update(|entry| {
+            entry.payload.insert("outcome".into(), Value::from("refused"));
+            entry.payload.insert("reason".into(), Value::from(reason));
+        })
+    });
+}
+
 /// Says what the current scope's work concerns, when it named nothing yet
 /// (a job, once its payload is read).
 pub fn concerning(target: Target) {
@@ -264,8 +291,12 @@ pub(crate) async fn write_pending(conn: &mut AnyConnection) -> StoreResult<Optio
     let target = entry
         .target
         .unwrap_or_else(|| Target::new(entry.actor.kind.as_str(), &entry.actor.id));
+    let subject = entry.subject.or_else(|| {
+        (entry.organization_id.is_none() && entry.actor.kind == ActorType::User).then(|| entry.actor.id.clone())
+    });
     let row = AuditRow {
         id: quire_core::id::new_uuid(),
+        subject,
         organization_id: entry.organization_id,
         occurred_at: entry.occurred_at,
         action: entry.action,
@@ -277,8 +308,8 @@ pub(crate) async fn write_pending(conn: &mut AnyConnection) -> StoreResult<Optio
     };
     sqlx::query(
         "INSERT INTO audit_events (id, organization_id, occurred_at, action, actor_type, actor_id, \
-         actor_label, source, target_type, target_id, execution_id, payload) \
-         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12) ON CONFLICT (execution_id) DO NOTHING",
+         actor_label, source, target_type, target_id, execution_id, payload, subject_user_id) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13) ON CONFLICT (execution_id) DO NOTHING",
     )
     .bind(&row.id)
     .bind(row.organization_id.as_deref())
@@ -292,6 +323,7 @@ pub(crate) async fn write_pending(conn: &mut AnyConnection) -> StoreResult<Optio
     .bind(&row.target.id)
     .bind(&row.execution_id)
     .bind(row.payload.to_string())
+    .bind(row.subject.as_deref())
     .execute(conn)
     .await?;
     Ok(Some((scope, row)))
@@ -330,6 +362,8 @@ pub struct AuditRow {
     pub target: Target,
     pub execution_id: String,
     pub payload: Value,
+    /// The person an account event concerns.
+    pub subject: Option<String>,
 }
 
 impl AuditRow {
@@ -345,6 +379,7 @@ impl AuditRow {
                 "source": self.source.as_str(),
                 "target": { "type": self.target.kind, "id": self.target.id },
                 "executionId": self.execution_id,
+                "subjectUserId": self.subject,
                 "payload": self.payload,
             }
         })
@@ -353,7 +388,7 @@ impl AuditRow {
 }
 
 const SELECT: &str = "SELECT id, organization_id, occurred_at, action, actor_type, actor_id, actor_label, source, \
-                      target_type, target_id, execution_id, payload FROM audit_events";
+                      target_type, target_id, execution_id, payload, subject_user_id FROM audit_events";
 
 fn from_row(row: &sqlx::any::AnyRow) -> StoreResult<AuditRow> {
     let payload: String = row.try_get("payload")?;
@@ -374,6 +409,7 @@ fn from_row(row: &sqlx::any::AnyRow) -> StoreResult<AuditRow> {
         },
         execution_id: row.try_get("execution_id")?,
         payload: serde_json::from_str(&payload).map_err(|e| StoreError::Corrupt(format!("audit payload: {e}")))?,
+        subject: row.try_get("subject_user_id")?,
     })
 }
 
@@ -387,8 +423,24 @@ pub struct AuditFilter {
     pub target: Option<String>,
 }
 
+/// The rows an organization's log shows: its own, and the account events
+/// of its members.
+fn push_organization(sql: &mut Sql, organization_id: &str) {
+    sql.push(" WHERE (organization_id = ")
+        .bind(organization_id.to_owned())
+        .push(
+            " OR (organization_id IS NULL AND subject_user_id IN (SELECT user_id FROM members WHERE organization_id = ",
+        )
+        .bind(organization_id.to_owned())
+        .push(")))");
+}
+
 fn push_filter(sql: &mut Sql, organization_id: &str, filter: &AuditFilter) {
-    sql.push(" WHERE organization_id = ").bind(organization_id.to_owned());
+    push_organization(sql, organization_id);
+    push_conditions(sql, filter);
+}
+
+fn push_conditions(sql: &mut Sql, filter: &AuditFilter) {
     if let Some(from) = filter.from {
         sql.push(" AND occurred_at >= ").bind(from.0);
     }
@@ -417,6 +469,24 @@ pub async fn list(
 ) -> StoreResult<Page<AuditRow>> {
     let mut sql = Sql::new(SELECT);
     push_filter(&mut sql, organization_id, filter);
+    newest_first(conn, sql, page).await
+}
+
+/// A page of the account events concerning a person, newest first.
+pub async fn list_of_subject(
+    conn: &mut AnyConnection,
+    user_id: &str,
+    filter: &AuditFilter,
+    page: &PageRequest,
+) -> StoreResult<Page<AuditRow>> {
+    let mut sql = Sql::new(SELECT);
+    sql.push(" WHERE subject_user_id = ").bind(user_id.to_owned());
+    push_conditions(&mut sql, filter);
+    newest_first(conn, sql, page).await
+}
+
+/// The page `page` asks for of the entries `sql` selects, newest first.
+async fn newest_first(conn: &mut AnyConnection, mut sql: Sql, page: &PageRequest) -> StoreResult<Page<AuditRow>> {
     page.push_after(&mut sql, "occurred_at", "id");
     page.push_order_and_limit(&mut sql, "occurred_at", "id");
     let rows = sql.fetch_all(conn).await?;
@@ -427,13 +497,22 @@ pub async fn list(
     }))
 }
 
-/// One of an organization's entries.
-pub async fn get(conn: &mut AnyConnection, organization_id: &str, id: &str) -> StoreResult<AuditRow> {
+/// One of the account events concerning a person.
+pub async fn get_of_subject(conn: &mut AnyConnection, user_id: &str, id: &str) -> StoreResult<AuditRow> {
     let mut sql = Sql::new(SELECT);
-    sql.push(" WHERE organization_id = ")
-        .bind(organization_id.to_owned())
+    sql.push(" WHERE subject_user_id = ")
+        .bind(user_id.to_owned())
         .push(" AND id = ")
         .bind(id.to_owned());
+    let rows = sql.fetch_all(conn).await?;
+    rows.first().map(from_row).ok_or(StoreError::NotFound)?
+}
+
+/// One of an organization's entries (its members' account events too).
+pub async fn get(conn: &mut AnyConnection, organization_id: &str, id: &str) -> StoreResult<AuditRow> {
+    let mut sql = Sql::new(SELECT);
+    push_organization(&mut sql, organization_id);
+    sql.push(" AND id = ").bind(id.to_owned());
     let rows = sql.fetch_all(conn).await?;
     rows.first().map(from_row).ok_or(StoreError::NotFound)?
 }

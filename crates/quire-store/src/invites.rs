@@ -1,5 +1,6 @@
-//! Invitations: pending invites by email (for people without an account yet)
-//! and shareable invite links.
+//! Invitations: pending invites by email (for people without an account
+//! yet, and for people with one until they accept) and shareable invite
+//! links.
 
 use quire_core::{Role, Timestamp};
 use sqlx::any::AnyRow;
@@ -9,7 +10,9 @@ use crate::error::{FoundExt, StoreResult};
 use crate::page::{Keyset, Page, PageRequest, SortKey};
 use crate::sql::{Sql, flag, flag_column, role_column};
 
-/// Records (or refreshes) an invite of `email` into the organization.
+/// Records (or refreshes) an invite of `email` into the organization, by
+/// `invited_by`.
+#[allow(clippy::too_many_arguments)]
 pub async fn upsert_pending(
     conn: &mut AnyConnection,
     id: &str,
@@ -17,11 +20,14 @@ pub async fn upsert_pending(
     email: &str,
     role: Option<Role>,
     sso: bool,
+    invited_by: &str,
     now: Timestamp,
 ) -> StoreResult<()> {
     sqlx::query(
-        "INSERT INTO pending_invites (id, organization_id, email, role, sso, created_at) VALUES ($1, $2, $3, $4, $5, $6) \
-         ON CONFLICT (organization_id, email) DO UPDATE SET role = excluded.role, sso = excluded.sso",
+        "INSERT INTO pending_invites (id, organization_id, email, role, sso, created_at, invited_by) \
+         VALUES ($1, $2, $3, $4, $5, $6, $7) \
+         ON CONFLICT (organization_id, email) DO UPDATE SET role = excluded.role, sso = excluded.sso, \
+         invited_by = excluded.invited_by",
     )
     .bind(id)
     .bind(org_id)
@@ -29,9 +35,84 @@ pub async fn upsert_pending(
     .bind(role.map(Role::as_str))
     .bind(flag(sso))
     .bind(now.0)
+    .bind(invited_by)
     .execute(conn)
     .await?;
     Ok(())
+}
+
+/// An invitation waiting for its person's answer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct InvitationRow {
+    pub id: String,
+    pub organization_id: String,
+    pub organization_title: String,
+    pub role: Option<Role>,
+    pub sso: bool,
+    pub invited_by: Option<String>,
+    pub created_at: Timestamp,
+}
+
+/// The invitations with their organization's title, to be filtered.
+macro_rules! select_invitations {
+    () => {
+        "SELECT i.id, i.organization_id, o.title AS organization_title, i.role, i.sso, i.invited_by, \
+         i.created_at FROM pending_invites i JOIN organizations o ON o.id = i.organization_id"
+    };
+}
+
+fn invitation_from_row(row: &AnyRow) -> StoreResult<InvitationRow> {
+    Ok(InvitationRow {
+        id: row.try_get("id")?,
+        organization_id: row.try_get("organization_id")?,
+        organization_title: row.try_get("organization_title")?,
+        role: role_column(row, "role")?,
+        sso: flag_column(row, "sso")?,
+        invited_by: row.try_get("invited_by")?,
+        created_at: Timestamp(row.try_get("created_at")?),
+    })
+}
+
+/// The invitations addressed to `email`, oldest first.
+pub async fn invitations_for_email(conn: &mut AnyConnection, email: &str) -> StoreResult<Vec<InvitationRow>> {
+    let rows = sqlx::query(concat!(
+        select_invitations!(),
+        " WHERE i.email = $1 ORDER BY i.created_at, i.id"
+    ))
+    .bind(email)
+    .fetch_all(conn)
+    .await?;
+    rows.iter().map(invitation_from_row).collect()
+}
+
+/// The invitation `id` into `org_id` addressed to `email`, if there is one.
+pub async fn invitation(
+    conn: &mut AnyConnection,
+    org_id: &str,
+    id: &str,
+    email: &str,
+) -> StoreResult<Option<InvitationRow>> {
+    let row = sqlx::query(concat!(
+        select_invitations!(),
+        " WHERE i.id = $1 AND i.organization_id = $2 AND i.email = $3"
+    ))
+    .bind(id)
+    .bind(org_id)
+    .bind(email)
+    .fetch_optional(conn)
+    .await?;
+    row.as_ref().map(invitation_from_row).transpose()
+}
+
+/// Removes the invitation `id` addressed to `email` (accepted or
+/// declined); whether there was one.
+pub async fn delete_invitation(conn: &mut AnyConnection, id: &str, email: &str) -> StoreResult<bool> {
+    let done = sqlx::query("DELETE FROM pending_invites WHERE id = $1 AND email = $2")
+        .bind(id)
+        .bind(email)
+        .execute(conn)
+        .await?;
+    Ok(done.rows_affected() == 1)
 }
 
 /// A pending invite waiting for its user to exist.

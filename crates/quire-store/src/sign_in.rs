@@ -107,10 +107,12 @@ pub async fn failures_since(
     Ok((row.try_get("n")?, first.map(Timestamp)))
 }
 
-/// Records a failed attempt of each subject, dropping those older than
-/// `forget_before`.
-pub async fn record_failure(
+/// Counts an attempt (`attempt`: its id) against each subject before it is
+/// checked, dropping rows older than `forget_before`. The rows stay as the
+/// attempt's failure unless [`take_back_attempt`] removes them.
+pub async fn record_attempt(
     conn: &mut AnyConnection,
+    attempt: &str,
     subjects: &[&str],
     now: Timestamp,
     forget_before: Timestamp,
@@ -120,12 +122,22 @@ pub async fn record_failure(
         .execute(&mut *conn)
         .await?;
     for subject in subjects {
-        sqlx::query("INSERT INTO sign_in_failures (subject, failed_at) VALUES ($1, $2)")
+        sqlx::query("INSERT INTO sign_in_failures (subject, failed_at, attempt) VALUES ($1, $2, $3)")
             .bind(subject)
             .bind(now.0)
+            .bind(attempt)
             .execute(&mut *conn)
             .await?;
     }
+    Ok(())
+}
+
+/// Removes an attempt's rows (it succeeded, or was refused unchecked).
+pub async fn take_back_attempt(conn: &mut AnyConnection, attempt: &str) -> StoreResult<()> {
+    sqlx::query("DELETE FROM sign_in_failures WHERE attempt = $1")
+        .bind(attempt)
+        .execute(conn)
+        .await?;
     Ok(())
 }
 

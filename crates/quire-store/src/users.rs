@@ -55,6 +55,33 @@ pub async fn insert(conn: &mut AnyConnection, user: &UserRow) -> StoreResult<()>
     Ok(())
 }
 
+/// Notes that the person signed in (any way: password, link, single
+/// sign-on), migration 0026.
+pub async fn mark_signed_in(conn: &mut AnyConnection, user_id: &str, now: Timestamp) -> StoreResult<()> {
+    sqlx::query("UPDATE users SET signed_in_at = $2 WHERE id = $1")
+        .bind(user_id)
+        .bind(now.0)
+        .execute(conn)
+        .await?;
+    Ok(())
+}
+
+/// Whether the person has a way in of their own: a password, an OpenID
+/// identity, an API token, a session, or a sign-in on record.
+pub async fn has_own_sign_in(conn: &mut AnyConnection, user_id: &str) -> StoreResult<bool> {
+    let ways: i64 = sqlx::query_scalar(
+        "SELECT (SELECT COUNT(*) FROM user_passwords WHERE user_id = $1) \
+              + (SELECT COUNT(*) FROM oidc_identities WHERE user_id = $1) \
+              + (SELECT COUNT(*) FROM api_tokens WHERE user_id = $1) \
+              + (SELECT COUNT(*) FROM sessions WHERE user_id = $1) \
+              + (SELECT COUNT(*) FROM users WHERE id = $1 AND signed_in_at IS NOT NULL)",
+    )
+    .bind(user_id)
+    .fetch_one(conn)
+    .await?;
+    Ok(ways > 0)
+}
+
 pub async fn find_by_email(conn: &mut AnyConnection, email: &str) -> StoreResult<Option<UserRow>> {
     let row = sqlx::query(concat!("SELECT ", user_columns!(), " FROM users u WHERE u.email = $1"))
         .bind(email)

@@ -10,7 +10,12 @@
 //! removed, so every blob the copied database names is in the blob
 //! directory when it is copied after. Blobs in S3 are the bucket's to copy
 //! (the README says how).
+//!
+//! A backup holds every secret the database does, so the backup directory
+//! is 0700 and everything in it 0600 or 0700 ([`crate::owner_only`]); a
+//! restore writes the data directory the same way.
 
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -18,6 +23,8 @@ use anyhow::{Context, bail, ensure};
 use quire_store::Db;
 use quire_store::blobs::BlobStore;
 use serde_json::json;
+
+use crate::owner_only;
 
 /// The file that says what a backup directory holds.
 const MANIFEST: &str = "backup.json";
@@ -33,11 +40,13 @@ pub struct Storage<'a> {
 }
 
 /// Copies the database and the local blobs into `to` (created; it must not
-/// exist or be empty).
+/// exist or be empty). `to` is made 0700 before anything is written in it,
+/// and what is written is 0600 (directories 0700).
 pub async fn backup(storage: &Storage<'_>, to: &Path) -> anyhow::Result<()> {
     ensure_empty(to)?;
-    std::fs::create_dir_all(to).with_context(|| format!("creating {}", to.display()))?;
-    let database = match storage.database_url {
+    owner_only::create_dir_all(to).with_context(|| format!("creating {}", to.display()))?;
+    owner_only::tighten(to).with_context(|| format!("making {} private", to.display()))?;
+    let (database, database_file) = match storage.database_url {
         None => {
             let db = Db::open(&Db::sqlite_url_for_dir(storage.data_dir))
                 .await
@@ -45,7 +54,7 @@ pub async fn backup(storage: &Storage<'_>, to: &Path) -> anyhow::Result<()> {
             let copied = db.copy_sqlite_into(&to.join(SQLITE_FILE)).await;
             db.close().await;
             copied.context("copying the SQLite database")?;
-            "sqlite"
+            ("sqlite", SQLITE_FILE)
         }
         Some(url) => {
             let mut command = Command::new("pg_dump");
@@ -53,9 +62,12 @@ pub async fn backup(storage: &Storage<'_>, to: &Path) -> anyhow::Result<()> {
                 .args(["--format=custom", "--no-owner", "--file"])
                 .arg(to.join(POSTGRES_FILE));
             run(with_connection(&mut command, url), "pg_dump", url)?;
-            "postgresql"
+            ("postgresql", POSTGRES_FILE)
         }
     };
+    // SQLite and pg_dump create the file under the umask; made sure of here.
+    owner_only::tighten(&to.join(database_file))
+        .with_context(|| format!("making {} private", to.join(database_file).display()))?;
     let blobs = match &storage.blobs {
         BlobStore::Local(dir) => {
             let copied = copy_tree(dir, &to.join(BLOBS))?;
@@ -69,7 +81,9 @@ pub async fn backup(storage: &Storage<'_>, to: &Path) -> anyhow::Result<()> {
         "blobs": blobs,
         "createdAt": quire_core::Clock::now(&quire_core::SystemClock).to_rfc3339(),
     });
-    std::fs::write(to.join(MANIFEST), serde_json::to_vec_pretty(&manifest)?)?;
+    let mut manifest_file =
+        owner_only::create_new_file(&to.join(MANIFEST)).with_context(|| format!("writing {MANIFEST}"))?;
+    manifest_file.write_all(&serde_json::to_vec_pretty(&manifest)?)?;
     Ok(())
 }
 
@@ -89,8 +103,8 @@ pub async fn restore(storage: &Storage<'_>, from: &Path) -> anyhow::Result<()> {
                 "{} already holds a database: restore into an empty data directory",
                 storage.data_dir.display()
             );
-            std::fs::create_dir_all(storage.data_dir)?;
-            std::fs::copy(from.join(SQLITE_FILE), &target).context("copying the database")?;
+            owner_only::create_dir_all(storage.data_dir)?;
+            owner_only::copy_file(&from.join(SQLITE_FILE), &target).context("copying the database")?;
         }
         ("postgresql", Some(url)) => {
             ensure_empty_postgres(url).await?;
@@ -169,7 +183,8 @@ fn run(command: &mut Command, name: &str, url: &str) -> anyhow::Result<()> {
 
 /// Copies the files under `from` to the same places under `to`, leaving
 /// files already there (blobs are named by their content); the files
-/// copied.
+/// copied. What it creates is the owner's alone: directories 0700, files
+/// 0600 (directories that exist keep their mode).
 fn copy_tree(from: &Path, to: &Path) -> anyhow::Result<u64> {
     if !from.exists() {
         return Ok(0);
@@ -177,14 +192,15 @@ fn copy_tree(from: &Path, to: &Path) -> anyhow::Result<u64> {
     let mut copied = 0;
     let mut pending: Vec<PathBuf> = vec![PathBuf::new()];
     while let Some(relative) = pending.pop() {
-        std::fs::create_dir_all(to.join(&relative))?;
+        owner_only::create_dir_all(&to.join(&relative))
+            .with_context(|| format!("creating {}", to.join(&relative).display()))?;
         for entry in std::fs::read_dir(from.join(&relative))? {
             let entry = entry?;
             let path = relative.join(entry.file_name());
             if entry.file_type()?.is_dir() {
                 pending.push(path);
             } else if !to.join(&path).exists() {
-                std::fs::copy(from.join(&path), to.join(&path))
+                owner_only::copy_file(&from.join(&path), &to.join(&path))
                     .with_context(|| format!("copying {}", from.join(&path).display()))?;
                 copied += 1;
             }

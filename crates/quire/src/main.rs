@@ -1,7 +1,10 @@
 //! The `quire` command: `serve`, `migrate`, `token create|list|revoke`,
 //! `sign-in-link`, `password-link`, `search reindex`, `backup` and `restore`.
+//! The data directory and backups are the running account's alone
+//! ([`owner_only`]).
 
 mod backup;
+mod owner_only;
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
@@ -87,8 +90,10 @@ enum Command {
     },
     /// Copy the database and the blobs into a new directory, consistently,
     /// while a server runs (SQLite: `VACUUM INTO`; PostgreSQL: `pg_dump`).
+    /// Only the running account can read it (0700, files 0600).
     Backup {
-        /// The directory to write (created; it must be new or empty).
+        /// The directory to write (created; it must be new or empty; made
+        /// 0700).
         #[arg(long)]
         to: PathBuf,
         #[command(flatten)]
@@ -155,7 +160,8 @@ enum TokenCommand {
 
 #[derive(Args, Clone)]
 struct StorageArgs {
-    /// Directory for the embedded database and blobs.
+    /// Directory for the embedded database and blobs (made 0700: only the
+    /// running account reads it).
     #[arg(long, env = "QUIRE_DATA_DIR", default_value = "./quire-data")]
     data_dir: PathBuf,
     /// PostgreSQL URL (postgres://...); when absent, SQLite in the data directory is used.
@@ -394,6 +400,17 @@ impl ServeArgs {
 }
 
 impl StorageArgs {
+    /// Makes the data directory private ([`owner_only::secure_data_dir`])
+    /// when Quire keeps anything in it: the SQLite database, or the blobs
+    /// when no `--blob-url` puts them elsewhere. Created when missing only
+    /// if `create`.
+    fn secure_data_dir(&self, create: bool) -> anyhow::Result<()> {
+        if self.database_url.is_some() && self.blob_url.is_some() {
+            return Ok(());
+        }
+        owner_only::secure_data_dir(&self.data_dir, create)
+    }
+
     /// What `quire backup` and `quire restore` work on.
     fn backup_storage(&self) -> anyhow::Result<backup::Storage<'_>> {
         Ok(backup::Storage {
@@ -468,15 +485,13 @@ impl StorageArgs {
         settings
     }
 
-    /// Opens (creating and migrating when needed) the configured database.
+    /// Opens (creating and migrating when needed) the configured database,
+    /// the data directory made private first (created for SQLite).
     async fn open(&self) -> anyhow::Result<Db> {
+        self.secure_data_dir(self.database_url.is_none())?;
         let url = match &self.database_url {
             Some(url) => url.clone(),
-            None => {
-                std::fs::create_dir_all(&self.data_dir)
-                    .with_context(|| format!("creating data directory {}", self.data_dir.display()))?;
-                Db::sqlite_url_for_dir(&self.data_dir)
-            }
+            None => Db::sqlite_url_for_dir(&self.data_dir),
         };
         let db = Db::open(&url)
             .await
@@ -507,6 +522,7 @@ fn init_logging() -> anyhow::Result<()> {
 
 #[tokio::main]
 async fn main() -> anyhow::Result<()> {
+    owner_only::restrict_umask();
     init_logging()?;
 
     let command = Cli::parse().command;
@@ -529,6 +545,7 @@ fn cli_scope(action: &str) -> std::sync::Arc<quire_store::audit::Scope> {
         target: None,
         execution_id: quire_core::id::new_id(),
         payload: serde_json::Map::new(),
+        subject: None,
     })
 }
 
@@ -559,11 +576,13 @@ async fn run(command: Command) -> anyhow::Result<()> {
             Ok(())
         }
         Command::Backup { to, storage } => {
+            storage.secure_data_dir(false)?;
             backup::backup(&storage.backup_storage()?, &to).await?;
             println!("backed up into {}", to.display());
             Ok(())
         }
         Command::Restore { from, storage } => {
+            storage.secure_data_dir(false)?;
             backup::restore(&storage.backup_storage()?, &from).await?;
             println!("restored from {}", from.display());
             Ok(())

@@ -1,9 +1,12 @@
 //! The `quire` binary as a user runs it: `token create` on a fresh data
 //! directory (or database), `serve`, and `token create` again while the
-//! server runs on the same data, whose token the server then accepts.
+//! server runs on the same data, whose token the server then accepts;
+//! `backup` and `restore`; and the data directory and backups readable by
+//! the running account alone.
 
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
@@ -441,14 +444,102 @@ fn space_ids(base: &str, token: &str, org: &str) -> Vec<String> {
         .collect()
 }
 
+/// Sets this test process's umask to 0o022, the usual default, under which
+/// what a process creates is readable by every account (files 0644,
+/// directories 0755): the binary inherits it, so what it writes is private
+/// only because it makes it so. Every test that calls this asks for the
+/// same mask.
+fn usual_umask() {
+    #[cfg(unix)]
+    // SAFETY: umask(2) only swaps the process's file-creation mask.
+    unsafe {
+        libc::umask(0o022);
+    }
+}
+
+/// Permission bits as Unix has them (none elsewhere).
+fn permission_bits(metadata: &std::fs::Metadata) -> u32 {
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::PermissionsExt::mode(&metadata.permissions()) & 0o7777
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = metadata;
+        0
+    }
+}
+
+/// A path's permission bits.
+#[cfg(unix)]
+fn mode_of(path: &Path) -> u32 {
+    permission_bits(&std::fs::metadata(path).unwrap_or_else(|e| panic!("{}: {e}", path.display())))
+}
+
+/// Sets a path's permission bits.
+#[cfg(unix)]
+fn set_mode(path: &Path, mode: u32) {
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode))
+        .unwrap_or_else(|e| panic!("chmod {}: {e}", path.display()));
+}
+
+/// Fails naming every directory and file at or under `root` that group or
+/// others have any permission on (symbolic links are not followed; files
+/// SQLite removes while this looks are skipped); the regular files seen.
+fn assert_owner_only(root: &Path) -> usize {
+    let mut readable_by_others = Vec::new();
+    let mut files = 0;
+    let mut pending = vec![root.to_path_buf()];
+    while let Some(path) = pending.pop() {
+        let metadata = match std::fs::symlink_metadata(&path) {
+            Ok(metadata) => metadata,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound && path != root => continue,
+            Err(e) => panic!("{}: {e}", path.display()),
+        };
+        if metadata.file_type().is_symlink() {
+            continue;
+        }
+        let mode = permission_bits(&metadata);
+        if mode & 0o077 != 0 {
+            readable_by_others.push(format!("{:o} {}", mode, path.display()));
+        }
+        if metadata.is_dir() {
+            let entries = std::fs::read_dir(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            pending.extend(entries.filter_map(Result::ok).map(|entry| entry.path()));
+        } else {
+            files += 1;
+        }
+    }
+    assert!(
+        readable_by_others.is_empty(),
+        "readable by other accounts:\n{}",
+        readable_by_others.join("\n")
+    );
+    files
+}
+
+/// The `--data-dir` among storage flags.
+fn data_dir_of(storage: &[String]) -> PathBuf {
+    storage
+        .iter()
+        .position(|flag| flag == "--data-dir")
+        .and_then(|at| storage.get(at + 1))
+        .map(PathBuf::from)
+        .expect("a --data-dir flag")
+}
+
 /// `quire backup` while a server runs and takes writes, then `quire
 /// restore` into empty storage: a server on the restored data has every
 /// write acknowledged before the backup began, nothing that never
 /// happened, the same answers for what did not change, and the same tokens.
+/// Under the usual umask, the data directories and the backup, the blobs
+/// and the database dump in it, are readable by this account alone.
 fn backup_and_restore(source: &[String], backup_dir: &std::path::Path, target: &[String]) {
     use std::sync::atomic::{AtomicBool, Ordering};
     use std::sync::{Arc, Mutex};
 
+    usual_umask();
     let token = token_create("owner@example.com", source);
     let (server, base) = serve(source);
     let (status, body) = http(
@@ -469,6 +560,27 @@ fn backup_and_restore(source: &[String], backup_dir: &std::path::Path, target: &
     .expect("create space");
     assert_eq!(status, 201, "{body}");
     let handbook = json(&body)["id"].as_str().expect("space id").to_owned();
+    // A file, so there is a blob to back up.
+    let (status, body) = http(
+        "POST",
+        &format!("{base}/v1/spaces/{handbook}/change-requests"),
+        Some(&token),
+        Some(&serde_json::json!({ "subject": "Notes" })),
+    )
+    .expect("open a change request");
+    assert_eq!(status, 201, "{body}");
+    let change_request = json(&body)["id"].as_str().expect("change request id").to_owned();
+    let (status, body) = http(
+        "POST",
+        &format!("{base}/v1/spaces/{handbook}/change-requests/{change_request}/content?compat=false"),
+        Some(&token),
+        Some(&serde_json::json!({ "changes": [{
+            "operation": "insert_files",
+            "files": [{ "name": "notes.txt", "ref": "notes", "contentType": "text/plain", "base64": "aGVsbG8=" }]
+        }] })),
+    )
+    .expect("upload a file");
+    assert_eq!(status, 200, "{body}");
     let (_, handbook_before) =
         http("GET", &format!("{base}/v1/spaces/{handbook}"), Some(&token), None).expect("read space");
 
@@ -518,6 +630,16 @@ fn backup_and_restore(source: &[String], backup_dir: &std::path::Path, target: &
         "backup failed: {}",
         String::from_utf8_lossy(&out.stderr)
     );
+    assert_owner_only(&data_dir_of(source));
+    assert!(
+        assert_owner_only(backup_dir) >= 3,
+        "the manifest, the database and a blob are in the backup"
+    );
+    let manifest = json(&std::fs::read_to_string(backup_dir.join("backup.json")).expect("the manifest"));
+    assert!(
+        manifest["blobs"]["copied"].as_u64().is_some_and(|copied| copied >= 1),
+        "the file's blob is copied: {manifest}"
+    );
     wait_for(before_backup.len() + 3);
     stop.store(true, Ordering::SeqCst);
     writer.join().expect("the writer");
@@ -541,6 +663,7 @@ fn backup_and_restore(source: &[String], backup_dir: &std::path::Path, target: &
     );
 
     let (_restored, restored_base) = serve(target);
+    assert_owner_only(&data_dir_of(target));
     let restored = space_ids(&restored_base, &token, &org);
     for id in &before_backup {
         assert!(
@@ -614,6 +737,78 @@ fn backup_and_restore_on_postgres() {
     if let Err(panic) = result {
         std::panic::resume_unwind(panic);
     }
+}
+
+/// A data directory an older version left readable by everyone (0755, the
+/// database and blobs 0644) is the running account's alone after the next
+/// start, logged once; a file the operator put there is left as it was. A
+/// backup into an existing, open, empty directory makes it 0700, and the
+/// blobs it copies 0600 even when the originals were not.
+#[cfg(unix)]
+#[test]
+fn an_open_data_directory_is_tightened() {
+    usual_umask();
+    let dir = tempfile::tempdir().expect("temporary directory");
+    let data = dir.path().join("data");
+    let storage = ["--data-dir".to_owned(), data.display().to_string()];
+    let migrate = || {
+        let out = Command::new(BIN)
+            .arg("migrate")
+            .args(&storage)
+            .env_remove("QUIRE_LOG")
+            .env_remove("QUIRE_LOG_FORMAT")
+            .output()
+            .expect("run quire migrate");
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    migrate();
+
+    // What an older version left behind.
+    let blob_directory = data.join("blobs").join("2c");
+    std::fs::create_dir_all(&blob_directory).expect("create a blob directory");
+    let blob = blob_directory.join("2cf24dba5fb0a30e26e83b2ac5b9e29e1b161e5c1fa7425e73043362938b9824");
+    std::fs::write(&blob, "hello").expect("write a blob");
+    let operators_file = data.join("NOTES.txt");
+    std::fs::write(&operators_file, "the operator's").expect("write the operator's file");
+    for (path, mode) in [
+        (&data, 0o755),
+        (&data.join("quire.db"), 0o644),
+        (&data.join("blobs"), 0o755),
+        (&blob_directory, 0o755),
+        (&blob, 0o644),
+        (&operators_file, 0o644),
+    ] {
+        set_mode(path, mode);
+    }
+
+    let logs = migrate();
+    assert!(
+        logs.contains("the data directory was readable by other accounts"),
+        "{logs}"
+    );
+    assert_eq!(mode_of(&data), 0o700);
+    for path in [&data.join("quire.db"), &blob] {
+        assert_eq!(mode_of(path), 0o600, "{}", path.display());
+    }
+    for path in [&data.join("blobs"), &blob_directory] {
+        assert_eq!(mode_of(path), 0o700, "{}", path.display());
+    }
+    assert_eq!(mode_of(&operators_file), 0o644, "not Quire's to change");
+    let logs = migrate();
+    assert!(!logs.contains("readable by other accounts"), "logged once: {logs}");
+
+    // A blob left open inside the now private data directory is copied
+    // into a private file all the same.
+    set_mode(&blob, 0o644);
+    let backup = dir.path().join("backup");
+    std::fs::create_dir(&backup).expect("create the backup directory");
+    set_mode(&backup, 0o755);
+    let backup_arg = backup.display().to_string();
+    let out = quire(&["backup", "--to", &backup_arg], &storage);
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert_eq!(mode_of(&backup), 0o700);
+    assert_eq!(assert_owner_only(&backup), 3, "the manifest, the database and the blob");
 }
 
 /// A local webhook endpoint on a thread of its own: every request's

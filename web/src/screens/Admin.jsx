@@ -153,10 +153,14 @@ export function Members({ orgId }) {
     const role = form.elements.role.value || null;
     run(async () => {
       await post(`/v1/orgs/${orgId}/invites`, { emails: [{ email, role }] });
-      // A one-time link to hand over: it signs them in (or lets them set a
-      // password) and they join.
-      const link = await post('/auth/links', { email });
-      setIssued({ email, url: link.url });
+      // Someone without a sign-in of their own gets a one-time link to hand
+      // over (it lets them set a password, and they join); someone with one
+      // accepts the invitation from their home page.
+      const link = await post('/auth/links', { email }).catch((e) => {
+        if (e.status === 403) return null;
+        throw e;
+      });
+      setIssued({ email, url: link?.url ?? null });
       form.reset();
       await reload();
     }, `${email} is invited.`);
@@ -182,10 +186,13 @@ export function Members({ orgId }) {
           </label>
           <button type="submit" class="primary">Invite by email</button>
         </form>
-        {issued && (
+        {issued?.url && (
           <p class="issued">
             Give {issued.email} this one-time link to join: <input aria-label={`Link for ${issued.email}`} readOnly value={issued.url} onFocus={(e) => e.currentTarget.select()} />
           </p>
+        )}
+        {issued && !issued.url && (
+          <p class="issued">{issued.email} already has an account: they join once they accept the invitation on their home page.</p>
         )}
         <form class="inline-form" onSubmit={makeLink}>
           <label><span class="visually-hidden">Role of people who join by link</span>

@@ -1,6 +1,6 @@
 // Finding one's way: organizations, then their collections and spaces.
 import { useEffect, useRef, useState } from 'preact/hooks';
-import { all, get, post } from '../api.js';
+import { all, del, get, post } from '../api.js';
 import { navigate } from '../router.js';
 import { AdminNav } from './Admin.jsx';
 
@@ -63,11 +63,57 @@ function CreateForm({ label, onCreate }) {
   );
 }
 
+const ROLE_WORDS = { admin: 'an admin', create: 'a creator', review: 'a reviewer', edit: 'an editor', comment: 'a commenter', read: 'a reader' };
+
+/// The invitations waiting for an answer: which organization asks, who
+/// invited, with what role; nobody joins without accepting.
+function Invitations({ onJoined }) {
+  const [{ data }, reload] = useLoad(() => get('/v1/user/invites'), []);
+  const [error, setError] = useState(null);
+  if (!data || data.items.length === 0) return null;
+  const answer = async (invitation, accept) => {
+    try {
+      if (accept) {
+        await post(`/v1/orgs/${invitation.organization.id}/invites/${invitation.id}`, {});
+      } else {
+        await del(`/v1/user/invites/${invitation.id}`);
+      }
+      setError(null);
+      await reload();
+      if (accept) onJoined();
+    } catch (e) {
+      setError(e.message);
+    }
+  };
+  return (
+    <section aria-labelledby="invitations-heading">
+      <h2 id="invitations-heading">Invitations</h2>
+      <ul class="list">
+        {data.items.map((invitation) => (
+          <li key={invitation.id}>
+            <strong>{invitation.organization.title}</strong> invites you to join as{' '}
+            {invitation.role ? ROLE_WORDS[invitation.role] ?? invitation.role : 'a guest'}
+            {invitation.invitedBy ? ` (sent by ${invitation.invitedBy.displayName})` : ''}.{' '}
+            <button type="button" class="primary" onClick={() => answer(invitation, true)}>
+              Accept<span class="visually-hidden"> the invitation of {invitation.organization.title}</span>
+            </button>{' '}
+            <button type="button" onClick={() => answer(invitation, false)}>
+              Decline<span class="visually-hidden"> the invitation of {invitation.organization.title}</span>
+            </button>
+          </li>
+        ))}
+      </ul>
+      {error && <p class="error" role="alert">{error}</p>}
+    </section>
+  );
+}
+
 export function Home() {
   const [{ data: orgs, error }, reload] = useLoad(() => all('/v1/orgs'), []);
   return (
     <main id="main" class="page">
       <h1>Organizations</h1>
+      <Invitations onJoined={reload} />
       {error && <p class="error" role="alert">{error.message}</p>}
       <ul class="cards">
         {orgs?.map((org) => (

@@ -249,6 +249,43 @@ pub fn invite_link(row: InviteLinkRow) -> InviteLink {
     }
 }
 
+/// An invitation waiting for its person's answer (Quire's addition): the
+/// organization that asks, the role it gives, who sent it.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Invitation {
+    pub object: &'static str,
+    pub id: String,
+    pub organization: InvitingOrganization,
+    pub role: Option<Role>,
+    pub invited_by: Option<User>,
+    pub created_at: Timestamp,
+}
+
+#[derive(Debug, Serialize)]
+pub struct InvitingOrganization {
+    pub id: String,
+    pub title: String,
+}
+
+pub fn invitation(state: &AppState, invitation: &quire_app::invites::Invitation) -> Invitation {
+    let row = &invitation.row;
+    Invitation {
+        object: "invitation",
+        id: row.id.clone(),
+        organization: InvitingOrganization {
+            id: row.organization_id.clone(),
+            title: row.organization_title.clone(),
+        },
+        role: row.role,
+        invited_by: invitation
+            .invited_by
+            .as_ref()
+            .map(|sender| user_as(state, sender, UserVisibility::Public)),
+        created_at: row.created_at,
+    }
+}
+
 #[derive(Debug, Serialize)]
 pub struct SpaceUrls {
     pub location: String,

@@ -1,5 +1,8 @@
 //! An organization's audit log (`listOrganizationAuditEvents`,
-//! `getOrganizationAuditEvent`, `listOrganizationAuditEventActions`).
+//! `getOrganizationAuditEvent`, `listOrganizationAuditEventActions`), which
+//! shows its members' account events too, and a person's own account
+//! events (`GET /user/audit-events`, Quire's addition: sign-ins, failed
+//! ones, passwords, tokens, links made for them).
 
 use axum::extract::State;
 use axum::routing::get;
@@ -7,6 +10,7 @@ use axum::{Json, Router};
 use quire_app::audit;
 use quire_core::Timestamp;
 use quire_store::audit::AuditFilter;
+use quire_store::page::PageRequest;
 use serde::{Deserialize, Serialize};
 
 use crate::auth::Auth;
@@ -21,6 +25,8 @@ pub fn router() -> Router<AppState> {
         .route("/orgs/{organizationId}/audit-events", get(list_events))
         .route("/orgs/{organizationId}/audit-events/{auditEventId}", get(get_event))
         .route("/orgs/{organizationId}/audit-event-actions", get(list_actions))
+        .route("/user/audit-events", get(list_own_events))
+        .route("/user/audit-events/{auditEventId}", get(get_own_event))
 }
 
 const EVENTS_ORDER: ListOrder = ListOrder::by_int("occurredAt", true);
@@ -46,13 +52,8 @@ fn time(name: &str, value: Option<String>) -> ApiResult<Option<Timestamp>> {
         .transpose()
 }
 
-async fn list_events(
-    State(state): State<AppState>,
-    Auth(caller): Auth,
-    Path(org_id): Path<String>,
-    page: PageParams,
-    Query(query): Query<EventsQuery>,
-) -> ApiResult<Json<List<views::AuditEvent>>> {
+/// The page asked for and the filter of a list of entries.
+fn request_and_filter(page: PageParams, query: EventsQuery) -> ApiResult<(PageRequest, AuditFilter)> {
     if page.limit.is_some_and(|l| !(1.0..=MAX_LIMIT).contains(&l)) {
         return Err(ApiError::bad_request("limit must be a whole number from 1 to 100"));
     }
@@ -64,10 +65,45 @@ async fn list_events(
         actor: query.actor.filter(|a| !a.is_empty()),
         target: query.target.filter(|t| !t.is_empty()),
     };
+    Ok((request, filter))
+}
+
+async fn list_events(
+    State(state): State<AppState>,
+    Auth(caller): Auth,
+    Path(org_id): Path<String>,
+    page: PageParams,
+    Query(query): Query<EventsQuery>,
+) -> ApiResult<Json<List<views::AuditEvent>>> {
+    let (request, filter) = request_and_filter(page, query)?;
     let page = audit::list(&state.app, &caller, &org_id, &filter, &request).await?;
     Ok(Json(List::from_page(page, EVENTS_ORDER, |row| {
-        views::audit_event(&state, row)
+        views::audit_event(&state, views::Log::Organization(&org_id), row)
     })))
+}
+
+/// The caller's account events, each with its payload (what a person reads
+/// of their own account: from where, and why a refusal was one).
+async fn list_own_events(
+    State(state): State<AppState>,
+    Auth(caller): Auth,
+    page: PageParams,
+    Query(query): Query<EventsQuery>,
+) -> ApiResult<Json<List<views::AuditEventDetails>>> {
+    let (request, filter) = request_and_filter(page, query)?;
+    let page = audit::own(&state.app, &caller, &filter, &request).await?;
+    Ok(Json(List::from_page(page, EVENTS_ORDER, |row| {
+        views::audit_event_details(&state, views::Log::Own, row)
+    })))
+}
+
+async fn get_own_event(
+    State(state): State<AppState>,
+    Auth(caller): Auth,
+    Path(event_id): Path<String>,
+) -> ApiResult<Json<views::AuditEventDetails>> {
+    let row = audit::own_one(&state.app, &caller, &event_id).await?;
+    Ok(Json(views::audit_event_details(&state, views::Log::Own, row)))
 }
 
 async fn get_event(
@@ -76,7 +112,11 @@ async fn get_event(
     Path((org_id, event_id)): Path<(String, String)>,
 ) -> ApiResult<Json<views::AuditEventDetails>> {
     let row = audit::get(&state.app, &caller, &org_id, &event_id).await?;
-    Ok(Json(views::audit_event_details(&state, row)))
+    Ok(Json(views::audit_event_details(
+        &state,
+        views::Log::Organization(&org_id),
+        row,
+    )))
 }
 
 #[derive(Serialize)]

@@ -1,9 +1,12 @@
 //! Inviting people: by email (`/invites`) and with shareable invite links
-//! (`/link-invites`, joined through `/invites/{inviteId}`).
+//! (`/link-invites`); both are joined through `/invites/{inviteId}`. The
+//! invited person's side (Quire's additions): `GET /user/invites`, the
+//! invitations waiting for their answer, and `DELETE
+//! /user/invites/{inviteId}`, declining one.
 
 use axum::extract::State;
 use axum::http::StatusCode;
-use axum::routing::{get, post};
+use axum::routing::{delete, get, post};
 use axum::{Json, Router};
 use quire_app::invites::{self, EmailInvites, InviteOutcome, LinkRole};
 use serde_json::{Value, json};
@@ -19,6 +22,8 @@ pub fn router() -> Router<AppState> {
     Router::new()
         .route("/orgs/{organizationId}/invites", post(invite_by_email))
         .route("/orgs/{organizationId}/invites/{inviteId}", post(join_with_link))
+        .route("/user/invites", get(list_invitations))
+        .route("/user/invites/{inviteId}", delete(decline_invitation))
         .route("/orgs/{organizationId}/link-invites", get(list_links).post(create_link))
         .route(
             "/orgs/{organizationId}/link-invites/{inviteId}",
@@ -95,4 +100,22 @@ async fn join_with_link(
 ) -> ApiResult<Json<Value>> {
     invites::join_with_link(&state.app, &caller, &org_id, &invite_id).await?;
     Ok(Json(json!({})))
+}
+
+async fn list_invitations(State(state): State<AppState>, Auth(caller): Auth) -> ApiResult<Json<Value>> {
+    let invitations = invites::invitations(&state.app, &caller).await?;
+    let items: Vec<views::Invitation> = invitations
+        .iter()
+        .map(|invitation| views::invitation(&state, invitation))
+        .collect();
+    Ok(Json(json!({ "items": items })))
+}
+
+async fn decline_invitation(
+    State(state): State<AppState>,
+    Auth(caller): Auth,
+    Path(invite_id): Path<String>,
+) -> ApiResult<StatusCode> {
+    invites::decline(&state.app, &caller, &invite_id).await?;
+    Ok(StatusCode::NO_CONTENT)
 }

@@ -59,13 +59,22 @@ pub struct AuditEventAction {
     pub label: String,
 }
 
-pub fn audit_event(state: &AppState, row: AuditRow) -> AuditEvent {
-    let org = row.organization_id.unwrap_or_default();
+/// Where an entry is read: in an organization's log, or among the
+/// caller's own account events.
+#[derive(Clone, Copy)]
+pub enum Log<'a> {
+    Organization(&'a str),
+    Own,
+}
+
+pub fn audit_event(state: &AppState, log: Log<'_>, row: AuditRow) -> AuditEvent {
+    let location = match log {
+        Log::Organization(org) => format!("{}/v1/orgs/{org}/audit-events/{}", state.public_url, row.id),
+        Log::Own => format!("{}/v1/user/audit-events/{}", state.public_url, row.id),
+    };
     AuditEvent {
         object: "audit-event",
-        urls: Urls {
-            location: format!("{}/v1/orgs/{org}/audit-events/{}", state.public_url, row.id),
-        },
+        urls: Urls { location },
         id: row.id,
         occurred_at: row.occurred_at,
         action: row.action,
@@ -82,7 +91,7 @@ pub fn audit_event(state: &AppState, row: AuditRow) -> AuditEvent {
     }
 }
 
-pub fn audit_event_details(state: &AppState, row: AuditRow) -> AuditEventDetails {
+pub fn audit_event_details(state: &AppState, log: Log<'_>, row: AuditRow) -> AuditEventDetails {
     let execution_id = row.execution_id.clone();
     let correlation_id = row
         .payload
@@ -92,7 +101,7 @@ pub fn audit_event_details(state: &AppState, row: AuditRow) -> AuditEventDetails
         .to_owned();
     let payload = row.payload.clone();
     AuditEventDetails {
-        event: audit_event(state, row),
+        event: audit_event(state, log, row),
         execution_id,
         correlation_id,
         schema_version: 1,

@@ -1,5 +1,5 @@
-//! Invitations: by email (existing users join at once, others when their
-//! account is created) and with invite links.
+//! Invitations: by email (people with an account join when they accept,
+//! others when their account is created) and with invite links.
 
 use serde_json::{Value, json};
 
@@ -34,10 +34,11 @@ async fn link(app: &TestApp, admin: &TestUser, org_id: &str, role: Value) -> Str
 }
 
 both_backends! {
-    async fn existing_users_become_members_at_once(app: TestApp) {
+    async fn existing_users_join_only_when_they_accept(app: TestApp) {
         let ada = app.user("Ada").await;
         let bob = app.user("Bob").await;
         let carol = app.user("Carol").await;
+        let eve = app.user("Eve").await;
         let org_id = app.org(&ada, "Acme").await;
 
         let res = app
@@ -48,11 +49,38 @@ both_backends! {
             )
             .await;
         res.assert_status(200);
-        assert_eq!(res.body["users"], json!([bob.id, carol.id]));
+        assert_eq!(res.body["users"], json!([]), "nobody joins without saying so");
         assert_eq!(res.body["invited"], 2);
+        assert_eq!(role_in(&app, &ada, &org_id, &bob).await, None);
+        app.get(&bob, &format!("/v1/orgs/{org_id}")).await.assert_status(404);
+        assert_eq!(member_count(&app, &ada, &org_id).await, 1);
+
+        // Bob sees who asks, with what role, and who sent it (no email).
+        let waiting = app.get(&bob, "/v1/user/invites").await;
+        waiting.assert_status(200);
+        let invitation = &waiting.items()[0];
+        assert_eq!(waiting.items().len(), 1);
+        assert_eq!(invitation["organization"], json!({ "id": org_id, "title": "Acme" }));
+        assert_eq!(invitation["role"], "review");
+        assert_eq!(invitation["invitedBy"]["id"], ada.id.as_str());
+        assert!(invitation["invitedBy"].get("email").is_none());
+        let bobs = invitation["id"].as_str().unwrap().to_owned();
+
+        // Nobody else can use Bob's invitation.
+        app.post(&eve, &format!("/v1/orgs/{org_id}/invites/{bobs}"), json!({})).await.assert_status(404);
+        app.delete(&eve, &format!("/v1/user/invites/{bobs}")).await.assert_status(404);
+        assert_eq!(role_in(&app, &ada, &org_id, &eve).await, None);
+
+        app.post(&bob, &format!("/v1/orgs/{org_id}/invites/{bobs}"), json!({})).await.assert_status(200);
         assert_eq!(role_in(&app, &ada, &org_id, &bob).await, Some(json!("review")), "the request's role");
-        assert_eq!(role_in(&app, &ada, &org_id, &carol).await, Some(json!("edit")), "the address's own role");
         assert_eq!(app.get(&bob, &format!("/v1/orgs/{org_id}")).await.body["title"], "Acme");
+        assert!(app.get(&bob, "/v1/user/invites").await.items().is_empty(), "an accepted invitation is gone");
+
+        // Carol declines: she is not a member, and the invitation is spent.
+        let carols = app.get(&carol, "/v1/user/invites").await.items()[0]["id"].as_str().unwrap().to_owned();
+        app.delete(&carol, &format!("/v1/user/invites/{carols}")).await.assert_status(204);
+        app.post(&carol, &format!("/v1/orgs/{org_id}/invites/{carols}"), json!({})).await.assert_status(404);
+        assert_eq!(role_in(&app, &ada, &org_id, &carol).await, None);
 
         // Inviting a member again neither adds them twice nor changes their role.
         let again = app
@@ -61,8 +89,9 @@ both_backends! {
         again.assert_status(200);
         assert_eq!(again.body["users"], json!([]));
         assert_eq!(again.body["invited"], 0, "nobody new was invited");
+        assert!(app.get(&bob, "/v1/user/invites").await.items().is_empty());
         assert_eq!(role_in(&app, &ada, &org_id, &bob).await, Some(json!("review")));
-        assert_eq!(member_count(&app, &ada, &org_id).await, 3);
+        assert_eq!(member_count(&app, &ada, &org_id).await, 2);
     }
 
     async fn the_role_defaults_to_the_organizations_default_role(app: TestApp) {
@@ -74,16 +103,19 @@ both_backends! {
         let invites = format!("/v1/orgs/{org_id}/invites");
 
         app.post(&ada, &invites, json!({ "emails": [bob.email] })).await.assert_status(200);
+        app.accept_invitation(&bob, &org_id).await;
         assert_eq!(role_in(&app, &ada, &org_id, &bob).await, Some(json!("read")), "a new org's default role");
 
         app.patch(&ada, &format!("/v1/orgs/{org_id}"), json!({ "defaultRole": "comment" })).await.assert_status(200);
         app.post(&ada, &invites, json!({ "emails": [carol.email] })).await.assert_status(200);
+        app.accept_invitation(&carol, &org_id).await;
         assert_eq!(role_in(&app, &ada, &org_id, &carol).await, Some(json!("comment")));
 
         // null is a role too: guest, whether given per address or for the request.
         app.post(&ada, &invites, json!({ "emails": [{ "email": gus.email, "role": null }], "role": "edit" }))
             .await
             .assert_status(200);
+        app.accept_invitation(&gus, &org_id).await;
         assert_eq!(role_in(&app, &ada, &org_id, &gus).await, Some(Value::Null));
     }
 

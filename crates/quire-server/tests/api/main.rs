@@ -38,6 +38,7 @@ mod saml;
 mod search;
 mod sign_in;
 mod sites;
+mod sockets;
 mod spaces;
 mod teams;
 mod translations;

@@ -87,7 +87,8 @@ both_backends! {
             .env("QUIRE_TOKEN", &ada.token)
             .env("QUIRE_USER_ID", &ada.id)
             .env("QUIRE_SECOND_ID", &bob.id)
-            .env("QUIRE_SECOND_EMAIL", &bob.email);
+            .env("QUIRE_SECOND_EMAIL", &bob.email)
+            .env("QUIRE_SECOND_TOKEN", &bob.token);
         run_node(node, "smoke.mjs").await;
     }
 

@@ -503,13 +503,159 @@ both_backends! {
         let mut again = Browser::new(&app.base_url);
         again.sign_in("new.writer@example.com", PASSWORD).await.expect(200);
 
-        // A reset link for a member of an organization one administers; not
-        // for a stranger.
+        // Not for a stranger; not for a member who signs in on their own:
+        // no link in the answer.
         let (status, link) = password_link(&app, &admin.token, &outsider.email).await;
         assert_eq!(status, 404, "{link}");
         let (status, link) = password_link(&app, &admin.token, "new.writer@example.com").await;
+        assert_eq!(status, 403, "{link}");
+        assert!(link.get("url").is_none() && !link.to_string().contains("/sign-in/link"), "{link}");
+        assert!(link["error"]["message"].as_str().unwrap_or_default().contains("quire password-link"), "{link}");
+
+        // An account the organization brought in that never signed in (made
+        // by single sign-on provisioning or the command line) gets its first
+        // password from the admin, audited against that person.
+        app.post(&admin, &format!("/v1/orgs/{org}/invites"), json!({ "emails": ["quiet@example.com"], "role": "read" }))
+            .await
+            .assert_status(200);
+        let quiet = quire_app::accounts::ensure_user(&app.state.app, "quiet@example.com", "Quiet").await.expect("an account");
+        let (status, link) = password_link(&app, &admin.token, "quiet@example.com").await;
         assert_eq!(status, 201, "{link}");
         assert_eq!(link["purpose"], "reset");
+        let log = app.get(&admin, &format!("/v1/orgs/{org}/audit-events?action=POST%20%2Fauth%2Flinks")).await;
+        log.assert_status(200);
+        let targets: Vec<&Value> = log.items().iter().map(|e| &e["target"]).collect();
+        assert_eq!(
+            targets,
+            [&json!({ "type": "user", "id": quiet.id }), &json!({ "type": "invited-email", "id": "new.writer@example.com" })],
+            "each link's person, never its maker: {}",
+            log.body
+        );
+        // Once Quiet belongs to an organization the admin does not run, no more.
+        let other_admin = app.user("Other Admin").await;
+        let other = app.org(&other_admin, "Elsewhere").await;
+        app.post(&other_admin, &format!("/v1/orgs/{other}/invites"), json!({ "emails": ["quiet@example.com"] }))
+            .await
+            .assert_status(200);
+        let mut quiet_browser = Browser::new(&app.base_url);
+        quiet_browser
+            .post("/auth/links/use", json!({ "token": token_of(link["url"].as_str().unwrap()), "password": PASSWORD }))
+            .await
+            .expect(200);
+        let (status, link) = password_link(&app, &admin.token, "quiet@example.com").await;
+        assert_eq!(status, 403, "{link}");
+    }
+
+    async fn an_admin_of_another_organization_cannot_take_over_an_account(app: TestApp) {
+        // Vic has an account and a password, and runs his own organization.
+        let vic = app.user("Vic").await;
+        set_password(&app, &vic.email, PASSWORD).await;
+        let corp = app.org(&vic, "Vic Corp").await;
+        let mut vics = Browser::new(&app.base_url);
+        vics.sign_in(&vic.email, PASSWORD).await.expect(200);
+
+        // Mallory makes an organization and invites Vic by email.
+        let mallory = app.user("Mallory").await;
+        let trap = app.org(&mallory, "Trap").await;
+        let invited = app.post(&mallory, &format!("/v1/orgs/{trap}/invites"), json!({ "emails": [vic.email], "role": "read" })).await;
+        invited.assert_status(200);
+        assert_eq!(invited.body["users"], json!([]));
+        app.get(&mallory, &format!("/v1/orgs/{trap}/members/{}", vic.id)).await.assert_status(404);
+        let (status, link) = password_link(&app, &mallory.token, &vic.email).await;
+        assert_eq!(status, 403, "Vic signs in on his own: {link}");
+        assert!(!link.to_string().contains("/sign-in/link"), "no link is shown: {link}");
+
+        // Even once Vic accepts, his sign-in stays his.
+        app.accept_invitation(&vic, &trap).await;
+        let (status, link) = password_link(&app, &mallory.token, &vic.email).await;
+        assert_eq!(status, 403, "{link}");
+        assert!(!link.to_string().contains("/sign-in/link"), "no link is shown: {link}");
+        vics.get("/auth/session").await.expect(200);
+        Browser::new(&app.base_url).sign_in(&vic.email, PASSWORD).await.expect(200);
+        app.get(&vic, &format!("/v1/orgs/{corp}")).await.assert_status(200);
+        app.get(&mallory, &format!("/v1/orgs/{corp}")).await.assert_status(404);
+    }
+
+    async fn concurrent_guesses_are_counted_before_they_are_checked(app: TestApp) {
+        let ada = app.user("Ada").await;
+        set_password(&app, &ada.email, PASSWORD).await;
+        let guesses: Vec<_> = (0..100)
+            .map(|_| {
+                let (base, email) = (app.base_url.clone(), ada.email.clone());
+                tokio::spawn(async move { Browser::new(&base).sign_in(&email, "a wrong guess").await.status })
+            })
+            .collect();
+        let mut checked = 0;
+        for guess in guesses {
+            match guess.await.expect("a guess") {
+                401 => checked += 1,
+                429 => {}
+                other => panic!("a guess answered {other}"),
+            }
+        }
+        assert!(
+            checked <= quire_sign_in::limits::PER_ACCOUNT,
+            "{checked} of 100 concurrent guesses were checked; the limit is {}",
+            quire_sign_in::limits::PER_ACCOUNT
+        );
+        // One at a time, the rest of the limit is checked, and no more.
+        loop {
+            match Browser::new(&app.base_url).sign_in(&ada.email, "a wrong guess").await.status {
+                401 => checked += 1,
+                429 => break,
+                other => panic!("a guess answered {other}"),
+            }
+        }
+        assert_eq!(checked, quire_sign_in::limits::PER_ACCOUNT);
+        Browser::new(&app.base_url).sign_in(&ada.email, PASSWORD).await.expect(429);
+    }
+
+    async fn failed_sign_ins_and_bad_links_are_audited_for_the_person_and_their_admins(app: TestApp) {
+        let admin = app.user("Admin").await;
+        let ada = app.user("Ada").await;
+        let org = app.org(&admin, "Docs").await;
+        app.add_member(&admin, &org, &ada, json!("edit")).await;
+        set_password(&app, &ada.email, PASSWORD).await;
+        let mut browser = Browser::new(&app.base_url);
+        browser.sign_in(&ada.email, "a wrong guess").await.expect(401);
+        browser.sign_in("nobody@example.com", "a wrong guess").await.expect(401);
+        browser.post("/auth/links/inspect", json!({ "token": "x".repeat(43) })).await.expect(401);
+        let mut laptop = Browser::new(&app.base_url);
+        laptop.sign_in(&ada.email, PASSWORD).await.expect(200);
+        laptop
+            .send(Method::PUT, "/auth/password", Some(json!({ "currentPassword": "not it at all", "newPassword": "another long one" })), true)
+            .await
+            .expect(403);
+
+        // Ada reads her account's events: the refusals, with why and from where.
+        let own = app.get(&ada, "/v1/user/audit-events").await;
+        own.assert_status(200);
+        let refused: Vec<&Value> = own.items().iter().filter(|e| e["payload"]["outcome"] == "refused").collect();
+        let reasons: Vec<&str> = refused.iter().filter_map(|e| e["payload"]["reason"].as_str()).collect();
+        assert!(reasons.contains(&"wrong email or password"), "{}", own.body);
+        assert!(reasons.contains(&"wrong current password"), "{}", own.body);
+        assert!(refused.iter().all(|e| e["payload"]["address"] == "127.0.0.1"), "{}", own.body);
+        assert!(!own.body.to_string().contains("a wrong guess"), "no typed password is kept");
+        assert!(!own.body.to_string().contains("nobody@example.com"), "no typed email is kept");
+
+        // Her organization's admin sees them in its log; another person does not.
+        let log = app.get(&admin, &format!("/v1/orgs/{org}/audit-events?limit=100")).await;
+        log.assert_status(200);
+        let sign_ins = log.items().iter().filter(|e| e["action"] == "POST /auth/sign-in" && e["target"]["id"] == ada.id.as_str()).count();
+        assert!(sign_ins >= 2, "the failure and the success: {}", log.body);
+        let eve = app.user("Eve").await;
+        let eves = app.get(&eve, "/v1/user/audit-events").await;
+        assert!(!eves.body.to_string().contains(&ada.id), "{}", eves.body);
+
+        // The bad link is recorded too (no person: the token named nobody).
+        let mut conn = app.state.app.db.read().await.expect("a connection");
+        let bad_links: i64 = sqlx::query_scalar(
+            "SELECT COUNT(*) FROM audit_events WHERE action = 'POST /auth/links/inspect' AND payload LIKE '%refused%'",
+        )
+        .fetch_one(&mut *conn)
+        .await
+        .expect("count");
+        assert_eq!(bad_links, 1);
     }
 
     async fn a_session_reaches_an_organization_enforcing_sso_only_through_it(app: TestApp) {

@@ -6,6 +6,8 @@
 //!   QUIRE_USER_ID       id of that user
 //!   QUIRE_SECOND_ID     id of a second user, who has an account already
 //!   QUIRE_SECOND_EMAIL  email of the second user
+//!   QUIRE_SECOND_TOKEN  API token of the second user (who accepts the
+//!                       invitation)
 //! Every call goes through the client; any failed assertion or request
 //! exits non-zero.
 
@@ -26,6 +28,7 @@ const secondId = env('QUIRE_SECOND_ID');
 const secondEmail = env('QUIRE_SECOND_EMAIL');
 
 const api = new GitBookAPI({ endpoint: env('QUIRE_URL'), authToken: env('QUIRE_TOKEN') });
+const second = new GitBookAPI({ endpoint: env('QUIRE_URL'), authToken: env('QUIRE_SECOND_TOKEN') });
 
 /** The user ids of a member list page, in order. */
 const ids = (list) => list.items.map((m) => m.id);
@@ -55,8 +58,15 @@ await step('orgs.inviteUsersToOrganization', async () => {
     const { data: result } = await api.orgs.inviteUsersToOrganization(orgId, {
         emails: [{ email: secondEmail, role: 'edit' }],
     });
-    assert.deepEqual(result.users, [secondId]);
+    // Nobody joins without saying so: the invited person accepts.
+    assert.deepEqual(result.users, []);
     assert.equal(result.invited, 1);
+    const waiting = await fetch(`${env('QUIRE_URL')}/v1/user/invites`, {
+        headers: { Authorization: `Bearer ${env('QUIRE_SECOND_TOKEN')}` },
+    }).then((r) => r.json());
+    const invitation = waiting.items.find((i) => i.organization.id === orgId);
+    assert.ok(invitation, JSON.stringify(waiting));
+    await second.orgs.joinOrganizationWithInvite(orgId, invitation.id);
 });
 
 await step('orgs.updateOrganizationMemberLastSeenAt', async () => {

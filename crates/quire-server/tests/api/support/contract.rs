@@ -175,7 +175,42 @@ fn quire_operations() -> Vec<(&'static str, &'static str, Value)> {
             "properties": { "items": { "type": "array", "items": item } }
         }] })
     };
+    let invitation = json!({
+        "type": "object",
+        "required": ["object", "id", "organization", "role", "invitedBy", "createdAt"],
+        "additionalProperties": false,
+        "properties": {
+            "object": { "const": "invitation" },
+            "id": { "type": "string" },
+            "organization": {
+                "type": "object",
+                "required": ["id", "title"],
+                "additionalProperties": false,
+                "properties": { "id": { "type": "string" }, "title": { "type": "string" } }
+            },
+            "role": nullable(json!({ "$ref": "#/components/schemas/MemberRole" })),
+            "invitedBy": nullable(json!({ "$ref": "#/components/schemas/User" })),
+            "createdAt": time
+        }
+    });
     vec![
+        (
+            "GET",
+            "/user/invites",
+            json!({ "type": "object", "required": ["items"], "properties": {
+            "items": { "type": "array", "items": invitation } } }),
+        ),
+        ("DELETE", "/user/invites/{inviteId}", json!(null)),
+        (
+            "GET",
+            "/user/audit-events",
+            list(&json!({ "$ref": "#/components/schemas/AuditEventDetails" })),
+        ),
+        (
+            "GET",
+            "/user/audit-events/{auditEventId}",
+            json!({ "$ref": "#/components/schemas/AuditEventDetails" }),
+        ),
         ("GET", "/orgs/{organizationId}/webhooks", list(&webhook)),
         ("POST", "/orgs/{organizationId}/webhooks", webhook.clone()),
         ("GET", "/orgs/{organizationId}/webhooks/{webhookId}", webhook.clone()),

@@ -407,7 +407,9 @@ impl TestApp {
         ids
     }
 
-    /// Makes `user` a member of `org_id` with `role` (a role name or JSON null).
+    /// Makes `user` a member of `org_id` with `role` (a role name or JSON
+    /// null): `admin` invites them and they accept (a member already is
+    /// left as they are).
     pub async fn add_member(&self, admin: &TestUser, org_id: &str, user: &TestUser, role: Value) {
         let res = self
             .post(
@@ -417,6 +419,26 @@ impl TestApp {
             )
             .await;
         res.assert_status(200);
+        // Someone already a member is not invited again.
+        if res.body["invited"] != 0 {
+            self.accept_invitation(user, org_id).await;
+        }
+    }
+
+    /// `user` accepts their invitation into `org_id`.
+    pub async fn accept_invitation(&self, user: &TestUser, org_id: &str) {
+        let invitations = self.get(user, "/v1/user/invites").await;
+        invitations.assert_status(200);
+        let invitation = invitations
+            .items()
+            .iter()
+            .find(|i| i["organization"]["id"] == org_id)
+            .unwrap_or_else(|| panic!("no invitation into {org_id} for {}: {}", user.email, invitations.body))
+            .clone();
+        let id = invitation["id"].as_str().expect("invitation id");
+        self.post(user, &format!("/v1/orgs/{org_id}/invites/{id}"), serde_json::json!({}))
+            .await
+            .assert_status(200);
     }
 }
 
