@@ -212,20 +212,20 @@ both_backends! {
         register(&app, &ada, &org, &receiver.url, &["change_request_opened"]).await;
         app.change_request(&ada, &space, "Draft").await;
 
-        // What the caches hear, once everything announced so far came back
-        // (a sentinel heard twice: at once, then through the bus).
+        // What the caches hear, once everything announced so far came back.
         let heard: Arc<Mutex<Vec<String>>> = Arc::default();
         app.db.bus().follow(&heard, |log, heard| {
             if let quire_store::bus::Heard::Message(message) = heard {
                 log.lock().unwrap().push(message.topic);
             }
         });
-        // One sentinel must come back itself: heard locally at once and,
-        // on PostgreSQL, once more through the database, after everything
-        // committed before it (two local hearings of two sentinels proved
-        // nothing, and a late `state.changed` of the requests above failed
-        // the test under load).
-        let copies = if app.db.backend() == quire_store::db::Backend::Postgres { 2 } else { 1 };
+        // One sentinel must come back itself: a follower hears an
+        // announcement within the call and once more from the node's
+        // subscribers, and on PostgreSQL a third time through the database,
+        // after everything committed before it (hearings of two sentinels
+        // on this node proved nothing, and a late `state.changed` of the
+        // requests above failed the test under load).
+        let copies = if app.db.backend() == quire_store::db::Backend::Postgres { 3 } else { 2 };
         let mut caught_up = false;
         for round in 0..50 {
             let sentinel = format!("test.sentinel.{round}");
