@@ -20,7 +20,8 @@
 //! it was upgraded: every node rechecks its connections (the credential
 //! still live, the person still allowed to read and to edit) when the bus
 //! says a token was revoked or something changed (sign-out, a role, a
-//! member removed), at most once a second per room, and every
+//! member removed), at once when nothing was rechecked in the last
+//! half-second and at most twice a second per room otherwise, and every
 //! [`RECHECK_EVERY`] anyway (expiry, a revocation by the command line
 //! beside a SQLite server). A connection that lost its access is closed; one
 //! that may no longer edit becomes read-only. Saves are made as the latest
@@ -71,8 +72,9 @@ const FOLD_AFTER: i64 = 200;
 const OUTGOING_FRAMES: usize = 4096;
 /// How often every connection's rights are asked again without a reason.
 pub const RECHECK_EVERY: Duration = Duration::from_secs(30);
-/// How soon after the last recheck a room rechecks on a bus message.
-const RECHECK_AT_MOST_EVERY: Duration = Duration::from_secs(1);
+/// How soon after the last recheck a room rechecks on a bus message (a
+/// stream of changes costs each room at most this many rounds of queries).
+const RECHECK_AT_MOST_EVERY: Duration = Duration::from_millis(500);
 /// Sockets one person may hold open on a node (tabs, pages, a presence
 /// socket each).
 pub const MAX_SOCKETS_PER_PERSON: usize = 32;
@@ -221,7 +223,10 @@ impl Rooms {
     /// The room's own task: saving, the lease, and closing when idle.
     async fn run(self, app: App, room: Arc<Room>) {
         let mut renewed: Option<Instant> = None;
-        let mut rechecked = Instant::now();
+        // The last recheck: none yet, so the first one asked for runs at once.
+        let mut rechecked = Instant::now()
+            .checked_sub(RECHECK_AT_MOST_EVERY)
+            .unwrap_or_else(Instant::now);
         loop {
             tokio::select! {
                 _ = room.wake.notified() => {}
