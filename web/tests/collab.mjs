@@ -201,4 +201,13 @@ await step('merged while they edit: the editors say so and turn read-only', asyn
   }
 });
 
+await step('signed out elsewhere: the editor says so and stops reconnecting', async () => {
+  await grace.page.evaluate(async () => {
+    const { csrfToken } = await (await fetch('/auth/session')).json();
+    await fetch('/auth/sign-out', { method: 'POST', headers: { 'X-CSRF-Token': csrfToken } });
+  });
+  await grace.page.locator('.save-state[data-state="read-only"]').filter({ hasText: 'your sign-in ended' }).waitFor();
+  await grace.page.screenshot({ path: `${artifacts}/signed-out.png` });
+});
+
 await browser.close();

@@ -316,6 +316,8 @@ export function richEditable(markdown) {
 
 /// The shared document's state in one word (tests and styles read it).
 function liveState(live, title) {
+  // Read-only for a reason the server gave (merged, access ended), online or not.
+  if (live.readOnly && live.reason) return 'read-only';
   if (live.connection !== 'connected') return live.ready ? 'offline' : 'connecting';
   if (!live.ready) return 'connecting';
   if (live.readOnly) return 'read-only';

@@ -100,6 +100,14 @@ export function connect({ spaceId, changeRequestId, pageId, onState, onPeople })
   provider.awareness.setLocalStateField('user', {});
   provider.awareness.on('change', () => onPeople(people(provider.awareness)));
   provider.on('status', ({ status }) => onState({ connection: status }));
+  // The server closes with 1008 when the person's access ended (signed
+  // out, token revoked, removed): reconnecting would only be refused, and
+  // edits made now would never be saved.
+  provider.on('connection-close', (event) => {
+    if (event?.code !== 1008) return;
+    provider.disconnect();
+    onState({ readOnly: true, reason: event.reason || 'your access ended' });
+  });
   return session;
 }
 
