@@ -33,7 +33,7 @@
 
 use std::collections::HashMap;
 use std::convert::Infallible;
-use std::sync::{Arc, Mutex, Once, Weak};
+use std::sync::{Arc, Mutex, OnceLock, Weak};
 use std::time::Duration;
 
 use axum::extract::{FromRequestParts, Request, State};
@@ -142,9 +142,9 @@ pub struct Limiter {
     counters: Mutex<HashMap<String, Counter>>,
     /// The token hashes of sessions found live lately.
     live_sessions: Cache<String, ()>,
-    /// The task that forgets past windows (and on PostgreSQL shares the
-    /// counts), started on first use.
-    tending: Once,
+    /// The application, kept by the first count, which also starts the
+    /// task that forgets past windows (and on PostgreSQL shares the counts).
+    tending: OnceLock<App>,
 }
 
 impl Limiter {
@@ -156,7 +156,7 @@ impl Limiter {
                 .max_capacity(LIVE_SESSIONS)
                 .time_to_live(LIVE_SESSION_TTL)
                 .build(),
-            tending: Once::new(),
+            tending: OnceLock::new(),
         }
     }
 
@@ -237,11 +237,11 @@ impl Limiter {
         self.count(client, limit, now, elsewhere)
     }
 
-    /// Starts the task that tends the counters (once).
+    /// Starts the task that tends the counters (once) and keeps `app`.
     fn tend(self: &Arc<Self>, app: &App) {
-        self.tending.call_once(|| {
-            let (limiter, app) = (Arc::downgrade(self), app.clone());
-            tokio::spawn(tend_counters(limiter, app));
+        self.tending.get_or_init(|| {
+            tokio::spawn(tend_counters(Arc::downgrade(self), app.clone()));
+            app.clone()
         });
     }
 
@@ -399,7 +399,6 @@ pub struct Charge(Option<Arc<Charged>>);
 
 struct Charged {
     limiter: Arc<Limiter>,
-    app: App,
     client: Client,
     /// The client's counter.
     key: String,
@@ -433,7 +432,11 @@ impl Charge {
         let Some(charged) = &self.0 else {
             return Ok(());
         };
-        let standing = charged.limiter.check(&charged.app, &charged.key, charged.limit).await;
+        // The layer counted this request first, so the limiter has the app.
+        let Some(app) = charged.limiter.tending.get() else {
+            return Ok(());
+        };
+        let standing = charged.limiter.check(app, &charged.key, charged.limit).await;
         *charged
             .standing
             .lock()
@@ -444,7 +447,7 @@ impl Charge {
         charged.client.count_refusal();
         Err(LimitReached {
             limit: standing.limit,
-            retry_after_secs: standing.retry_after_secs(charged.app.now().0),
+            retry_after_secs: standing.retry_after_secs(app.now().0),
         })
     }
 
@@ -512,7 +515,6 @@ pub async fn layer(State(state): State<AppState>, request: Request, next: Next) 
     }
     let charge = Charge(Some(Arc::new(Charged {
         limiter: state.limiter.clone(),
-        app: state.app.clone(),
         client,
         key,
         limit,
