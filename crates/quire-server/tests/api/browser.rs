@@ -554,3 +554,58 @@ both_backends! {
         }
     }
 }
+
+/// Whether the page's own scripts run: the theme switch changes the theme.
+const SCRIPTS_RUN: &str = "var before = document.documentElement.dataset.theme || ''; \
+    document.querySelector('#theme').click(); \
+    return (document.documentElement.dataset.theme || '') !== before";
+
+both_backends! {
+    async fn a_page_revisited_keeps_its_scripts_and_images(app: TestApp) {
+        let (_ada, _org, _site) = crate::published_sites::docs_site(&app, "public").await;
+        let driver = Driver::start().await;
+        let browser = Browser::open(&driver).await;
+        // Each kind of answer, first visit then revisits: a page, another
+        // page, back to the first, and a reload (each revalidated: 304s).
+        browser.go(&format!("{}/docs/", app.base_url)).await;
+        browser.until("return document.querySelector('article h1') !== null").await;
+        assert_eq!(browser.run(SCRIPTS_RUN).await, true, "first visit");
+        for visit in ["reload", "another page", "back", "forward", "reload again"] {
+            match visit {
+                "reload" | "reload again" => {
+                    browser.cmd(reqwest::Method::POST, "/refresh", Some(json!({}))).await;
+                }
+                "another page" => browser.go(&format!("{}/docs/setup", app.base_url)).await,
+                "back" => {
+                    browser.cmd(reqwest::Method::POST, "/back", Some(json!({}))).await;
+                }
+                _ => {
+                    browser.cmd(reqwest::Method::POST, "/forward", Some(json!({}))).await;
+                }
+            }
+            browser.until("return document.readyState === 'complete' && document.querySelector('article h1') !== null").await;
+            assert_eq!(browser.run(SCRIPTS_RUN).await, true, "{visit}: the page's scripts run");
+        }
+        // The image of the first page loads on a revisit too.
+        browser.go(&format!("{}/docs/", app.base_url)).await;
+        browser.cmd(reqwest::Method::POST, "/refresh", Some(json!({}))).await;
+        browser.until("return [...document.images].filter(i => i.complete && i.naturalWidth > 0).length === 1").await;
+        assert_eq!(browser.run(SCRIPTS_RUN).await, true);
+        browser.close().await;
+
+        // What a revalidation answers: the 200's policy, never a file's.
+        let client = reqwest::Client::new();
+        let page = client.get(format!("{}/docs/", app.base_url)).send().await.expect("a page");
+        let etag = page.headers()["etag"].clone();
+        let policy = page.headers()["content-security-policy"].clone();
+        assert_eq!(page.headers()["cache-control"], "no-cache");
+        let again = client
+            .get(format!("{}/docs/", app.base_url))
+            .header("if-none-match", etag)
+            .send()
+            .await
+            .expect("a revalidation");
+        assert_eq!(again.status(), 304);
+        assert_eq!(again.headers()["content-security-policy"], policy);
+    }
+}

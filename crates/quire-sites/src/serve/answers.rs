@@ -53,6 +53,8 @@ pub(super) async fn file(
         .is_some_and(|v| v.split(',').any(|t| t.trim() == etag))
     {
         let mut res = StatusCode::NOT_MODIFIED.into_response();
+        // The same headers as the 200's (its policy above all).
+        quire_http::files::headers(res.headers_mut(), &file.content_type, &file.name);
         res.headers_mut().insert(header::CACHE_CONTROL, cache);
         if let Ok(v) = HeaderValue::from_str(&etag) {
             res.headers_mut().insert(header::ETAG, v);

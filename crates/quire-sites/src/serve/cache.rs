@@ -244,6 +244,13 @@ fn answer_from(kept: &Kept, method: &Method, request: &HeaderMap) -> Response {
         header::VARY,
         HeaderValue::from_static("Accept, Accept-Encoding, Cookie"),
     );
+    // Kept answers change with any publication: browsers may keep them,
+    // asking each time whether they still hold (a 304 when they do).
+    headers
+        .entry(header::CACHE_CONTROL)
+        .or_insert(HeaderValue::from_static("no-cache"));
+    let policy = super::security::policy_for(headers.get(header::CONTENT_TYPE));
+    headers.entry(header::CONTENT_SECURITY_POLICY).or_insert(policy);
     let held = request
         .get(header::IF_NONE_MATCH)
         .and_then(|v| v.to_str().ok())
@@ -254,7 +261,14 @@ fn answer_from(kept: &Kept, method: &Method, request: &HeaderMap) -> Response {
         });
     if held && kept.status == StatusCode::OK {
         let mut response = StatusCode::NOT_MODIFIED.into_response();
-        for name in [header::ETAG, header::VARY, header::CACHE_CONTROL] {
+        // The headers a browser merges into what it kept: the same as the
+        // 200's, so nothing of the page changes (the policy above all).
+        for name in [
+            header::ETAG,
+            header::VARY,
+            header::CACHE_CONTROL,
+            header::CONTENT_SECURITY_POLICY,
+        ] {
             if let Some(value) = headers.get(&name) {
                 response.headers_mut().insert(name, value.clone());
             }

@@ -13,7 +13,7 @@
 
 use std::sync::LazyLock;
 
-use axum::http::{HeaderValue, header};
+use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::Response;
 use base64::Engine;
 use sha2::{Digest, Sha256};
@@ -44,20 +44,30 @@ static PAGE_POLICY: LazyLock<HeaderValue> = LazyLock::new(|| {
 const DOCUMENT_POLICY: &str =
     "default-src 'none'; img-src 'self' data:; style-src 'unsafe-inline'; sandbox; frame-ancestors 'self'";
 
-/// Adds the security headers to a site's answer (keeping any it set itself).
-pub async fn secure(mut res: Response) -> Response {
-    let is_html = res
-        .headers()
-        .get(header::CONTENT_TYPE)
+/// The policy of an answer of `content_type`: pages run their own scripts,
+/// everything else nothing.
+pub fn policy_for(content_type: Option<&HeaderValue>) -> HeaderValue {
+    let is_html = content_type
         .and_then(|v| v.to_str().ok())
         .is_some_and(|v| v.starts_with("text/html"));
-    let headers = res.headers_mut();
-    let policy = if is_html {
+    if is_html {
         PAGE_POLICY.clone()
     } else {
         HeaderValue::from_static(DOCUMENT_POLICY)
-    };
-    headers.entry(header::CONTENT_SECURITY_POLICY).or_insert(policy);
+    }
+}
+
+/// Adds the security headers to a site's answer (keeping any it set
+/// itself). A `304` has no type to choose a policy by: it carries the
+/// policy of the answer it stands for (set where it is made), since
+/// browsers merge a `304`'s headers into the page they keep.
+pub async fn secure(mut res: Response) -> Response {
+    let not_modified = res.status() == StatusCode::NOT_MODIFIED;
+    let policy = policy_for(res.headers().get(header::CONTENT_TYPE));
+    let headers = res.headers_mut();
+    if !not_modified {
+        headers.entry(header::CONTENT_SECURITY_POLICY).or_insert(policy);
+    }
     headers
         .entry(header::X_CONTENT_TYPE_OPTIONS)
         .or_insert(HeaderValue::from_static("nosniff"));
