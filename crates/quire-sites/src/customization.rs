@@ -8,6 +8,8 @@
 //! its overrides are kept apart, changed as a merge patch (`null` removes
 //! an override) and read merged over the site's settings.
 
+use std::sync::LazyLock;
+
 use quire_core::Timestamp;
 use quire_store::sites::{self, SiteRow, SiteSpaceCustomizationRow};
 use serde_json::{Map, Value, json};
@@ -273,6 +275,70 @@ fn check_font(field: &str, font: &Value) -> AppResult<()> {
     Ok(())
 }
 
+/// The value each enumerated or boolean setting may take, as the official
+/// `SiteCustomizationSettings` says (`customization.schema.json`, Quire's
+/// reading of it); colours, URLs, fonts and links are checked below.
+static SHAPE: LazyLock<Option<jsonschema::Validator>> = LazyLock::new(|| {
+    let schema: Value = serde_json::from_str(include_str!("customization.schema.json")).ok()?;
+    jsonschema::draft7::new(&schema).ok()
+});
+
+/// `value` without its `null`s (in a merge patch they remove a setting;
+/// they are no value to check).
+fn without_nulls(value: &Value) -> Value {
+    match value {
+        Value::Object(map) => Value::Object(
+            map.iter()
+                .filter(|(_, v)| !v.is_null())
+                .map(|(k, v)| (k.clone(), without_nulls(v)))
+                .collect(),
+        ),
+        Value::Array(items) => Value::Array(items.iter().map(without_nulls).collect()),
+        other => other.clone(),
+    }
+}
+
+/// Refuses a value outside the official enumerations, naming the setting
+/// (`styling.theme`, `header.links[0].style`).
+fn check_shape(settings: &Map<String, Value>) -> AppResult<()> {
+    let Some(validator) = SHAPE.as_ref() else {
+        return Err(AppError::from(anyhow::anyhow!(
+            "the customization schema does not compile"
+        )));
+    };
+    let given = without_nulls(&Value::Object(settings.clone()));
+    if let Some(error) = validator.iter_errors(&given).next() {
+        let mut field = String::new();
+        for segment in error.instance_path().as_str().split('/').filter(|s| !s.is_empty()) {
+            if segment.chars().all(|c| c.is_ascii_digit()) {
+                field.push_str(&format!("[{segment}]"));
+            } else {
+                if !field.is_empty() {
+                    field.push('.');
+                }
+                field.push_str(segment);
+            }
+        }
+        let allowed = match error.kind() {
+            jsonschema::error::ValidationErrorKind::Enum { options } => format!("one of {options}"),
+            jsonschema::error::ValidationErrorKind::Type {
+                kind: jsonschema::error::TypeKind::Single(kind),
+            } => match kind.to_string().as_str() {
+                "boolean" => "true or false".to_owned(),
+                "object" => "an object".to_owned(),
+                "array" => "a list".to_owned(),
+                other => format!("a {other}"),
+            },
+            jsonschema::error::ValidationErrorKind::AnyOf { .. } => {
+                "one of the names listed in the official API, or a font definition".to_owned()
+            }
+            _ => error.to_string(),
+        };
+        return invalid(format!("{field} must be {allowed}, not {}", error.instance()));
+    }
+    Ok(())
+}
+
 /// The checks that keep a stored customization readable and safe to
 /// render; the rest is kept as given.
 fn check(settings: &Map<String, Value>) -> AppResult<()> {
@@ -281,6 +347,7 @@ fn check(settings: &Map<String, Value>) -> AppResult<()> {
             return invalid(format!("unknown customization setting {key:?}"));
         }
     }
+    check_shape(settings)?;
     for (key, value) in settings {
         if key != "title" && key != "socialAccounts" && !value.is_object() {
             return invalid(format!("{key} must be an object"));
@@ -531,6 +598,53 @@ mod tests {
         ] {
             assert!(check(bad.as_object().unwrap()).is_err(), "{bad}");
         }
+    }
+
+    #[test]
+    fn values_outside_the_official_enumerations_are_refused_by_name() {
+        let message = |bad: Value| match check(bad.as_object().unwrap()) {
+            Err(AppError::Invalid(message)) => message,
+            other => panic!("{bad} was not refused: {other:?}"),
+        };
+        assert_eq!(
+            message(json!({ "styling": { "theme": "sepia" } })),
+            r#"styling.theme must be one of ["clean","muted","bold","gradient"], not "sepia""#
+        );
+        assert_eq!(
+            message(json!({ "pagination": { "enabled": "yes" } })),
+            r#"pagination.enabled must be true or false, not "yes""#
+        );
+        assert!(
+            message(json!({ "header": { "links": [{ "title": "A", "style": "fancy" }] } }))
+                .starts_with("header.links[0].style must be one of")
+        );
+        assert!(
+            message(json!({ "styling": { "codeTheme": { "default": { "light": "neon", "dark": "dracula" } } } }))
+                .starts_with("styling.codeTheme.default.light must be one of")
+        );
+        assert!(message(json!({ "styling": { "font": "Comic Sans" } })).starts_with("styling.font must be one of"));
+        assert!(message(json!({ "ai": { "mode": "chatty" } })).starts_with("ai.mode must be"));
+        assert!(
+            message(json!({ "pageActions": { "items": ["markdown", "fax"] } }))
+                .starts_with("pageActions.items[1] must be")
+        );
+        // Every official value passes, and null (a patch removing a setting) too.
+        let good = json!({
+            "styling": { "theme": "gradient", "corners": "circular", "depth": "flat", "links": "accent",
+                "font": "Inter", "headingFont": null, "monospaceFont": "JetBrainsMono", "background": "match",
+                "icons": "duotone", "sidebar": { "background": "filled", "list": "pill" }, "search": "subtle",
+                "codeTheme": { "default": { "light": "github-light", "dark": "github-dark" } } },
+            "ai": { "mode": "assistant" },
+            "pageActions": { "items": ["markdown", "pdf", "mcp"] },
+            "externalLinks": { "target": "blank" },
+            "pagination": { "enabled": false },
+            "socialAccounts": [{ "platform": "github", "handle": "gitbook", "display": { "footer": true, "header": false } }]
+        });
+        assert!(
+            check(good.as_object().unwrap()).is_ok(),
+            "{:?}",
+            check(good.as_object().unwrap())
+        );
     }
 
     #[test]

@@ -248,6 +248,17 @@ both_backends! {
             .await
             .assert_status(400);
         assert_eq!(app.get(&ada, &format!("{site}/customization")).await.body["title"], "Acme Docs");
+        // Values outside the official enumerations: a 400 naming the setting.
+        for (bad, field) in [
+            (json!({ "title": "Acme Docs", "styling": { "theme": "sepia" } }), "styling.theme"),
+            (json!({ "title": "Acme Docs", "pagination": { "enabled": "yes" } }), "pagination.enabled"),
+            (json!({ "title": "Acme Docs", "externalLinks": { "target": "_top" } }), "externalLinks.target"),
+        ] {
+            let refused = app.put(&ada, &format!("{site}/customization"), bad).await;
+            refused.assert_status(400);
+            assert!(refused.message().starts_with(field), "{}", refused.message());
+        }
+        assert_eq!(app.get(&ada, &format!("{site}/customization")).await.body["styling"]["theme"], "clean");
 
         // A web font: its faces are declared, shown with a fallback until loaded.
         let brand = json!({ "id": "brand", "custom": true, "fontFamily": "Brand Sans", "fontFaces": [
