@@ -43,6 +43,8 @@ pub struct Strings {
     pub copied: &'static str,
     pub switch_theme: &'static str,
     pub recent_changes: &'static str,
+    /// The link that takes keyboard readers past the header and tree.
+    pub skip_to_content: &'static str,
 }
 
 const EN: Strings = Strings {
@@ -63,6 +65,7 @@ const EN: Strings = Strings {
     copied: "Copied",
     switch_theme: "Switch theme",
     recent_changes: "Recent changes",
+    skip_to_content: "Skip to content",
 };
 
 const FR: Strings = Strings {
@@ -83,6 +86,7 @@ const FR: Strings = Strings {
     copied: "Copié",
     switch_theme: "Changer de thème",
     recent_changes: "Modifications récentes",
+    skip_to_content: "Aller au contenu",
 };
 
 const ES: Strings = Strings {
@@ -103,6 +107,7 @@ const ES: Strings = Strings {
     copied: "Copiado",
     switch_theme: "Cambiar tema",
     recent_changes: "Cambios recientes",
+    skip_to_content: "Ir al contenido",
 };
 
 const ZH: Strings = Strings {
@@ -123,6 +128,7 @@ const ZH: Strings = Strings {
     copied: "已复制",
     switch_theme: "切换主题",
     recent_changes: "最近更改",
+    skip_to_content: "跳到正文",
 };
 
 const JA: Strings = Strings {
@@ -143,6 +149,7 @@ const JA: Strings = Strings {
     copied: "コピーしました",
     switch_theme: "テーマを切り替え",
     recent_changes: "最近の変更",
+    skip_to_content: "本文へスキップ",
 };
 
 const DE: Strings = Strings {
@@ -163,6 +170,7 @@ const DE: Strings = Strings {
     copied: "Kopiert",
     switch_theme: "Design wechseln",
     recent_changes: "Letzte Änderungen",
+    skip_to_content: "Zum Inhalt springen",
 };
 
 const NL: Strings = Strings {
@@ -183,6 +191,7 @@ const NL: Strings = Strings {
     copied: "Gekopieerd",
     switch_theme: "Thema wisselen",
     recent_changes: "Recente wijzigingen",
+    skip_to_content: "Naar de inhoud",
 };
 
 const NO: Strings = Strings {
@@ -203,6 +212,7 @@ const NO: Strings = Strings {
     copied: "Kopiert",
     switch_theme: "Bytt tema",
     recent_changes: "Nylige endringer",
+    skip_to_content: "Hopp til innholdet",
 };
 
 const PT_BR: Strings = Strings {
@@ -223,6 +233,7 @@ const PT_BR: Strings = Strings {
     copied: "Copiado",
     switch_theme: "Alternar tema",
     recent_changes: "Alterações recentes",
+    skip_to_content: "Pular para o conteúdo",
 };
 
 const RU: Strings = Strings {
@@ -243,6 +254,7 @@ const RU: Strings = Strings {
     copied: "Скопировано",
     switch_theme: "Сменить тему",
     recent_changes: "Последние изменения",
+    skip_to_content: "Перейти к содержимому",
 };
 
 impl Language {
@@ -362,6 +374,7 @@ mod tests {
                 s.copied,
                 s.switch_theme,
                 s.recent_changes,
+                s.skip_to_content,
             ];
             assert!(all.iter().all(|t| !t.trim().is_empty()), "{language:?}");
             assert_eq!(s.no_results_for.matches("{}").count(), 1, "{language:?}");

@@ -205,12 +205,15 @@ pub fn page(shell: &Shell, body: &str) -> String {
     out.push_str("<style>");
     out.push_str(STYLE);
     if let Some((light, dark)) = &look.accent {
-        // Colours were checked to be #rgb or #rrggbb when saved.
+        // Colours were checked to be #rgb or #rrggbb when saved; each is
+        // made readable (AA) on its theme's backgrounds.
+        let light = crate::color::readable_accent(light, false).unwrap_or_else(|| light.clone());
+        let dark = crate::color::readable_accent(dark, true).unwrap_or_else(|| dark.clone());
         out.push_str(&format!(
             ":root{{--accent:{}}}:root[data-theme=dark]{{--accent:{}}}@media (prefers-color-scheme:dark){{:root:not([data-theme=light]){{--accent:{}}}}}",
-            escape(light),
-            escape(dark),
-            escape(dark)
+            escape(&light),
+            escape(&dark),
+            escape(&dark)
         ));
     }
     if let Some(font) = &look.font {
@@ -228,6 +231,10 @@ pub fn page(shell: &Shell, body: &str) -> String {
         ));
     }
     out.push_str("</style></head><body>");
+    out.push_str(&format!(
+        "<a class=\"skip\" href=\"#content\">{}</a>",
+        escape(t.skip_to_content)
+    ));
     if let Some((message, link, style)) = &look.announcement {
         out.push_str(&format!("<div class=\"announcement hint hint-{}\">", escape(style)));
         match link {
@@ -325,7 +332,7 @@ pub fn page(shell: &Shell, body: &str) -> String {
         }
         out.push_str("</li>");
     }
-    out.push_str("</ul></nav><label for=\"menu\" class=\"scrim\"></label><main>");
+    out.push_str("</ul></nav><label for=\"menu\" class=\"scrim\"></label><main id=\"content\" tabindex=\"-1\">");
     if !shell.breadcrumbs.is_empty() {
         out.push_str(&format!(
             "<nav class=\"crumbs\" aria-label=\"{}\">",

@@ -12,8 +12,10 @@
 //!   `robots.txt`, `llms.txt`, `rss.xml`, markdown), `openapi` the
 //!   operations of OpenAPI specs (blocks on pages, and the public reference
 //!   of a spec);
-//! - `html`: escaping and marking what a search matched.
+//! - `html`: escaping and marking what a search matched; `color`: accents
+//!   made readable (WCAG AA) in both themes.
 
+pub mod color;
 pub mod embed;
 pub mod highlight;
 pub mod html;

@@ -152,8 +152,11 @@ impl Renderer<'_> {
                 let id = escape(&heading.id);
                 self.out.push_str(&format!("<{tag} id=\"{id}\">"));
                 self.inlines(&heading.content);
+                // The anchor is a pointer's convenience: out of the
+                // heading's accessible name and of the tab order (the
+                // outline links every section).
                 self.out.push_str(&format!(
-                    "<a class=\"anchor\" href=\"#{id}\" aria-label=\"Link to this section\">#</a></{tag}>\n"
+                    "<a class=\"anchor\" href=\"#{id}\" aria-hidden=\"true\" tabindex=\"-1\">#</a></{tag}>\n"
                 ));
             }
             Block::List(list) => {

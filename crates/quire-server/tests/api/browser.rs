@@ -609,3 +609,57 @@ both_backends! {
         assert_eq!(again.headers()["content-security-policy"], policy);
     }
 }
+
+/// The serious and critical axe-core violations of the page shown, in the
+/// theme `theme` (`light` or `dark`).
+async fn violations(browser: &Browser<'_>, axe: &str, theme: &str) -> Vec<String> {
+    browser
+        .run(&format!("document.documentElement.dataset.theme = '{theme}'; return true"))
+        .await;
+    browser.run(&format!("{axe}; return true")).await;
+    let found = browser
+        .cmd(
+            reqwest::Method::POST,
+            "/execute/async",
+            Some(json!({ "script": "const done = arguments[arguments.length - 1]; \
+                window.axe.run(document, { resultTypes: ['violations'] }).then(r => done(r.violations \
+                .filter(v => v.impact === 'serious' || v.impact === 'critical') \
+                .map(v => v.id + ': ' + v.nodes.slice(0, 3).map(n => n.target.join(' ') + ' ' + n.html + ' ' + n.failureSummary).join(', '))));", "args": [] })),
+        )
+        .await;
+    found
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|v| v.as_str().map(str::to_owned))
+        .collect()
+}
+
+both_backends! {
+    async fn every_kind_of_published_page_passes_axe_in_both_themes(app: TestApp) {
+        let (_ada, _org, _site) = crate::published_sites::docs_site(&app, "public").await;
+        let axe = std::fs::read_to_string(crate::web_app::web_dir().join("node_modules/axe-core/axe.min.js"))
+            .expect("axe-core (web/package-lock.json)");
+        let driver = Driver::start().await;
+        let browser = Browser::open(&driver).await;
+        let mut found = Vec::new();
+        for path in ["/docs/", "/docs/setup", "/docs/api/", "/docs/?q=configuration", "/docs/nope"] {
+            browser.go(&format!("{}{path}", app.base_url)).await;
+            browser.until("return document.readyState === 'complete'").await;
+            for theme in ["light", "dark"] {
+                for violation in violations(&browser, &axe, theme).await {
+                    found.push(format!("{path} ({theme}) {violation}"));
+                }
+            }
+        }
+        // The skip link leads past the header to the content.
+        browser.go(&format!("{}/docs/", app.base_url)).await;
+        assert_eq!(browser.run("return document.querySelector('a.skip').getAttribute('href')").await, "#content");
+        assert_eq!(browser.run("return document.querySelector('#content').tagName").await, "MAIN");
+        // A heading's name is its text alone.
+        let label = browser.labels("article h2").await;
+        assert!(label.iter().all(|(name, _)| !name.contains('#') && !name.contains("Link")), "{label:?}");
+        browser.close().await;
+        assert!(found.is_empty(), "{found:#?}");
+    }
+}

@@ -202,8 +202,9 @@ both_backends! {
         let rss = get(&app, "/docs/rss.xml").await;
         assert_eq!(rss.status, 200);
         assert!(rss.content_type.starts_with("application/rss+xml"));
-        assert!(rss.body.contains("<title>Edits (#1) in Guide</title>"), "{}", rss.body);
-        assert!(rss.body.contains("<title>Edits (#1) in API</title>") && rss.body.contains("/docs/api/</link>"), "{}", rss.body);
+        assert!(rss.body.contains("<title>Update to Guide</title>"), "{}", rss.body);
+        assert!(rss.body.contains("<title>Update to API</title>") && rss.body.contains("/docs/api/</link>"), "{}", rss.body);
+        assert!(!rss.body.contains("Edits"), "change requests' subjects are the team's, not the readers': {}", rss.body);
         assert!(home.body.contains("href=\"/docs/rss.xml\""));
 
         // Search on the server, no index download.
@@ -239,7 +240,8 @@ both_backends! {
         assert_eq!(app.get(&ada, &format!("{site}/customization")).await.body["title"], "Acme Docs");
         let styled = get(&app, "/docs/").await;
         assert!(styled.body.contains("<title>Introduction | Acme Docs</title>"), "{}", styled.body);
-        assert!(styled.body.contains("--accent:#ff0000") && styled.body.contains("data-theme=\"dark\""));
+        // #ff0000 reads at 4:1 on white: darkened to AA (#d90000), never shown too pale.
+        assert!(styled.body.contains("--accent:#d90000") && styled.body.contains("data-theme=\"dark\""), "{}", styled.body);
         assert!(styled.body.contains("body{font-family:\"Inter\""), "{}", styled.body);
         assert!(styled.body.contains("hint-success") && styled.body.contains("Version 2 is out"));
         assert!(styled.body.contains("href=\"https://status.acme.example\">Status</a>"));

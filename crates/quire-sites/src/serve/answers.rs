@@ -112,10 +112,9 @@ pub(super) async fn feed(state: &SiteState, visit: &Visit) -> quire_app::AppResu
                 .spaces()
                 .into_iter()
                 .find(|(_, s)| s.space.id == m.space_id)?;
-            let title = match (&m.subject, m.number) {
-                (Some(subject), Some(number)) => format!("{} (#{number}) in {}", subject, space.space.title),
-                _ => format!("Update to {}", space.space.title),
-            };
+            // A change request's subject is the team's own words, never the
+            // readers': an item names what changed, the space.
+            let title = format!("Update to {}", space.space.title);
             Some(outputs::Change {
                 title,
                 url: format!("{}{}/", visit.origin, space_url(&visit.base, section, space)),
