@@ -45,6 +45,7 @@ pub struct Strings {
     pub recent_changes: &'static str,
     /// The link that takes keyboard readers past the header and tree.
     pub skip_to_content: &'static str,
+    pub privacy_policy: &'static str,
 }
 
 const EN: Strings = Strings {
@@ -66,6 +67,7 @@ const EN: Strings = Strings {
     switch_theme: "Switch theme",
     recent_changes: "Recent changes",
     skip_to_content: "Skip to content",
+    privacy_policy: "Privacy policy",
 };
 
 const FR: Strings = Strings {
@@ -87,6 +89,7 @@ const FR: Strings = Strings {
     switch_theme: "Changer de thème",
     recent_changes: "Modifications récentes",
     skip_to_content: "Aller au contenu",
+    privacy_policy: "Politique de confidentialité",
 };
 
 const ES: Strings = Strings {
@@ -108,6 +111,7 @@ const ES: Strings = Strings {
     switch_theme: "Cambiar tema",
     recent_changes: "Cambios recientes",
     skip_to_content: "Ir al contenido",
+    privacy_policy: "Política de privacidad",
 };
 
 const ZH: Strings = Strings {
@@ -129,6 +133,7 @@ const ZH: Strings = Strings {
     switch_theme: "切换主题",
     recent_changes: "最近更改",
     skip_to_content: "跳到正文",
+    privacy_policy: "隐私政策",
 };
 
 const JA: Strings = Strings {
@@ -150,6 +155,7 @@ const JA: Strings = Strings {
     switch_theme: "テーマを切り替え",
     recent_changes: "最近の変更",
     skip_to_content: "本文へスキップ",
+    privacy_policy: "プライバシーポリシー",
 };
 
 const DE: Strings = Strings {
@@ -171,6 +177,7 @@ const DE: Strings = Strings {
     switch_theme: "Design wechseln",
     recent_changes: "Letzte Änderungen",
     skip_to_content: "Zum Inhalt springen",
+    privacy_policy: "Datenschutzerklärung",
 };
 
 const NL: Strings = Strings {
@@ -192,6 +199,7 @@ const NL: Strings = Strings {
     switch_theme: "Thema wisselen",
     recent_changes: "Recente wijzigingen",
     skip_to_content: "Naar de inhoud",
+    privacy_policy: "Privacybeleid",
 };
 
 const NO: Strings = Strings {
@@ -213,6 +221,7 @@ const NO: Strings = Strings {
     switch_theme: "Bytt tema",
     recent_changes: "Nylige endringer",
     skip_to_content: "Hopp til innholdet",
+    privacy_policy: "Personvernerklæring",
 };
 
 const PT_BR: Strings = Strings {
@@ -234,6 +243,7 @@ const PT_BR: Strings = Strings {
     switch_theme: "Alternar tema",
     recent_changes: "Alterações recentes",
     skip_to_content: "Pular para o conteúdo",
+    privacy_policy: "Política de privacidade",
 };
 
 const RU: Strings = Strings {
@@ -255,6 +265,7 @@ const RU: Strings = Strings {
     switch_theme: "Сменить тему",
     recent_changes: "Последние изменения",
     skip_to_content: "Перейти к содержимому",
+    privacy_policy: "Политика конфиденциальности",
 };
 
 impl Language {
@@ -375,6 +386,7 @@ mod tests {
                 s.switch_theme,
                 s.recent_changes,
                 s.skip_to_content,
+                s.privacy_policy,
             ];
             assert!(all.iter().all(|t| !t.trim().is_empty()), "{language:?}");
             assert_eq!(s.no_results_for.matches("{}").count(), 1, "{language:?}");

@@ -36,9 +36,52 @@ pub struct TreeEntry {
     pub group: bool,
 }
 
+/// A link of the header: to an address, or a dropdown of links (no address
+/// of its own), drawn as a link or as a button.
+#[derive(Debug, Clone, Default)]
+pub struct HeaderLink {
+    pub title: String,
+    pub href: Option<String>,
+    /// `link`, `button-primary` or `button-secondary`.
+    pub style: String,
+    pub links: Vec<NavLink>,
+}
+
+/// A social account: its platform, its address, and where it shows.
+#[derive(Debug, Clone, Default)]
+pub struct SocialLink {
+    pub platform: String,
+    pub url: String,
+    pub header: bool,
+    pub footer: bool,
+}
+
 /// What the site's customization changes on every page.
 #[derive(Debug, Clone, Default)]
 pub struct Look {
+    /// The styling choices the stylesheet follows, as attributes of
+    /// `<html>` (`data-corners="rounded"`, `data-depth="flat"`, ...).
+    pub styling: Vec<(&'static str, String)>,
+    /// The font of headings, when the site chose one.
+    pub heading_font: Option<Font>,
+    /// The logo shown in the dark theme, when it differs.
+    pub logo_dark: Option<String>,
+    /// The favicon of the dark theme, when it differs.
+    pub favicon_dark: Option<String>,
+    /// An emoji as the favicon.
+    pub favicon_emoji: Option<String>,
+    /// Links out of the site open in a new tab.
+    pub external_blank: bool,
+    /// The footer's logo (light, dark), its groups of links, the site's
+    /// social accounts and privacy policy.
+    pub footer_logo: Option<(String, Option<String>)>,
+    pub footer_groups: Vec<(String, Vec<NavLink>)>,
+    pub social: Vec<SocialLink>,
+    pub privacy_policy: Option<String>,
+    /// The image shared links show (`og:image`).
+    pub social_image: Option<String>,
+    /// No previous and next links under pages (`pagination.enabled: false`).
+    pub hide_pager: bool,
     /// The accent colour in light and dark mode.
     pub accent: Option<(String, String)>,
     /// The text font, when the site chose one.
@@ -51,7 +94,7 @@ pub struct Look {
     pub toggle: bool,
     pub favicon: Option<String>,
     pub logo: Option<String>,
-    pub header_links: Vec<NavLink>,
+    pub header_links: Vec<HeaderLink>,
     /// The announcement: message, link, style.
     pub announcement: Option<(String, Option<String>, String)>,
     pub copyright: Option<String>,
@@ -164,6 +207,207 @@ fn link(out: &mut String, l: &NavLink, class: &str) {
     out.push_str("</a>");
 }
 
+/// `og:` and `twitter:` tags: what a shared link shows.
+fn push_social_meta(out: &mut String, shell: &Shell) {
+    let title = if shell.page_title.is_empty() {
+        &shell.site_title
+    } else {
+        &shell.page_title
+    };
+    let mut meta = |property: &str, content: &str| {
+        out.push_str(&format!(
+            "<meta property=\"{property}\" content=\"{}\">",
+            escape(content)
+        ));
+    };
+    meta("og:type", "website");
+    meta("og:site_name", &shell.site_title);
+    meta("og:title", title);
+    if let Some(description) = &shell.description {
+        meta("og:description", description);
+    }
+    if let Some(canonical) = &shell.canonical {
+        meta("og:url", canonical);
+    }
+    match &shell.look.social_image {
+        Some(image) => {
+            meta("og:image", image);
+            meta("twitter:card", "summary_large_image");
+        }
+        None => meta("twitter:card", "summary"),
+    }
+}
+
+/// The favicons: the site's (light and dark), its emoji, or a letter of
+/// its title on its accent colour.
+fn push_favicons(out: &mut String, shell: &Shell) {
+    let look = &shell.look;
+    if let Some(icon) = &look.favicon {
+        out.push_str(&format!("<link rel=\"icon\" href=\"{}\">", safe_url(icon)));
+        if let Some(dark) = &look.favicon_dark {
+            out.push_str(&format!(
+                "<link rel=\"icon\" href=\"{}\" media=\"(prefers-color-scheme: dark)\">",
+                safe_url(dark)
+            ));
+        }
+        return;
+    }
+    let svg = match &look.favicon_emoji {
+        Some(emoji) => format!(
+            "<svg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 100 100'><text y='.9em' font-size='90'>{}</text></svg>",
+            escape(emoji)
+        ),
+        None => {
+            let letter: String = shell.site_title.chars().find(|c| c.is_alphanumeric()).into_iter().collect();
+            let color = look
+                .accent
+                .as_ref()
+                .and_then(|(light, _)| crate::color::readable_accent(light, false))
+                .unwrap_or_else(|| "#0969da".to_owned());
+            format!(
+                "<svg xmlns='http://www.w3.org/2000/svg' viewBox='0 0 100 100'><rect width='100' height='100' rx='22' fill='{}'/>\
+                 <text x='50' y='70' font-size='62' font-family='system-ui,sans-serif' font-weight='600' text-anchor='middle' fill='#fff'>{}</text></svg>",
+                escape(&color),
+                escape(&letter.to_uppercase())
+            )
+        }
+    };
+    out.push_str(&format!(
+        "<link rel=\"icon\" href=\"data:image/svg+xml,{}\">",
+        quire_core::percent::encode_component(&svg)
+    ));
+}
+
+/// A logo standing for `name`, with its dark-theme version when it has one.
+fn push_logo(out: &mut String, light: &str, dark: Option<&str>, name: &str, class: &str) {
+    let light_class = if dark.is_some() { " logo-light" } else { "" };
+    out.push_str(&format!(
+        "<img class=\"{class}{light_class}\" src=\"{}\" alt=\"{}\" height=\"28\">",
+        safe_url(light),
+        escape(name)
+    ));
+    if let Some(dark) = dark {
+        out.push_str(&format!(
+            "<img class=\"{class} logo-dark\" src=\"{}\" alt=\"{}\" height=\"28\">",
+            safe_url(dark),
+            escape(name)
+        ));
+    }
+}
+
+/// A header link, a button, or a dropdown of links (a disclosure that
+/// needs no script).
+fn push_header_link(out: &mut String, l: &HeaderLink) {
+    let class = match l.style.as_str() {
+        "button-primary" => "header-link button primary",
+        "button-secondary" => "header-link button",
+        _ => "header-link",
+    };
+    if l.links.is_empty() {
+        if let Some(href) = &l.href {
+            out.push_str(&format!("<a class=\"{class}\" href=\"{}\">", safe_url(href)));
+            push_escaped(out, &l.title);
+            out.push_str("</a>");
+        }
+        return;
+    }
+    out.push_str(&format!("<details class=\"dropdown\"><summary class=\"{class}\">"));
+    push_escaped(out, &l.title);
+    out.push_str("</summary><ul>");
+    for child in &l.links {
+        out.push_str("<li>");
+        link(out, child, "dropdown-link");
+        out.push_str("</li>");
+    }
+    out.push_str("</ul></details>");
+}
+
+/// A social account's link, named by its platform.
+fn push_social(out: &mut String, account: &SocialLink) {
+    out.push_str(&format!(
+        "<a class=\"social social-{}\" href=\"{}\" rel=\"me noopener\">",
+        escape(&account.platform),
+        safe_url(&account.url)
+    ));
+    push_escaped(out, &social_name(&account.platform));
+    out.push_str("</a>");
+}
+
+/// A platform's name as people write it.
+fn social_name(platform: &str) -> String {
+    match platform {
+        "twitter" => "X".to_owned(),
+        "github" => "GitHub".to_owned(),
+        "linkedin" => "LinkedIn".to_owned(),
+        "youtube" => "YouTube".to_owned(),
+        "tiktok" => "TikTok".to_owned(),
+        other => {
+            let mut chars = other.chars();
+            chars
+                .next()
+                .map(|c| c.to_uppercase().chain(chars).collect())
+                .unwrap_or_default()
+        }
+    }
+}
+
+/// The footer: logo, groups of links, social accounts, privacy policy,
+/// copyright (nothing when the site set none of them).
+fn push_footer(out: &mut String, look: &Look) {
+    let social: Vec<&SocialLink> = look.social.iter().filter(|a| a.footer).collect();
+    if look.footer_logo.is_none()
+        && look.footer_groups.is_empty()
+        && social.is_empty()
+        && look.privacy_policy.is_none()
+        && look.copyright.is_none()
+    {
+        return;
+    }
+    out.push_str("<footer class=\"bottom\">");
+    if let Some((light, dark)) = &look.footer_logo {
+        out.push_str("<p class=\"footer-logo\">");
+        push_logo(out, light, dark.as_deref(), "", "logo");
+        out.push_str("</p>");
+    }
+    if !look.footer_groups.is_empty() {
+        out.push_str("<div class=\"footer-groups\">");
+        for (title, links) in &look.footer_groups {
+            out.push_str("<nav class=\"footer-group\" aria-label=\"");
+            push_escaped(out, title);
+            out.push_str("\"><p>");
+            push_escaped(out, title);
+            out.push_str("</p><ul>");
+            for l in links {
+                out.push_str("<li>");
+                link(out, l, "footer-link");
+                out.push_str("</li>");
+            }
+            out.push_str("</ul></nav>");
+        }
+        out.push_str("</div>");
+    }
+    if !social.is_empty() {
+        out.push_str("<p class=\"socials\">");
+        for account in social {
+            push_social(out, account);
+        }
+        out.push_str("</p>");
+    }
+    if let Some(policy) = &look.privacy_policy {
+        out.push_str(&format!(
+            "<p><a class=\"privacy\" href=\"{}\">{}</a></p>",
+            safe_url(policy),
+            escape(look.language.strings().privacy_policy)
+        ));
+    }
+    if let Some(copyright) = &look.copyright {
+        out.push_str("<p>");
+        push_escaped(out, copyright);
+        out.push_str("</p>");
+    }
+    out.push_str("</footer>");
+}
+
 /// The whole HTML page.
 pub fn page(shell: &Shell, body: &str) -> String {
     let mut out = String::with_capacity(body.len() + 8192);
@@ -172,6 +416,9 @@ pub fn page(shell: &Shell, body: &str) -> String {
     out.push_str(&format!("<!doctype html>\n<html lang=\"{}\"", look.language.tag()));
     if let Some(theme) = &look.theme {
         out.push_str(&format!(" data-theme=\"{}\"", escape(theme)));
+    }
+    for (name, value) in &look.styling {
+        out.push_str(&format!(" data-{name}=\"{}\"", escape(value)));
     }
     out.push_str("><head><meta charset=\"utf-8\">");
     out.push_str("<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">");
@@ -188,6 +435,7 @@ pub fn page(shell: &Shell, body: &str) -> String {
             escape(description)
         ));
     }
+    push_social_meta(&mut out, shell);
     if !shell.indexable {
         out.push_str("<meta name=\"robots\" content=\"noindex, nofollow\">");
     }
@@ -198,10 +446,13 @@ pub fn page(shell: &Shell, body: &str) -> String {
     ));
     if let Some(canonical) = &shell.canonical {
         out.push_str(&format!("<link rel=\"canonical\" href=\"{}\">", safe_url(canonical)));
+        // The page as markdown, for readers and agents that prefer it.
+        out.push_str(&format!(
+            "<link rel=\"alternate\" type=\"text/markdown\" href=\"{}.md\">",
+            safe_url(canonical)
+        ));
     }
-    if let Some(icon) = &look.favicon {
-        out.push_str(&format!("<link rel=\"icon\" href=\"{}\">", safe_url(icon)));
-    }
+    push_favicons(&mut out, shell);
     out.push_str("<style>");
     out.push_str(STYLE);
     if let Some((light, dark)) = &look.accent {
@@ -220,6 +471,13 @@ pub fn page(shell: &Shell, body: &str) -> String {
         font.push_faces(&mut out);
         out.push_str(&format!(
             "body{{font-family:\"{}\",system-ui,-apple-system,\"Segoe UI\",Roboto,sans-serif}}",
+            escape(&font.family)
+        ));
+    }
+    if let Some(font) = &look.heading_font {
+        font.push_faces(&mut out);
+        out.push_str(&format!(
+            "h1,h2,h3,h4,.brand{{font-family:\"{}\",system-ui,-apple-system,\"Segoe UI\",Roboto,sans-serif}}",
             escape(&font.family)
         ));
     }
@@ -253,16 +511,17 @@ pub fn page(shell: &Shell, body: &str) -> String {
     ));
     out.push_str(&safe_url(&shell.home));
     out.push_str("\">");
-    if let Some(logo) = &look.logo {
-        out.push_str(&format!(
-            "<img src=\"{}\" alt=\"\" width=\"24\" height=\"24\"> ",
-            safe_url(logo)
-        ));
+    match &look.logo {
+        // The logo stands for the title (its name is the title's).
+        Some(logo) => push_logo(&mut out, logo, look.logo_dark.as_deref(), &shell.site_title, "logo"),
+        None => push_escaped(&mut out, &shell.site_title),
     }
-    push_escaped(&mut out, &shell.site_title);
     out.push_str("</a>");
     for l in &look.header_links {
-        link(&mut out, l, "header-link");
+        push_header_link(&mut out, l);
+    }
+    for account in look.social.iter().filter(|a| a.header) {
+        push_social(&mut out, account);
     }
     if shell.sections.len() > 1 {
         out.push_str(&format!(
@@ -351,9 +610,15 @@ pub fn page(shell: &Shell, body: &str) -> String {
         escape(t.copy),
         escape(t.copied)
     ));
-    out.push_str(body);
+    if look.external_blank {
+        // The renderer marks exactly the links out of the site so; text is
+        // escaped and cannot hold the mark.
+        out.push_str(&body.replace(" rel=\"noopener\">", " rel=\"noopener\" target=\"_blank\">"));
+    } else {
+        out.push_str(body);
+    }
     out.push_str("</article>");
-    if shell.previous.is_some() || shell.next.is_some() {
+    if !look.hide_pager && (shell.previous.is_some() || shell.next.is_some()) {
         out.push_str(&format!("<nav class=\"pager\" aria-label=\"{}\">", escape(t.pager)));
         for (l, class, label) in [(&shell.previous, "previous", t.previous), (&shell.next, "next", t.next)] {
             if let Some(l) = l {
@@ -382,11 +647,7 @@ pub fn page(shell: &Shell, body: &str) -> String {
         out.push_str("</ul></aside>");
     }
     out.push_str("</div>");
-    if let Some(copyright) = &look.copyright {
-        out.push_str("<footer class=\"bottom\">");
-        push_escaped(&mut out, copyright);
-        out.push_str("</footer>");
-    }
+    push_footer(&mut out, look);
     if look.toggle {
         out.push_str(&format!("<script>{THEME_SCRIPT}</script>"));
     }

@@ -663,3 +663,83 @@ both_backends! {
         assert!(found.is_empty(), "{found:#?}");
     }
 }
+
+both_backends! {
+    async fn every_customization_field_shows_on_the_published_site(app: TestApp) {
+        let (ada, _org, site) = crate::published_sites::docs_site(&app, "public").await;
+        let default_page = reqwest::get(format!("{}/docs/", app.base_url)).await.unwrap().text().await.unwrap();
+        let image = default_page
+            .split("src=\"")
+            .map(|s| s.split('"').next().unwrap_or_default())
+            .find(|src| src.contains("~files"))
+            .expect("the page's image")
+            .to_owned();
+        let logo = format!("{}{image}", app.base_url);
+        let link = |title: &str, url: &str| json!({ "title": title, "to": { "kind": "url", "url": url } });
+        app.put(&ada, &format!("{site}/customization"), json!({
+            "title": "Acme Docs",
+            "styling": { "theme": "bold", "corners": "circular", "depth": "flat", "links": "accent",
+                "headingFont": "Merriweather", "search": "subtle", "sidebar": { "background": "filled", "list": "pill" },
+                "primaryColor": { "light": "#346DDB", "dark": "#346DDB" } },
+            "favicon": { "emoji": "1f389" },
+            "header": { "preset": "default", "logo": { "light": logo, "dark": logo }, "links": [
+                { "title": "Resources", "to": null, "links": [link("Blog", "https://blog.acme.example"), link("Status", "https://status.acme.example")] },
+                { "title": "Sign up", "style": "button-primary", "to": { "kind": "url", "url": "https://acme.example/signup" }, "links": [] },
+                { "title": "Pro only", "condition": "visitor.claims.pro == true", "to": { "kind": "url", "url": "https://acme.example/pro" }, "links": [] }
+            ] },
+            "footer": { "logo": { "light": logo, "dark": logo }, "copyright": "© Acme", "groups": [
+                { "title": "Company", "links": [link("About", "https://acme.example/about")] }
+            ] },
+            "socialAccounts": [{ "platform": "github", "handle": "acme", "display": { "footer": true, "header": false } }],
+            "privacyPolicy": { "url": "https://acme.example/privacy" },
+            "socialPreview": { "url": "https://acme.example/card.png" },
+            "externalLinks": { "target": "blank" },
+            "pagination": { "enabled": false }
+        }))
+        .await
+        .assert_status(200);
+        let page = reqwest::get(format!("{}/docs/setup", app.base_url)).await.unwrap().text().await.unwrap();
+        for (what, shown) in [
+            ("styling", page.contains("data-look=\"bold\" data-corners=\"circular\" data-depth=\"flat\" data-links=\"accent\" data-search=\"subtle\" data-sidebar=\"filled\" data-list=\"pill\"")),
+            ("heading font", page.contains("h1,h2,h3,h4,.brand{font-family:\"Merriweather\"")),
+            ("emoji favicon", page.contains("rel=\"icon\" href=\"data:image/svg+xml,") && page.contains("%F0%9F%8E%89")),
+            ("logo for the title", page.contains("<img class=\"logo\"") && page.contains("alt=\"Acme Docs\"")),
+            ("dropdown", page.contains("<details class=\"dropdown\"><summary class=\"header-link\">Resources</summary>")),
+            ("button", page.contains("class=\"header-link button primary\" href=\"https://acme.example/signup\"")),
+            ("conditional link withheld", !page.contains("Pro only")),
+            ("footer group", page.contains("aria-label=\"Company\"") && page.contains("https://acme.example/about")),
+            ("social account", page.contains("href=\"https://github.com/acme\"")),
+            ("privacy policy", page.contains("href=\"https://acme.example/privacy\">Privacy policy</a>")),
+            ("social image", page.contains("<meta property=\"og:image\" content=\"https://acme.example/card.png\">")),
+            ("markdown alternate", page.contains("type=\"text/markdown\" href=\"http")),
+            ("no pagination", !page.contains("class=\"pager\"")),
+        ] {
+            assert!(shown, "{what}: {page}");
+        }
+        let intro = reqwest::get(format!("{}/docs/", app.base_url)).await.unwrap().text().await.unwrap();
+        assert!(intro.contains("target=\"_blank\"") || !intro.contains("rel=\"noopener\">"), "external links open apart");
+        // Photographed at desktop, phone and dark, and checked with axe.
+        let axe = std::fs::read_to_string(crate::web_app::web_dir().join("node_modules/axe-core/axe.min.js"))
+            .expect("axe-core");
+        let driver = Driver::start().await;
+        let browser = Browser::open(&driver).await;
+        browser.go(&format!("{}/docs/setup", app.base_url)).await;
+        browser.until("return document.readyState === 'complete'").await;
+        let port = app.base_url.rsplit(':').next().unwrap_or("0").to_owned();
+        assert!(browser.screenshot(&format!("customized-desktop-{port}.png")).await > 1000);
+        let radius = browser.run("return getComputedStyle(document.querySelector('.hint')).borderRadius").await;
+        assert_eq!(radius, "18px", "circular corners");
+        let header = browser.run("return getComputedStyle(document.querySelector('header.top')).backgroundColor").await;
+        assert_ne!(header, "rgba(0, 0, 0, 0)", "a bold header");
+        let mut found = violations(&browser, &axe, "light").await;
+        browser.run("document.documentElement.dataset.theme = 'dark'; return true").await;
+        assert!(browser.screenshot(&format!("customized-dark-{port}.png")).await > 1000);
+        found.extend(violations(&browser, &axe, "dark").await);
+        browser.resize(390, 844).await;
+        browser.run("document.documentElement.dataset.theme = 'light'; return true").await;
+        assert!(browser.screenshot(&format!("customized-phone-{port}.png")).await > 1000);
+        assert_eq!(browser.run("return document.documentElement.scrollWidth <= window.innerWidth + 1").await, true);
+        browser.close().await;
+        assert!(found.is_empty(), "{found:#?}");
+    }
+}

@@ -30,13 +30,26 @@ pub(super) fn look(site: &quire_store::sites::SiteRow, space: Option<&PublishedS
         .as_array()
         .into_iter()
         .flatten()
+        // A link shown only to some readers is left out until conditions
+        // are evaluated per visitor here: shown to everyone it would leak.
+        .filter(|l| l.get("condition").is_none_or(serde_json::Value::is_null))
         .filter_map(|l| {
-            Some(NavLink {
-                title: text(&l["title"])?,
-                href: url_of(&l["to"])?,
-                current: false,
+            let links: Vec<NavLink> = l["links"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter(|c| c.get("condition").is_none_or(serde_json::Value::is_null))
+                .filter_map(|c| content_link(c, &url_of))
+                .collect();
+            let href = url_of(&l["to"]);
+            (href.is_some() || !links.is_empty()).then(|| HeaderLink {
+                title: text(&l["title"]).unwrap_or_default(),
+                href,
+                style: text(&l["style"]).unwrap_or_else(|| "link".into()),
+                links,
             })
         })
+        .filter(|l| !l.title.is_empty())
         .collect();
     // The default fonts are the platform's own.
     let defaults = crate::customization::defaults();
@@ -45,20 +58,140 @@ pub(super) fn look(site: &quire_store::sites::SiteRow, space: Option<&PublishedS
             .filter(|f| **f != defaults["styling"][name])
             .and_then(font)
     };
+    let styling_of = |setting: &str| text(&settings["styling"][setting]);
+    let mut styling = Vec::new();
+    for (attribute, value) in [
+        ("look", styling_of("theme")),
+        ("corners", styling_of("corners")),
+        ("depth", styling_of("depth")),
+        ("links", styling_of("links")),
+        ("search", styling_of("search")),
+        ("sidebar", text(&settings["styling"]["sidebar"]["background"])),
+        ("list", text(&settings["styling"]["sidebar"]["list"])),
+    ] {
+        if let Some(value) = value {
+            styling.push((attribute, value));
+        }
+    }
+    let themed = |value: &serde_json::Value| {
+        let light = text(&value["light"])?;
+        let dark = text(&value["dark"]).filter(|d| *d != light);
+        Some((light, dark))
+    };
+    let logo = themed(&settings["header"]["logo"]);
+    let favicon = themed(&settings["favicon"]["icon"]);
+    let social = settings["socialAccounts"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|a| {
+            let platform = text(&a["platform"])?;
+            let url = social_url(&platform, a["handle"].as_str()?)?;
+            Some(SocialLink {
+                platform,
+                url,
+                header: a["display"]["header"] == true,
+                footer: a["display"]["footer"] != false,
+            })
+        })
+        .collect();
+    let footer_groups = settings["footer"]["groups"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|g| {
+            let links: Vec<NavLink> = g["links"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|c| content_link(c, &url_of))
+                .collect();
+            Some((text(&g["title"])?, links))
+        })
+        .collect();
     let look = Look {
+        styling,
         font: chosen("font"),
+        heading_font: Some(&settings["styling"]["headingFont"])
+            .filter(|f| !f.is_null())
+            .and_then(font),
         monospace_font: chosen("monospaceFont"),
         accent: text(&primary["light"]).zip(text(&primary["dark"])),
         toggle: settings["themes"]["toggeable"] != false,
         theme,
-        favicon: text(&settings["favicon"]["icon"]["light"]),
-        logo: text(&settings["header"]["logo"]["light"]),
+        favicon: favicon.as_ref().map(|(light, _)| light.clone()),
+        favicon_dark: favicon.and_then(|(_, dark)| dark),
+        favicon_emoji: text(&settings["favicon"]["emoji"]).map(|e| emoji(&e)),
+        logo: logo.as_ref().map(|(light, _)| light.clone()),
+        logo_dark: logo.and_then(|(_, dark)| dark),
         header_links,
         announcement,
         copyright: text(&settings["footer"]["copyright"]),
+        footer_logo: themed(&settings["footer"]["logo"]),
+        footer_groups,
+        social,
+        privacy_policy: text(&settings["privacyPolicy"]["url"]),
+        social_image: text(&settings["socialPreview"]["url"]),
+        external_blank: settings["externalLinks"]["target"] == "blank",
+        hide_pager: settings["pagination"]["enabled"] == false,
         language: Language::of_locale(settings["internationalization"]["locale"].as_str().unwrap_or_default()),
     };
     (title, look)
+}
+
+/// A link of the customization (`{title, to}`) to an address.
+fn content_link(
+    link: &serde_json::Value,
+    url_of: &dyn Fn(&serde_json::Value) -> Option<String>,
+) -> Option<NavLink> {
+    Some(NavLink {
+        title: link["title"].as_str()?.to_owned(),
+        href: url_of(&link["to"])?,
+        current: false,
+    })
+}
+
+/// A social account's address on its platform.
+fn social_url(platform: &str, handle: &str) -> Option<String> {
+    let handle = handle.trim().trim_start_matches('@');
+    if handle.is_empty() || !handle.chars().all(|c| c.is_alphanumeric() || "._-/".contains(c)) {
+        return None;
+    }
+    let base = match platform {
+        "twitter" => "https://x.com/",
+        "instagram" => "https://www.instagram.com/",
+        "facebook" => "https://www.facebook.com/",
+        "linkedin" => "https://www.linkedin.com/",
+        "github" => "https://github.com/",
+        "discord" => "https://discord.gg/",
+        "slack" => "https://join.slack.com/",
+        "youtube" => "https://www.youtube.com/@",
+        "tiktok" => "https://www.tiktok.com/@",
+        "reddit" => "https://www.reddit.com/",
+        "bluesky" => "https://bsky.app/profile/",
+        "threads" => "https://www.threads.net/@",
+        "medium" => "https://medium.com/@",
+        // A Mastodon handle names its server: user@server.
+        "mastodon" => {
+            let (user, server) = handle.split_once('@')?;
+            return Some(format!("https://{server}/@{user}"));
+        }
+        _ => return None,
+    };
+    Some(format!("{base}{handle}"))
+}
+
+/// An emoji setting as the character: given as the character, or as its
+/// code points in hexadecimal (`1f389`, `1f1eb-1f1f7`).
+fn emoji(value: &str) -> String {
+    let points: Option<String> = value
+        .split(['-', ' '])
+        .map(|p| u32::from_str_radix(p, 16).ok().and_then(char::from_u32))
+        .collect();
+    match points {
+        Some(text) if !value.is_empty() && value.chars().all(|c| c.is_ascii_hexdigit() || c == '-') => text,
+        _ => value.to_owned(),
+    }
 }
 
 /// A font setting: one of the platform's fonts by name (its family, preferred

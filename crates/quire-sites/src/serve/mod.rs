@@ -37,7 +37,9 @@ use quire_engine::Snapshot;
 use quire_engine::links::Target;
 
 use quire_site_render::i18n::Language;
-use quire_site_render::layout::{self, Font, FontFace, Look, NavLink, SectionTab, Shell, TreeEntry};
+use quire_site_render::layout::{
+    self, Font, FontFace, HeaderLink, Look, NavLink, SectionTab, Shell, SocialLink, TreeEntry,
+};
 use quire_site_render::outputs::{self, Listed};
 use quire_site_render::render::{self, FileLink, Links};
 
