@@ -46,6 +46,12 @@ pub struct Strings {
     /// The link that takes keyboard readers past the header and tree.
     pub skip_to_content: &'static str,
     pub privacy_policy: &'static str,
+    /// The page actions menu and its items ("Open in {}" names the tool).
+    pub page_actions: &'static str,
+    pub copy_page: &'static str,
+    pub view_markdown: &'static str,
+    pub open_in: &'static str,
+    pub copy_mcp: &'static str,
 }
 
 const EN: Strings = Strings {
@@ -68,6 +74,11 @@ const EN: Strings = Strings {
     recent_changes: "Recent changes",
     skip_to_content: "Skip to content",
     privacy_policy: "Privacy policy",
+    page_actions: "Page actions",
+    copy_page: "Copy page",
+    view_markdown: "View as Markdown",
+    open_in: "Open in {}",
+    copy_mcp: "Copy MCP server URL",
 };
 
 const FR: Strings = Strings {
@@ -90,6 +101,11 @@ const FR: Strings = Strings {
     recent_changes: "Modifications récentes",
     skip_to_content: "Aller au contenu",
     privacy_policy: "Politique de confidentialité",
+    page_actions: "Actions de la page",
+    copy_page: "Copier la page",
+    view_markdown: "Voir en Markdown",
+    open_in: "Ouvrir dans {}",
+    copy_mcp: "Copier l’URL du serveur MCP",
 };
 
 const ES: Strings = Strings {
@@ -112,6 +128,11 @@ const ES: Strings = Strings {
     recent_changes: "Cambios recientes",
     skip_to_content: "Ir al contenido",
     privacy_policy: "Política de privacidad",
+    page_actions: "Acciones de la página",
+    copy_page: "Copiar página",
+    view_markdown: "Ver como Markdown",
+    open_in: "Abrir en {}",
+    copy_mcp: "Copiar la URL del servidor MCP",
 };
 
 const ZH: Strings = Strings {
@@ -134,6 +155,11 @@ const ZH: Strings = Strings {
     recent_changes: "最近更改",
     skip_to_content: "跳到正文",
     privacy_policy: "隐私政策",
+    page_actions: "页面操作",
+    copy_page: "复制页面",
+    view_markdown: "以 Markdown 查看",
+    open_in: "在 {} 中打开",
+    copy_mcp: "复制 MCP 服务器地址",
 };
 
 const JA: Strings = Strings {
@@ -156,6 +182,11 @@ const JA: Strings = Strings {
     recent_changes: "最近の変更",
     skip_to_content: "本文へスキップ",
     privacy_policy: "プライバシーポリシー",
+    page_actions: "ページの操作",
+    copy_page: "ページをコピー",
+    view_markdown: "Markdown で表示",
+    open_in: "{} で開く",
+    copy_mcp: "MCP サーバーの URL をコピー",
 };
 
 const DE: Strings = Strings {
@@ -178,6 +209,11 @@ const DE: Strings = Strings {
     recent_changes: "Letzte Änderungen",
     skip_to_content: "Zum Inhalt springen",
     privacy_policy: "Datenschutzerklärung",
+    page_actions: "Seitenaktionen",
+    copy_page: "Seite kopieren",
+    view_markdown: "Als Markdown anzeigen",
+    open_in: "In {} öffnen",
+    copy_mcp: "MCP-Server-URL kopieren",
 };
 
 const NL: Strings = Strings {
@@ -200,6 +236,11 @@ const NL: Strings = Strings {
     recent_changes: "Recente wijzigingen",
     skip_to_content: "Naar de inhoud",
     privacy_policy: "Privacybeleid",
+    page_actions: "Pagina-acties",
+    copy_page: "Pagina kopiëren",
+    view_markdown: "Bekijken als Markdown",
+    open_in: "Openen in {}",
+    copy_mcp: "MCP-server-URL kopiëren",
 };
 
 const NO: Strings = Strings {
@@ -222,6 +263,11 @@ const NO: Strings = Strings {
     recent_changes: "Nylige endringer",
     skip_to_content: "Hopp til innholdet",
     privacy_policy: "Personvernerklæring",
+    page_actions: "Sidehandlinger",
+    copy_page: "Kopier siden",
+    view_markdown: "Vis som Markdown",
+    open_in: "Åpne i {}",
+    copy_mcp: "Kopier MCP-serverens URL",
 };
 
 const PT_BR: Strings = Strings {
@@ -244,6 +290,11 @@ const PT_BR: Strings = Strings {
     recent_changes: "Alterações recentes",
     skip_to_content: "Pular para o conteúdo",
     privacy_policy: "Política de privacidade",
+    page_actions: "Ações da página",
+    copy_page: "Copiar página",
+    view_markdown: "Ver como Markdown",
+    open_in: "Abrir no {}",
+    copy_mcp: "Copiar URL do servidor MCP",
 };
 
 const RU: Strings = Strings {
@@ -266,6 +317,11 @@ const RU: Strings = Strings {
     recent_changes: "Последние изменения",
     skip_to_content: "Перейти к содержимому",
     privacy_policy: "Политика конфиденциальности",
+    page_actions: "Действия со страницей",
+    copy_page: "Скопировать страницу",
+    view_markdown: "Открыть как Markdown",
+    open_in: "Открыть в {}",
+    copy_mcp: "Скопировать адрес MCP-сервера",
 };
 
 impl Language {
@@ -387,6 +443,11 @@ mod tests {
                 s.recent_changes,
                 s.skip_to_content,
                 s.privacy_policy,
+                s.page_actions,
+                s.copy_page,
+                s.view_markdown,
+                s.open_in,
+                s.copy_mcp,
             ];
             assert!(all.iter().all(|t| !t.trim().is_empty()), "{language:?}");
             assert_eq!(s.no_results_for.matches("{}").count(), 1, "{language:?}");

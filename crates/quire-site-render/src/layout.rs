@@ -82,6 +82,11 @@ pub struct Look {
     pub social_image: Option<String>,
     /// No previous and next links under pages (`pagination.enabled: false`).
     pub hide_pager: bool,
+    /// The page actions the site offers (`pageActions.items`: `markdown`,
+    /// `external-ai`, `mcp`), in order.
+    pub page_actions: Vec<String>,
+    /// The address of the site's MCP server (for the `mcp` action).
+    pub mcp_url: Option<String>,
     /// The accent colour in light and dark mode.
     pub accent: Option<(String, String)>,
     /// The text font, when the site chose one.
@@ -182,6 +187,10 @@ d.dataset.theme=n;localStorage.setItem('quire-theme',n)}})()";
 /// pause in typing and shown under the box. Without JavaScript the form
 /// still submits.
 pub const SEARCH_SCRIPT: &str = "(function(){var f=document.querySelector('form.search');if(!f||!window.fetch)return;\
+document.addEventListener('keydown',function(e){if((e.ctrlKey||e.metaKey)&&e.key.toLowerCase()==='k'){e.preventDefault();\
+f.querySelector('input').focus()}else if((e.key==='ArrowDown'||e.key==='ArrowUp')&&f.contains(document.activeElement)){\
+var a=[].slice.call(f.querySelectorAll('.suggest a'));if(!a.length)return;e.preventDefault();var k=a.indexOf(document.activeElement);\
+k=e.key==='ArrowDown'?Math.min(k+1,a.length-1):k-1;if(k<0)f.querySelector('input').focus();else a[k].focus()}});\
 var i=f.querySelector('input'),box=document.createElement('div'),timer,n=0;box.className='suggest';box.hidden=true;f.appendChild(box);\
 i.setAttribute('autocomplete','off');i.addEventListener('input',function(){clearTimeout(timer);var q=i.value.trim();\
 if(!q){box.hidden=true;return}timer=setTimeout(function(){var mine=++n;fetch(f.action+'?q='+encodeURIComponent(q))\
@@ -192,10 +201,79 @@ else{var p=document.createElement('p');p.textContent=f.dataset.empty;box.appendC
 /// Copy buttons on code blocks, for readers with JavaScript and a clipboard:
 /// their labels come from the article's `data-copy` and `data-copied`.
 pub const COPY_SCRIPT: &str = "(function(){var a=document.querySelector('article[data-copy]');if(!a||!navigator.clipboard)return;\
-a.querySelectorAll('figure.code').forEach(function(f){var p=f.querySelector('pre'),b=document.createElement('button'),t;if(!p)return;\
+a.querySelectorAll('figure.code').forEach(function(f){var p=f.querySelector('pre code'),b=document.createElement('button'),t;if(!p)return;\
 b.type='button';b.className='copy';b.textContent=a.dataset.copy;b.setAttribute('aria-live','polite');\
 b.onclick=function(){navigator.clipboard.writeText(p.textContent).then(function(){b.textContent=a.dataset.copied;b.classList.add('done');\
 clearTimeout(t);t=setTimeout(function(){b.textContent=a.dataset.copy;b.classList.remove('done')},2000)})};f.appendChild(b)})})()";
+
+/// The page actions' buttons (copying the page's markdown, the MCP
+/// server's address): each fetches or copies what its `data-` attributes
+/// name, and says so in its own text.
+pub const ACTIONS_SCRIPT: &str = "(function(){document.querySelectorAll('.actions button[data-copy-url],.actions button[data-copy-text]')\
+.forEach(function(b){if(!navigator.clipboard){b.hidden=true;return}var label=b.textContent;b.onclick=function(){\
+var u=b.dataset.copyUrl,w=u?fetch(u).then(function(r){return r.text()}):Promise.resolve(b.dataset.copyText);\
+w.then(function(t){return navigator.clipboard.writeText(t)}).then(function(){b.textContent=b.dataset.done;\
+setTimeout(function(){b.textContent=label},2000)})}})})()";
+
+/// The page actions menu: the page as markdown (to read or copy), asking
+/// ChatGPT or Claude about it, the site's MCP server (a disclosure that
+/// needs no script; the copy buttons do).
+fn push_page_actions(out: &mut String, shell: &Shell) {
+    let look = &shell.look;
+    let (Some(canonical), false) = (&shell.canonical, look.page_actions.is_empty()) else {
+        return;
+    };
+    let t = look.language.strings();
+    let markdown = format!("{canonical}.md");
+    let ask = quire_core::percent::encode_component(&format!("Read {markdown} so I can ask questions about it."));
+    let mut items = Vec::new();
+    for action in &look.page_actions {
+        match action.as_str() {
+            "markdown" => {
+                items.push(format!(
+                    "<button type=\"button\" data-copy-url=\"{}\" data-done=\"{}\">{}</button>",
+                    safe_url(&markdown),
+                    escape(t.copied),
+                    escape(t.copy_page)
+                ));
+                items.push(format!(
+                    "<a href=\"{}\" type=\"text/markdown\">{}</a>",
+                    safe_url(&markdown),
+                    escape(t.view_markdown)
+                ));
+            }
+            "external-ai" => {
+                items.push(format!(
+                    "<a href=\"https://chatgpt.com/?hints=search&amp;q={ask}\" rel=\"noopener\" target=\"_blank\">{}</a>",
+                    escape(&t.open_in.replace("{}", "ChatGPT"))
+                ));
+                items.push(format!(
+                    "<a href=\"https://claude.ai/new?q={ask}\" rel=\"noopener\" target=\"_blank\">{}</a>",
+                    escape(&t.open_in.replace("{}", "Claude"))
+                ));
+            }
+            "mcp" => {
+                if let Some(url) = &look.mcp_url {
+                    items.push(format!(
+                        "<button type=\"button\" data-copy-text=\"{}\" data-done=\"{}\">{}</button>",
+                        escape(url),
+                        escape(t.copied),
+                        escape(t.copy_mcp)
+                    ));
+                }
+            }
+            _ => {}
+        }
+    }
+    if items.is_empty() {
+        return;
+    }
+    out.push_str(&format!(
+        "<details class=\"actions\"><summary>{}</summary><div class=\"actions-menu\">{}</div></details>",
+        escape(t.page_actions),
+        items.join("")
+    ));
+}
 
 fn link(out: &mut String, l: &NavLink, class: &str) {
     let current = if l.current { " aria-current=\"page\"" } else { "" };
@@ -258,7 +336,12 @@ fn push_favicons(out: &mut String, shell: &Shell) {
             escape(emoji)
         ),
         None => {
-            let letter: String = shell.site_title.chars().find(|c| c.is_alphanumeric()).into_iter().collect();
+            let letter: String = shell
+                .site_title
+                .chars()
+                .find(|c| c.is_alphanumeric())
+                .into_iter()
+                .collect();
             let color = look
                 .accent
                 .as_ref()
@@ -573,11 +656,18 @@ pub fn page(shell: &Shell, body: &str) -> String {
         escape(t.pages)
     ));
     if shell.variants.len() > 1 {
-        out.push_str("<div class=\"variants\">");
+        // The variants (languages, versions) as a dropdown named by the
+        // one being read.
+        let current = shell.variants.iter().find(|v| v.current).unwrap_or(&shell.variants[0]);
+        out.push_str("<details class=\"dropdown variants\"><summary class=\"variant-current\">");
+        push_escaped(&mut out, &current.title);
+        out.push_str("</summary><ul>");
         for v in &shell.variants {
+            out.push_str("<li>");
             link(&mut out, v, "variant");
+            out.push_str("</li>");
         }
-        out.push_str("</div>");
+        out.push_str("</ul></details>");
     }
     out.push_str("<ul>");
     for entry in &shell.tree {
@@ -605,6 +695,7 @@ pub fn page(shell: &Shell, body: &str) -> String {
         }
         out.push_str("</nav>");
     }
+    push_page_actions(&mut out, shell);
     out.push_str(&format!(
         "<article data-copy=\"{}\" data-copied=\"{}\">",
         escape(t.copy),
@@ -652,6 +743,9 @@ pub fn page(shell: &Shell, body: &str) -> String {
         out.push_str(&format!("<script>{THEME_SCRIPT}</script>"));
     }
     out.push_str(&format!("<script>{SEARCH_SCRIPT}</script>"));
+    if out.contains("<details class=\"actions\"") {
+        out.push_str(&format!("<script>{ACTIONS_SCRIPT}</script>"));
+    }
     if body.contains("<figure class=\"code\">") {
         out.push_str(&format!("<script>{COPY_SCRIPT}</script>"));
     }

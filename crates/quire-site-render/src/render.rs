@@ -483,7 +483,23 @@ impl Renderer<'_> {
         } else {
             ""
         };
-        self.out.push_str(&format!("<pre{wrap}><code{class}>"));
+        let numbered = code.line_numbers == Some(true);
+        let pre_class = match (wrap.is_empty(), numbered) {
+            (true, false) => String::new(),
+            (false, false) => " class=\"wrap\"".to_owned(),
+            (true, true) => " class=\"numbered\"".to_owned(),
+            (false, true) => " class=\"wrap numbered\"".to_owned(),
+        };
+        self.out.push_str(&format!("<pre{pre_class}>"));
+        if numbered {
+            // A gutter beside the code, out of what is read and copied.
+            self.out.push_str("<span class=\"gutter\" aria-hidden=\"true\">");
+            for n in 1..=code.lines.len().max(1) {
+                self.out.push_str(&format!("{n}\n"));
+            }
+            self.out.push_str("</span>");
+        }
+        self.out.push_str(&format!("<code{class}>"));
         let text = code.lines.join("\n");
         match language {
             Some(language) => self.out.push_str(&highlight::highlight(&text, language)),
@@ -651,6 +667,16 @@ mod tests {
             crate::embed::EMBED_ORIGINS.contains(&origin),
             "the policy admits the player"
         );
+    }
+
+    #[test]
+    fn code_line_numbers_are_a_gutter_apart_from_the_code() {
+        let html = render("{% code lineNumbers=\"true\" %}\n```\nfirst\nsecond\n```\n{% endcode %}\n");
+        assert!(
+            html.contains("<pre class=\"numbered\"><span class=\"gutter\" aria-hidden=\"true\">1\n2\n</span><code>first\nsecond</code></pre>"),
+            "{html}"
+        );
+        assert!(!render("```\nplain\n```\n").contains("gutter"));
     }
 
     #[test]

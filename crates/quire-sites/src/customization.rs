@@ -53,7 +53,8 @@ pub fn defaults() -> Value {
         "trademark": { "enabled": false },
         "externalLinks": { "target": "self" },
         "pagination": { "enabled": true },
-        "pageActions": { "items": [] },
+        // What GitBook's sites offer unless told otherwise.
+        "pageActions": { "items": ["markdown", "external-ai", "mcp"] },
         "privacyPolicy": {},
         "socialPreview": {},
         "socialAccounts": [],

@@ -743,3 +743,52 @@ both_backends! {
         assert!(found.is_empty(), "{found:#?}");
     }
 }
+
+both_backends! {
+    async fn readers_use_the_page_actions_and_the_keyboard(app: TestApp) {
+        let (_ada, _org, _site) = crate::published_sites::docs_site(&app, "public").await;
+        let page = reqwest::get(format!("{}/docs/setup", app.base_url)).await.unwrap().text().await.unwrap();
+        assert!(page.contains("<details class=\"actions\"><summary>Page actions</summary>"), "{page}");
+        assert!(page.contains("https://chatgpt.com/?hints=search&amp;q=Read%20http") && page.contains("https://claude.ai/new?q=Read%20"));
+        assert!(page.contains(&format!("data-copy-text=\"{}/docs/~gitbook/mcp\"", app.base_url)));
+        // The markdown action's address answers the page's markdown.
+        let md_url = page
+            .split("<a href=\"")
+            .filter_map(|s| s.split('"').next())
+            .find(|href| href.ends_with("setup.md"))
+            .expect("the markdown link")
+            .to_owned();
+        let md = reqwest::get(&md_url).await.unwrap();
+        assert!(md.headers()["content-type"].to_str().unwrap().starts_with("text/markdown"));
+        assert!(md.text().await.unwrap().starts_with("# Setup"));
+
+        let driver = Driver::start().await;
+        let browser = Browser::open(&driver).await;
+        browser.go(&format!("{}/docs/setup", app.base_url)).await;
+        browser.until("return document.readyState === 'complete'").await;
+        // The menu opens; the variants read as a dropdown named by the current one.
+        browser.click("details.actions > summary").await;
+        browser.until("return document.querySelector('details.actions').open").await;
+        assert_eq!(browser.run("return document.querySelector('.variant-current').textContent").await, "Guide");
+        // Ctrl+K goes to the search box; typing shows results; the arrows
+        // walk through them.
+        browser
+            .cmd(reqwest::Method::POST, "/actions", Some(json!({ "actions": [{ "type": "key", "id": "k", "actions": [
+                { "type": "keyDown", "value": "\u{E009}" }, { "type": "keyDown", "value": "k" },
+                { "type": "keyUp", "value": "k" }, { "type": "keyUp", "value": "\u{E009}" }
+            ] }] })))
+            .await;
+        browser.until("return document.activeElement === document.querySelector('form.search input')").await;
+        browser.type_into("form.search input[name=q]", "configuration").await;
+        browser.until("var b = document.querySelector('.suggest'); return !!b && !b.hidden && b.querySelectorAll('a').length > 0").await;
+        browser
+            .cmd(reqwest::Method::POST, "/actions", Some(json!({ "actions": [{ "type": "key", "id": "k", "actions": [
+                { "type": "keyDown", "value": "\u{E015}" }, { "type": "keyUp", "value": "\u{E015}" }
+            ] }] })))
+            .await;
+        browser.until("return document.activeElement === document.querySelector('.suggest a')").await;
+        let port = app.base_url.rsplit(':').next().unwrap_or("0").to_owned();
+        assert!(browser.screenshot(&format!("reader-actions-{port}.png")).await > 1000);
+        browser.close().await;
+    }
+}

@@ -610,7 +610,10 @@ both_backends! {
             assert!(policy.contains(&format!("'sha256-{hash}'")), "script not admitted by {policy}: {script}");
             scripts += 1;
         }
-        assert_eq!(scripts, 3, "the theme switch, search as you type and copy buttons (the page has code)");
+        assert_eq!(
+            scripts, 4,
+            "the theme switch, search as you type, copy buttons (the page has code) and the page actions"
+        );
         for name in ["x-content-type-options", "x-frame-options", "referrer-policy"] {
             assert!(home.headers.contains_key(name), "{name} missing");
         }

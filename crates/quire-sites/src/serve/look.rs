@@ -134,16 +134,20 @@ pub(super) fn look(site: &quire_store::sites::SiteRow, space: Option<&PublishedS
         social_image: text(&settings["socialPreview"]["url"]),
         external_blank: settings["externalLinks"]["target"] == "blank",
         hide_pager: settings["pagination"]["enabled"] == false,
+        page_actions: settings["pageActions"]["items"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|i| i.as_str().map(str::to_owned))
+            .collect(),
+        mcp_url: None,
         language: Language::of_locale(settings["internationalization"]["locale"].as_str().unwrap_or_default()),
     };
     (title, look)
 }
 
 /// A link of the customization (`{title, to}`) to an address.
-fn content_link(
-    link: &serde_json::Value,
-    url_of: &dyn Fn(&serde_json::Value) -> Option<String>,
-) -> Option<NavLink> {
+fn content_link(link: &serde_json::Value, url_of: &dyn Fn(&serde_json::Value) -> Option<String>) -> Option<NavLink> {
     Some(NavLink {
         title: link["title"].as_str()?.to_owned(),
         href: url_of(&link["to"])?,

@@ -19,11 +19,11 @@ use base64::Engine;
 use sha2::{Digest, Sha256};
 
 use quire_site_render::embed::EMBED_ORIGINS;
-use quire_site_render::layout::{COPY_SCRIPT, SEARCH_SCRIPT, THEME_SCRIPT};
+use quire_site_render::layout::{ACTIONS_SCRIPT, COPY_SCRIPT, SEARCH_SCRIPT, THEME_SCRIPT};
 
 /// The policy of HTML pages.
 static PAGE_POLICY: LazyLock<HeaderValue> = LazyLock::new(|| {
-    let hashes: Vec<String> = [THEME_SCRIPT, SEARCH_SCRIPT, COPY_SCRIPT]
+    let hashes: Vec<String> = [THEME_SCRIPT, SEARCH_SCRIPT, COPY_SCRIPT, ACTIONS_SCRIPT]
         .iter()
         .map(|script| {
             let digest = Sha256::digest(script.as_bytes());

@@ -118,7 +118,8 @@ pub(super) fn shell(
         .map(|h| (h.level.depth() + 1, h.id.clone(), plain_text(&h.content)))
         .collect();
     let meta = page_id.and_then(|p| snapshot.tree.pages.get(p)).map(|p| &p.meta);
-    let (site_title, look) = look(&visit.site.site, Some(space));
+    let (site_title, mut look) = look(&visit.site.site, Some(space));
+    look.mcp_url = Some(format!("{}{}/~gitbook/mcp", visit.origin, visit.base));
     Shell {
         wide: false,
         tree_hidden: false,
