@@ -152,16 +152,23 @@ pub(super) fn commit_json(row: &GitSyncRow, commit: &str, message: &str, by_quir
 
 /// The `.gitbook.yaml` redirects whose target is a page of `snapshot`, as
 /// JSON `{"old/path": "<page id>"}` (old paths without slashes around them
-/// or `.md`); `None` when there are none.
+/// or `.md`); `None` when there are none. A target is a page's file, or,
+/// as GitBook reads it, a path without `.md` or a folder (`guide/`, its
+/// `README.md`).
 fn redirects(config: &quire_import::gitbook::Config, snapshot: &quire_engine::Snapshot) -> Option<String> {
     let mut out = serde_json::Map::new();
     for (from, to) in &config.redirects {
         let to = to.trim_start_matches("./").trim_start_matches('/');
         let path = format!("{}{to}", config.root);
-        if let Some(quire_engine::GitTarget::Page(id)) = snapshot.by_git_path(&path) {
+        let page = match snapshot.by_git_path(&path) {
+            Some(quire_engine::GitTarget::Page(id)) => Some(id.clone()),
+            Some(_) => None,
+            None => snapshot.page_by_git_path(&path),
+        };
+        if let Some(id) = page {
             let from = from.trim_matches('/');
             let from = from.strip_suffix(".md").unwrap_or(from);
-            out.insert(from.to_owned(), serde_json::Value::String(id.clone()));
+            out.insert(from.to_owned(), serde_json::Value::String(id));
         }
     }
     (!out.is_empty()).then(|| serde_json::Value::Object(out).to_string())

@@ -4,6 +4,7 @@
 //! adaptive content); [`structure`] owns what the site is made of
 //! (sections, section groups, site spaces), [`customization`] how it
 //! looks, [`share_links`] the secret links of `share-link` sites,
+//! [`redirects`] the paths a published site sends elsewhere,
 //! [`published`] and [`visitor`] who may read what, and [`serve`] the
 //! published site itself (rendered by `quire-site-render`).
 //!
@@ -13,6 +14,7 @@
 pub mod adaptive;
 pub mod customization;
 pub mod published;
+pub mod redirects;
 mod routes;
 pub mod serve;
 pub mod share_links;

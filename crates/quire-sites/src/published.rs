@@ -70,9 +70,23 @@ pub enum Admission {
     /// A `visitor-auth` site without a valid token: sign in first.
     SignIn {
         fallback_url: Option<String>,
+        /// The site's custom hostname, if it has one.
+        hostname: Option<String>,
     },
     /// No published site there for this visitor.
     Absent,
+}
+
+impl Admission {
+    /// The custom hostname of the site found, if it has one (and the
+    /// visitor is let in or asked to sign in).
+    pub fn hostname(&self) -> Option<&str> {
+        match self {
+            Admission::Admitted(site) => site.site.hostname.as_deref(),
+            Admission::SignIn { hostname, .. } => hostname.as_deref(),
+            Admission::Absent => None,
+        }
+    }
 }
 
 /// A site a visitor was admitted to.
@@ -149,6 +163,7 @@ pub async fn open(app: &App, address: Address<'_>, visitor: &Visitor<'_>) -> App
             if signed.is_none() {
                 return Ok(Admission::SignIn {
                     fallback_url: site.visitor_fallback_url.clone(),
+                    hostname: site.hostname.clone(),
                 });
             }
             true

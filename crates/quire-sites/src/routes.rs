@@ -1,11 +1,13 @@
 //! Sites: list, create, read, update, delete, publish and unpublish; their
 //! adaptive schema and visitor authentication; their structure (sections, section groups, site spaces,
-//! `sortSiteStructure`); their share links.
+//! `sortSiteStructure`); their share links; their redirects.
 //!
-//! Deletes answer 204, also when there was nothing to delete.
+//! Deletes answer 204, also when there was nothing to delete; a redirect's
+//! delete answers 205 when it deleted one (the official codes).
 
 use crate::adaptive::{self, SchemaInput};
 use crate::customization;
+use crate::redirects::{self, ListQuery};
 use crate::share_links::{self, NewShareLink, ShareLinkUpdate};
 use crate::structure::{
     self, GroupSection, GroupUpdate, MoveBody, NewGroup, NewSection, NewSiteSpace, SectionPointer, SectionUpdate,
@@ -28,6 +30,9 @@ use quire_http::state::AppState;
 
 const SITE_ORDER: ListOrder = ListOrder::ascending_by("createdAt");
 const STRUCTURE_ORDER: ListOrder = ListOrder::ascending_by("position");
+const REDIRECTS_BY_CREATION: ListOrder = ListOrder::by_int("createdAt", true);
+const REDIRECTS_BY_UPDATE: ListOrder = ListOrder::by_int("updatedAt", true);
+const REDIRECTS_BY_SOURCE: ListOrder = ListOrder::by_text("source", false);
 
 pub fn router() -> Router<AppState> {
     Router::new()
@@ -77,6 +82,18 @@ pub fn router() -> Router<AppState> {
         .route(
             "/orgs/{organizationId}/sites/{siteId}/share-links/{shareLinkId}",
             patch(update_share_link).delete(delete_share_link),
+        )
+        .route(
+            "/orgs/{organizationId}/sites/{siteId}/redirects",
+            get(list_redirects).post(create_redirect).put(bulk_upsert_redirects),
+        )
+        .route(
+            "/orgs/{organizationId}/sites/{siteId}/redirects/{siteRedirectId}",
+            patch(update_redirect).delete(delete_redirect),
+        )
+        .route(
+            "/orgs/{organizationId}/sites/{siteId}/redirect",
+            get(get_redirect_by_source),
         )
         .route(
             "/orgs/{organizationId}/sites/{siteId}/sections",
@@ -606,4 +623,106 @@ async fn delete_share_link(
 ) -> ApiResult<StatusCode> {
     share_links::delete(&state.app, &caller, &org_id, &site_id, &link_id).await?;
     Ok(StatusCode::NO_CONTENT)
+}
+
+// ---------------------------------------------------------------------------
+// Redirects
+// ---------------------------------------------------------------------------
+
+#[derive(Debug, Deserialize)]
+struct RedirectListQuery {
+    search: Option<String>,
+    draft: Option<bool>,
+    #[serde(rename = "orderBy")]
+    order_by: Option<String>,
+}
+
+async fn list_redirects(
+    State(state): State<AppState>,
+    Auth(caller): Auth,
+    Path((org_id, site_id)): Path<(String, String)>,
+    page: PageParams,
+    Query(query): Query<RedirectListQuery>,
+) -> ApiResult<Json<List<views::SiteRedirect>>> {
+    let order = redirects::order(query.order_by.as_deref())?;
+    let list_order = match order {
+        quire_store::site_redirects::RedirectOrder::CreatedAt => REDIRECTS_BY_CREATION,
+        quire_store::site_redirects::RedirectOrder::UpdatedAt => REDIRECTS_BY_UPDATE,
+        quire_store::site_redirects::RedirectOrder::Source => REDIRECTS_BY_SOURCE,
+    };
+    let request = page.request(list_order)?;
+    let query = ListQuery {
+        draft: query.draft,
+        search: query.search,
+    };
+    let page = redirects::list(&state.app, &caller, &org_id, &site_id, &query, order, &request).await?;
+    Ok(Json(List::from_page(page, list_order, views::site_redirect)))
+}
+
+async fn create_redirect(
+    State(state): State<AppState>,
+    Auth(caller): Auth,
+    Path((org_id, site_id)): Path<(String, String)>,
+    JsonBody(body): JsonBody<serde_json::Value>,
+) -> ApiResult<(StatusCode, Json<views::SiteRedirect>)> {
+    let redirect = redirects::create(&state.app, &caller, &org_id, &site_id, body).await?;
+    Ok((StatusCode::CREATED, Json(views::site_redirect(redirect))))
+}
+
+async fn bulk_upsert_redirects(
+    State(state): State<AppState>,
+    Auth(caller): Auth,
+    Path((org_id, site_id)): Path<(String, String)>,
+    JsonBody(body): JsonBody<serde_json::Value>,
+) -> ApiResult<Json<views::BulkRedirects>> {
+    let results = redirects::bulk(&state.app, &caller, &org_id, &site_id, body).await?;
+    Ok(Json(views::bulk_redirects(results)))
+}
+
+async fn update_redirect(
+    State(state): State<AppState>,
+    Auth(caller): Auth,
+    Path((org_id, site_id, redirect_id)): Path<(String, String, String)>,
+    JsonBody(body): JsonBody<serde_json::Value>,
+) -> ApiResult<Json<views::SiteRedirect>> {
+    let redirect = redirects::update(&state.app, &caller, &org_id, &site_id, &redirect_id, body).await?;
+    Ok(Json(views::site_redirect(redirect)))
+}
+
+async fn delete_redirect(
+    State(state): State<AppState>,
+    Auth(caller): Auth,
+    Path((org_id, site_id, redirect_id)): Path<(String, String, String)>,
+) -> ApiResult<StatusCode> {
+    let deleted = redirects::delete(&state.app, &caller, &org_id, &site_id, &redirect_id).await?;
+    Ok(if deleted {
+        StatusCode::RESET_CONTENT
+    } else {
+        StatusCode::NO_CONTENT
+    })
+}
+
+#[derive(Debug, Deserialize)]
+struct RedirectSourceQuery {
+    source: Option<String>,
+    #[serde(rename = "shareKey")]
+    share_key: Option<String>,
+}
+
+async fn get_redirect_by_source(
+    State(state): State<AppState>,
+    Auth(caller): Auth,
+    Path((org_id, site_id)): Path<(String, String)>,
+    Query(query): Query<RedirectSourceQuery>,
+) -> ApiResult<Json<views::ResolvedRedirect>> {
+    let resolved = redirects::by_source(
+        &state.app,
+        &caller,
+        &org_id,
+        &site_id,
+        query.source.as_deref(),
+        query.share_key.as_deref(),
+    )
+    .await?;
+    Ok(Json(views::resolved_redirect(&state, resolved)))
 }

@@ -1,11 +1,14 @@
-//! JSON shapes of sites, their structure, share links and adaptive schema.
+//! JSON shapes of sites, their structure, share links, adaptive schema and
+//! redirects.
 
 use crate::SiteInfo;
 use crate::adaptive::{AdaptiveSchema, TemplateCondition};
+use crate::redirects::{BulkResult, BulkStatus, Resolved, Target};
 use crate::structure::{GroupInfo, SectionInfo, SiteSpaceInfo, StructureInfo, TopItem};
 use crate::visitor::PublishingAuth as PublishingAuthInfo;
 use quire_app::access::SitePermissions;
 use quire_core::{DefaultLevel, Timestamp};
+use quire_store::site_redirects::RedirectRow;
 use quire_store::sites::{ShareLinkRow, SiteRow};
 use serde::Serialize;
 use serde_json::Value;
@@ -419,5 +422,95 @@ pub fn published_content(state: &AppState, content: crate::PublishedContent) -> 
             site_spaces,
         },
         scripts: Vec::new(),
+    }
+}
+
+/// The official `SiteRedirect`: `updatedAt` once it was changed.
+#[derive(Debug, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct SiteRedirect {
+    pub object: &'static str,
+    pub id: String,
+    pub source: String,
+    pub draft: bool,
+    pub capture_wildcard: bool,
+    pub permanent: bool,
+    pub destination: Value,
+    pub created_at: Timestamp,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub updated_at: Option<Timestamp>,
+}
+
+pub fn site_redirect(row: RedirectRow) -> SiteRedirect {
+    SiteRedirect {
+        object: "site-redirect",
+        destination: serde_json::from_str(&row.destination).unwrap_or(Value::Null),
+        id: row.id,
+        source: row.source,
+        draft: row.draft,
+        capture_wildcard: row.capture_wildcard,
+        permanent: row.permanent,
+        created_at: row.created_at,
+        updated_at: row.updated_at,
+    }
+}
+
+/// What `bulkUpsertSiteRedirects` answers: one result per redirect given.
+#[derive(Debug, Serialize)]
+pub struct BulkRedirects {
+    pub results: Vec<BulkRedirectResult>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct BulkRedirectResult {
+    pub status: &'static str,
+    pub source: String,
+    pub draft: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub id: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub error: Option<String>,
+}
+
+pub fn bulk_redirects(results: Vec<BulkResult>) -> BulkRedirects {
+    BulkRedirects {
+        results: results
+            .into_iter()
+            .map(|r| {
+                let (status, error) = match r.status {
+                    BulkStatus::Created => ("created", None),
+                    BulkStatus::Updated => ("updated", None),
+                    BulkStatus::Deleted => ("deleted", None),
+                    BulkStatus::Published => ("published", None),
+                    BulkStatus::Error(message) => ("error", Some(message)),
+                };
+                BulkRedirectResult {
+                    status,
+                    source: r.source,
+                    draft: r.draft,
+                    id: r.id,
+                    error,
+                }
+            })
+            .collect(),
+    }
+}
+
+/// What `getSiteRedirectBySource` answers: the redirect and the URL it
+/// leads to (a path of the site under the site's published URL).
+#[derive(Debug, Serialize)]
+pub struct ResolvedRedirect {
+    pub redirect: SiteRedirect,
+    pub target: String,
+}
+
+pub fn resolved_redirect(state: &AppState, resolved: Resolved) -> ResolvedRedirect {
+    let target = match resolved.target {
+        Target::Site(path) => format!("{}{path}", site_base(state, &resolved.site)),
+        Target::External(url) => url,
+    };
+    ResolvedRedirect {
+        redirect: site_redirect(resolved.redirect),
+        target,
     }
 }

@@ -34,6 +34,7 @@ pub mod saml;
 pub mod search;
 pub mod sessions;
 pub mod sign_in;
+pub mod site_redirects;
 pub mod sites;
 pub mod spaces;
 pub mod sql;

@@ -555,6 +555,41 @@ both_backends! {
 }
 
 both_backends! {
+    async fn gitbook_redirects_reach_pages_named_without_md_or_by_their_folder(app: TestApp) {
+        let ada = app.user("Ada").await;
+        let org = app.org(&ada, "Acme").await;
+        let space = app.space(&ada, &org, "Docs", None).await;
+        let repo = gitbook_repo();
+        // GitBook reads a target without `.md` as the page's file, and a
+        // folder (with its trailing slash) as its README.
+        repo.write(
+            ".gitbook.yaml",
+            "root: ./docs/\nstructure:\n  readme: README.md\n  summary: SUMMARY.md\nredirects:\n  install: guide/setup\n  old-guide/: guide/\n  start.md: ./README\n  tuning-old: /guide/advanced/tuning\n  old/setup: guide/setup.md\n",
+        );
+        repo.commit("Redirects as GitBook users write them");
+        import(&app, &ada, &space, json!({ "url": repo.url(), "ref": "refs/heads/main" })).await;
+        let site = app.post(&ada, &format!("/v1/orgs/{org}/sites"), json!({ "title": "Handbook", "spaces": [space] })).await;
+        site.assert_status(201);
+        app.post(&ada, &format!("/v1/orgs/{org}/sites/{}/publish", site.id()), json!(null)).await.assert_status(200);
+        let no_follow = reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).build().unwrap();
+        for (old, page) in [
+            ("/handbook/install", "/handbook/guide/setup"),
+            ("/handbook/old-guide", "/handbook/guide"),
+            ("/handbook/old-guide/", "/handbook/guide"),
+            ("/handbook/start", "/handbook/welcome"),
+            ("/handbook/tuning-old", "/handbook/guide/tuning"),
+            ("/handbook/old/setup", "/handbook/guide/setup"),
+        ] {
+            let res = no_follow.get(format!("{}{old}", app.base_url)).send().await.unwrap();
+            assert_eq!(res.status(), 308, "{old}");
+            assert_eq!(res.headers()["location"], page, "{old}");
+            let landed = no_follow.get(format!("{}{page}", app.base_url)).send().await.unwrap();
+            assert_eq!(landed.status(), 200, "{page}");
+        }
+    }
+}
+
+both_backends! {
     async fn a_broken_repository_imports_what_it_can(app: TestApp) {
         let ada = app.user("Ada").await;
         let org = app.org(&ada, "Acme").await;

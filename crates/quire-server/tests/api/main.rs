@@ -37,6 +37,7 @@ mod reviews;
 mod saml;
 mod search;
 mod sign_in;
+mod site_redirects;
 mod sites;
 mod sockets;
 mod spaces;

@@ -4,8 +4,9 @@
 //! requests, pages, files, merges and conflicts, `search.mjs` search in a
 //! space and an organization, `discussions.mjs` a threaded, resolved
 //! discussion with reactions on a change request, `sites.mjs` a site of
-//! two spaces with sections, customized, published and read as a reader and
-//! an agent would, and `saml.mjs` (run by `saml.rs`) an identity provider
+//! two spaces with sections, customized, published, given redirects (the
+//! six redirect operations, followed on the published site) and read as a
+//! reader and an agent would, and `saml.mjs` (run by `saml.rs`) an identity provider
 //! registered and a token from the account page used; each asserts what
 //! comes back.
 //!

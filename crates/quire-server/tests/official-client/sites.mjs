@@ -1,6 +1,8 @@
 // Sites through the official GitBook API client (`@gitbook/api`): a site
 // made of two spaces with sections is customized, published and read back,
-// then fetched as a reader and as an agent would (HTML, llms.txt, markdown).
+// given redirects (created, listed, resolved, updated, upserted in bulk,
+// deleted, and followed on the published site), then fetched as a reader
+// and as an agent would (HTML, llms.txt, markdown).
 // Run by `tests/api/official_client.rs` with QUIRE_URL and QUIRE_TOKEN.
 
 import assert from 'node:assert/strict';
@@ -97,6 +99,52 @@ await step('orgs.updateSiteCustomizationById and orgs.publishSite', async () => 
     assert.equal(content.object, 'published-content-site');
     assert.equal(content.structure.type, 'sections');
     assert.equal(content.customizations.site.title, 'Handbook Docs');
+});
+
+await step('orgs site redirects: create, list, resolve, update, bulk upsert, delete', async () => {
+    const { data: created } = await api.orgs.createSiteRedirect(orgId, site.id, {
+        source: '/old-welcome',
+        permanent: true,
+        destination: { kind: 'path', spaceId: guideId, path: 'welcome' },
+    });
+    assert.equal(created.object, 'site-redirect');
+    assert.equal(created.destination.kind, 'site-page');
+    assert.equal(created.updatedAt, undefined);
+    const { data: listed } = await api.orgs.listSiteRedirects(orgId, site.id);
+    assert.deepEqual(listed.items.map((r) => r.source), ['/old-welcome']);
+    const { data: resolved } = await api.orgs.getSiteRedirectBySource(orgId, site.id, { source: '/old-welcome' });
+    assert.equal(resolved.redirect.id, created.id);
+    assert.equal(resolved.target, `${site.urls.published}welcome`);
+    const permanent = await fetch(`${site.urls.published}old-welcome`, { redirect: 'manual' });
+    assert.equal(permanent.status, 308);
+    assert.equal(permanent.headers.get('location'), '/handbook/welcome');
+
+    const { data: updated } = await api.orgs.updateSiteRedirectById(orgId, site.id, created.id, { permanent: false });
+    assert.equal(updated.permanent, false);
+    assert.ok(updated.updatedAt);
+    assert.equal((await fetch(`${site.urls.published}old-welcome`, { redirect: 'manual' })).status, 307);
+
+    const { data: bulk } = await api.orgs.bulkUpsertSiteRedirects(orgId, site.id, {
+        redirects: [
+            { source: '/ref/*', captureWildcard: true, permanent: true, destination: { kind: 'external', url: 'https://example.com/ref' } },
+            { source: '/old-welcome', intent: 'draft', destination: { kind: 'external', url: 'https://example.com/draft' } },
+            { source: '/never', destination: null },
+        ],
+    });
+    assert.deepEqual(bulk.results.map((r) => r.status), ['created', 'created', 'error']);
+    const { data: bySource } = await api.orgs.listSiteRedirects(orgId, site.id, { orderBy: 'source' });
+    assert.deepEqual(bySource.items.map((r) => r.source), ['/old-welcome', '/ref/*']);
+    const { data: drafts } = await api.orgs.listSiteRedirects(orgId, site.id, { draft: true });
+    assert.deepEqual(drafts.items.map((r) => r.source), ['/old-welcome']);
+    const wildcard = await fetch(`${site.urls.published}ref/a/b`, { redirect: 'manual' });
+    assert.equal(wildcard.status, 308);
+    assert.equal(wildcard.headers.get('location'), 'https://example.com/ref/a/b');
+
+    const deleted = await api.orgs.deleteSiteRedirectById(orgId, site.id, created.id);
+    assert.equal(deleted.status, 205);
+    const again = await api.orgs.deleteSiteRedirectById(orgId, site.id, created.id);
+    assert.equal(again.status, 204);
+    assert.equal((await fetch(`${site.urls.published}old-welcome`, { redirect: 'manual' })).status, 404);
 });
 
 await step('the published site, as a reader and as an agent', async () => {

@@ -312,7 +312,7 @@ pub(super) async fn markdown_at(state: &SiteState, visit: &Visit, url: &str) -> 
         return Ok(None);
     };
     let snapshot = published::snapshot(&state.app, &space.space).await?;
-    let res = page(state, visit, section, space, &snapshot, &path, true).await?;
+    let res = page(state, visit, section, space, &snapshot, &path, true, None).await?;
     if res.status() != StatusCode::OK {
         return Ok(None);
     }

@@ -5,8 +5,11 @@
 //!    for;
 //! 2. `visit`: the site is found and the visitor admitted; every rule of
 //!    what a visitor sees (audiences, share keys, tokens and claims,
-//!    withheld pages, conditional blocks) is the visit's;
-//! 3. one answer per kind: `page` (HTML or markdown), `answers` (files,
+//!    withheld pages, conditional blocks) is the visit's; a site with a
+//!    custom hostname asked for at its basename is sent there;
+//! 3. `redirect`: a path the site's live redirects send elsewhere is
+//!    answered with the redirect before anything else is looked up;
+//! 4. one answer per kind: `page` (HTML or markdown), `answers` (files,
 //!    robots, sitemap, llms, llms-full, rss, search), `links::public_spec`
 //!    (an OpenAPI reference); beside them `mcp`, the site's MCP server for
 //!    agents, through the same visit.
@@ -51,6 +54,7 @@ mod look;
 mod mcp;
 mod order;
 mod page;
+mod redirect;
 mod route;
 mod security;
 mod shell;
@@ -82,6 +86,8 @@ struct SiteState {
     specs: Cache<String, Arc<quire_openapi::Spec>>,
     /// Published answers, kept until a change is heard.
     answers: Arc<cache::PageCache>,
+    /// Sites' live redirects, kept until a change is heard.
+    redirects: Arc<redirect::RedirectCache>,
 }
 
 /// The router of every published site; mount it as the fallback of the
@@ -94,6 +100,9 @@ pub fn router(app: App, public_url: &str) -> Router {
         .settings
         .cache_budget
         .share(quire_core::memory::CacheShare::PublishedPages);
+    // Sites' redirects take a sixty-fourth of that (2 MiB of the default
+    // budget: some six thousand redirects of ~300 bytes).
+    let redirect_bytes = kept_bytes / 64;
     Router::new()
         .fallback(serve)
         .layer(axum::middleware::map_response(crate::serve::security::secure))
@@ -103,7 +112,8 @@ pub fn router(app: App, public_url: &str) -> Router {
             public_host: public_host.into(),
             orders: Cache::new(ORDER_CACHE),
             specs: Cache::new(SPEC_CACHE),
-            answers: cache::PageCache::watched(kept_bytes),
+            answers: cache::PageCache::watched(kept_bytes - redirect_bytes),
+            redirects: redirect::RedirectCache::watched(redirect_bytes),
         })
 }
 
@@ -218,6 +228,9 @@ async fn answer(state: &SiteState, headers: &HeaderMap, uri: &Uri) -> quire_app:
         Admitted::Answer(res) => return Ok(res),
         Admitted::Visit(visit, rest) => (visit, rest),
     };
+    if let Some(res) = redirect::follow(state, &visit, &rest, uri).await? {
+        return Ok(res);
+    }
     let accepts_markdown = headers
         .get(header::ACCEPT)
         .and_then(|a| a.to_str().ok())
@@ -244,9 +257,11 @@ async fn answer(state: &SiteState, headers: &HeaderMap, uri: &Uri) -> quire_app:
                 .await
                 .map(|r| keep(&visit, r))
         }
-        route::Target::Page { path, markdown } => page(state, &visit, section, space, &snapshot, &path, markdown)
-            .await
-            .map(|r| keep(&visit, r)),
+        route::Target::Page { path, markdown } => {
+            page(state, &visit, section, space, &snapshot, &path, markdown, Some(uri))
+                .await
+                .map(|r| keep(&visit, r))
+        }
     }
 }
 

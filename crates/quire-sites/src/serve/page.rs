@@ -1,12 +1,16 @@
 //! The answer for a page of a site space: the page the path names (or the
 //! space's first), unless withheld from this visitor; an old path the
-//! space's `.gitbook.yaml` redirects, or a Git-synced page's file path, is
-//! a 308 to its page; then the page as markdown or as HTML.
+//! space's `.gitbook.yaml` redirects, a Git-synced page's file path, or a
+//! page's path in other letter case, is a 308 to its page, and so is a
+//! page's path with a trailing slash; then the page as markdown or as
+//! HTML.
 
 use super::*;
 
 /// The page `path` of `space` (empty: its first page), as this visitor may
-/// read it.
+/// read it. `uri` is the request when a browser asked (a path that names
+/// the page otherwise than its URL is then redirected to it).
+#[allow(clippy::too_many_arguments)]
 pub(super) async fn page(
     state: &SiteState,
     visit: &Visit,
@@ -15,6 +19,7 @@ pub(super) async fn page(
     snapshot: &Snapshot,
     path: &str,
     markdown: bool,
+    uri: Option<&Uri>,
 ) -> quire_app::AppResult<Response> {
     let space_base = space_url(&visit.base, section, space);
     let order = reading_order(state, snapshot);
@@ -44,8 +49,29 @@ pub(super) async fn page(
             }
             return Ok(res);
         }
+        if absent
+            && let Some(uri) = uri
+            && let Some(url) = super::redirect::by_case(state, visit, section, space, path, uri).await?
+        {
+            return Ok(super::redirect::moved(StatusCode::PERMANENT_REDIRECT, &url, uri));
+        }
         return Ok(not_found(Some(visit)));
     };
+    // A page's URL has no trailing slash (a space's root keeps its own).
+    if let Some(uri) = uri
+        && !path.is_empty()
+        && uri.path().ends_with('/')
+    {
+        let mut url = SpaceLinks::new(snapshot, &space_base, &withheld).page_url(&page_id);
+        if uri.path().trim_end_matches('/').ends_with(".md") {
+            url.push_str(".md");
+        }
+        return Ok(super::redirect::moved(
+            StatusCode::PERMANENT_REDIRECT,
+            &encode_uri(&url),
+            uri,
+        ));
+    }
     let meta = &snapshot.tree.pages[&page_id].meta;
     let body = published::markdown(&state.app, snapshot, &page_id)
         .await?

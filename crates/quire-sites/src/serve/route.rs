@@ -133,6 +133,23 @@ pub(super) fn within<'s>(
     query: &str,
     accepts_markdown: bool,
 ) -> SiteRoute<'s> {
+    within_by(site, rest, query, accepts_markdown, |a, b| a == b)
+}
+
+/// [`within`] with section and site space paths compared without letter
+/// case: where a path that found nothing may have meant (the canonical
+/// URL it is sent to is the page's).
+pub(super) fn within_ignoring_case<'s>(site: &'s PublishedSite, rest: &[String]) -> SiteRoute<'s> {
+    within_by(site, rest, "", false, |a, b| a.to_lowercase() == b.to_lowercase())
+}
+
+fn within_by<'s>(
+    site: &'s PublishedSite,
+    rest: &[String],
+    query: &str,
+    accepts_markdown: bool,
+    same: fn(&str, &str) -> bool,
+) -> SiteRoute<'s> {
     if let [one] = rest {
         match one.as_str() {
             "robots.txt" => return SiteRoute::Robots,
@@ -153,9 +170,11 @@ pub(super) fn within<'s>(
     let (section, spaces): (Option<&PublishedSection>, &[PublishedSpace]) = if site.sections.is_empty() {
         (None, &site.root)
     } else {
-        let named = rest
-            .first()
-            .and_then(|first| site.sections.iter().find(|s| !s.default && &s.section.path == first));
+        let named = rest.first().and_then(|first| {
+            site.sections
+                .iter()
+                .find(|s| !s.default && same(&s.section.path, first))
+        });
         match named
             .map(|s| (s, true))
             .or_else(|| site.sections.iter().find(|s| s.default).map(|s| (s, false)))
@@ -171,7 +190,7 @@ pub(super) fn within<'s>(
     };
     let named = rest
         .first()
-        .and_then(|first| spaces.iter().find(|s| !s.default && &s.site_space.path == first));
+        .and_then(|first| spaces.iter().find(|s| !s.default && same(&s.site_space.path, first)));
     let space = match named {
         Some(space) => {
             rest = &rest[1..];

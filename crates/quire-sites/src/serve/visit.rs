@@ -11,6 +11,10 @@
 //! What a visitor brings: a token (`?jwt_token=`, then kept in a cookie),
 //! claims they set themselves (`?visitor.<name>=`, kept likewise), a share
 //! key in the path.
+//!
+//! A site with a custom hostname lives there: asked for at its basename on
+//! an instance whose public URL is https, it answers a 308 to the same
+//! path on `https://{hostname}` (see [`at_hostname`]).
 
 use super::*;
 
@@ -134,9 +138,16 @@ pub(super) async fn admit_as(
                 rest = &rest[1..];
             }
         }
+        if client == Client::Browser
+            && matches!(candidate.address(), published::Address::Basename(_))
+            && state.public_url.starts_with("https://")
+            && let Some(host) = outcome.hostname()
+        {
+            return Ok(Admitted::Answer(at_hostname(host, uri)));
+        }
         match outcome {
             Admission::Absent => continue,
-            Admission::SignIn { fallback_url } => {
+            Admission::SignIn { fallback_url, .. } => {
                 return Ok(Admitted::Answer(sign_in(fallback_url, &candidate.origin, uri)));
             }
             Admission::Admitted(site) => {
@@ -177,6 +188,26 @@ pub(super) async fn admit_as(
     }
     let rest = rest.to_vec();
     Ok(Admitted::Visit(Box::new(Visit { site, base, origin }), rest))
+}
+
+/// The answer to a request for a site at its basename when the site has a
+/// custom hostname: a 308 to the same path (share key included) and query
+/// at `https://{hostname}`, where the site's URLs lead (`urls.published`).
+/// Only on an instance served over https: one whose public URL is http (a
+/// laptop, a test) has no certificate for the hostname, whose name often
+/// does not even resolve there, so the basename keeps answering.
+fn at_hostname(host: &str, uri: &Uri) -> Response {
+    let path = uri.path().trim_start_matches('/');
+    let inside = path.find('/').map_or("/", |i| &path[i..]);
+    let location = match uri.query() {
+        Some(query) => format!("https://{host}{inside}?{query}"),
+        None => format!("https://{host}{inside}"),
+    };
+    let mut res = StatusCode::PERMANENT_REDIRECT.into_response();
+    if let Ok(value) = HeaderValue::from_str(&location) {
+        res.headers_mut().insert(header::LOCATION, value);
+    }
+    res
 }
 
 /// The redirect that moves a token (with its expiry, in seconds since the

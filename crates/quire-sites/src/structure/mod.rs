@@ -151,7 +151,7 @@ fn level_spaces<'a>(structure: &'a Structure, section_id: Option<&str>) -> Vec<&
 }
 
 /// Every section in site order (groups expanded).
-fn sections_in_order(structure: &Structure) -> Vec<&SectionRow> {
+pub(crate) fn sections_in_order(structure: &Structure) -> Vec<&SectionRow> {
     let mut out = Vec::new();
     for item in top_order(structure) {
         match item {
