@@ -614,7 +614,9 @@ both_backends! {
 /// theme `theme` (`light` or `dark`).
 async fn violations(browser: &Browser<'_>, axe: &str, theme: &str) -> Vec<String> {
     browser
-        .run(&format!("document.documentElement.dataset.theme = '{theme}'; return true"))
+        .run(&format!(
+            "document.documentElement.dataset.theme = '{theme}'; return true"
+        ))
         .await;
     browser.run(&format!("{axe}; return true")).await;
     let found = browser
