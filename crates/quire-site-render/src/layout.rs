@@ -82,6 +82,9 @@ pub struct Look {
     pub social_image: Option<String>,
     /// No previous and next links under pages (`pagination.enabled: false`).
     pub hide_pager: bool,
+    /// The edge colours of hints by style (`info`, `success`, `warning`,
+    /// `danger`), light and dark, when the site chose them.
+    pub hint_colors: Vec<(&'static str, String, String)>,
     /// The page actions the site offers (`pageActions.items`: `markdown`,
     /// `external-ai`, `mcp`), in order.
     pub page_actions: Vec<String>,
@@ -548,6 +551,21 @@ pub fn page(shell: &Shell, body: &str) -> String {
             escape(&light),
             escape(&dark),
             escape(&dark)
+        ));
+    }
+    if !look.hint_colors.is_empty() {
+        // Colours were checked to be #rgb or #rrggbb when saved.
+        let vars = |dark: bool| {
+            look.hint_colors
+                .iter()
+                .map(|(style, light, night)| format!("--hint-{style}:{}", escape(if dark { night } else { light })))
+                .collect::<Vec<_>>()
+                .join(";")
+        };
+        out.push_str(&format!(
+            ":root{{{}}}:root[data-theme=dark]{{{dark}}}@media (prefers-color-scheme:dark){{:root:not([data-theme=light]){{{dark}}}}}",
+            vars(false),
+            dark = vars(true)
         ));
     }
     if let Some(font) = &look.font {

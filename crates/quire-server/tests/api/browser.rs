@@ -682,7 +682,8 @@ both_backends! {
             "title": "Acme Docs",
             "styling": { "theme": "bold", "corners": "circular", "depth": "flat", "links": "accent",
                 "headingFont": "Merriweather", "search": "subtle", "sidebar": { "background": "filled", "list": "pill" },
-                "primaryColor": { "light": "#346DDB", "dark": "#346DDB" } },
+                "primaryColor": { "light": "#346DDB", "dark": "#346DDB" },
+                "infoColor": { "light": "#7a3cff", "dark": "#b18cff" } },
             "favicon": { "emoji": "1f389" },
             "header": { "preset": "default", "logo": { "light": logo, "dark": logo }, "links": [
                 { "title": "Resources", "to": null, "links": [link("Blog", "https://blog.acme.example"), link("Status", "https://status.acme.example")] },
@@ -704,6 +705,7 @@ both_backends! {
         for (what, shown) in [
             ("styling", page.contains("data-look=\"bold\" data-corners=\"circular\" data-depth=\"flat\" data-links=\"accent\" data-search=\"subtle\" data-sidebar=\"filled\" data-list=\"pill\"")),
             ("heading font", page.contains("h1,h2,h3,h4,.brand{font-family:\"Merriweather\"")),
+            ("hint colours", page.contains(":root{--hint-info:#7a3cff}:root[data-theme=dark]{--hint-info:#b18cff}")),
             ("emoji favicon", page.contains("rel=\"icon\" href=\"data:image/svg+xml,") && page.contains("%F0%9F%8E%89")),
             ("logo for the title", page.contains("<img class=\"logo\"") && page.contains("alt=\"Acme Docs\"")),
             ("dropdown", page.contains("<details class=\"dropdown\"><summary class=\"header-link\">Resources</summary>")),

@@ -109,7 +109,22 @@ pub(super) fn look(site: &quire_store::sites::SiteRow, space: Option<&PublishedS
             Some((text(&g["title"])?, links))
         })
         .collect();
+    // Hints' colours, where the site changed them from the defaults.
+    let hint_colors = [
+        ("info", "infoColor"),
+        ("success", "successColor"),
+        ("warning", "warningColor"),
+        ("danger", "dangerColor"),
+    ]
+    .into_iter()
+    .filter(|(_, setting)| settings["styling"][setting] != defaults["styling"][setting])
+    .filter_map(|(style, setting)| {
+        let pair = &settings["styling"][setting];
+        Some((style, text(&pair["light"])?, text(&pair["dark"])?))
+    })
+    .collect();
     let look = Look {
+        hint_colors,
         styling,
         font: chosen("font"),
         heading_font: Some(&settings["styling"]["headingFont"])
