@@ -89,11 +89,20 @@ pub(crate) async fn docs_site(app: &TestApp, visibility: &str) -> (TestUser, Str
 both_backends! {
     async fn a_site_speaks_the_language_of_its_locale(app: TestApp) {
         let (ada, _org, site) = docs_site(&app, "public").await;
-        app.put(&ada, &format!("{site}/customization"), json!({ "internationalization": { "locale": "fr" } }))
+        app.put(&ada, &format!("{site}/customization"), json!({
+            "title": "Docs",
+            "localizedTitle": { "fr": "Documentation", "ja": "ドキュメント" },
+            "announcement": { "enabled": true, "message": "New release", "style": "info",
+                "localizedMessage": { "fr": "Nouvelle version" } },
+            "internationalization": { "locale": "fr" }
+        }))
             .await
             .assert_status(200);
         let home = get(&app, "/docs/").await;
         assert!(home.body.starts_with("<!doctype html>\n<html lang=\"fr\""), "{}", home.body);
+        // The title and the announcement in the site's language.
+        assert!(home.body.contains("| Documentation</title>") && home.body.contains("Nouvelle version"), "{}", home.body);
+        assert!(!home.body.contains("New release"));
         for text in ["placeholder=\"Rechercher\"", "<p>Sur cette page</p>", "<small>Suivant</small>Setup", "data-empty=\"Aucun résultat\""] {
             assert!(home.body.contains(text), "{text}: {}", home.body);
         }
@@ -112,6 +121,8 @@ both_backends! {
             .assert_status(200);
         let api = get(&app, "/docs/api/").await;
         assert!(api.body.contains("<html lang=\"ja\"") && api.body.contains("placeholder=\"検索\""), "{}", api.body);
+        assert!(api.body.contains("| ドキュメント</title>"), "{}", api.body);
+        assert!(api.body.contains("New release"), "no Japanese message: the default one");
         assert!(get(&app, "/docs/").await.body.contains("<html lang=\"fr\""));
     }
 

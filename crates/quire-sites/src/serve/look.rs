@@ -13,7 +13,15 @@ pub(super) fn look(site: &quire_store::sites::SiteRow, space: Option<&PublishedS
         Some("url") => text(&to["url"]),
         _ => None,
     };
-    let title = text(&settings["title"]).unwrap_or_else(|| site.title.clone());
+    // Localized titles and messages, keyed by locale, for the locale read.
+    let locale = settings["internationalization"]["locale"]
+        .as_str()
+        .unwrap_or_default()
+        .to_owned();
+    let localized = |field: &serde_json::Value| text(&field[locale.as_str()]);
+    let title = localized(&settings["localizedTitle"])
+        .or_else(|| text(&settings["title"]))
+        .unwrap_or_else(|| site.title.clone());
     let primary = &settings["styling"]["primaryColor"];
     let theme = text(&settings["themes"]["default"]).filter(|t| t == "light" || t == "dark");
     let announcement = settings
@@ -21,7 +29,7 @@ pub(super) fn look(site: &quire_store::sites::SiteRow, space: Option<&PublishedS
         .filter(|a| a["enabled"] == true)
         .and_then(|a| {
             Some((
-                text(&a["message"])?,
+                localized(&a["localizedMessage"]).or_else(|| text(&a["message"]))?,
                 a.get("link").and_then(|l| url_of(&l["to"])),
                 text(&a["style"]).unwrap_or_else(|| "info".into()),
             ))
