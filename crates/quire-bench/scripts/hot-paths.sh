@@ -122,7 +122,7 @@ http {
 EOF
 nginx -c "$work/nginx.conf"
 nginx_url="http://127.0.0.1:$NGINX_PORT/configuration"
-echo "page: $(stat -c %s "$work/static/configuration") bytes"
+echo "page: $(stat -c %s "$work/static/configuration") bytes; $(gzip -9 -c "$work/static/configuration" | wc -c) gzip -9"
 
 # The bare handler answers the space's JSON.
 space_url="$base/v1/spaces/$space"
