@@ -678,6 +678,8 @@ both_backends! {
             .to_owned();
         let logo = format!("{}{image}", app.base_url);
         let link = |title: &str, url: &str| json!({ "title": title, "to": { "kind": "url", "url": url } });
+        let site_spaces = app.get(&ada, &format!("{site}/site-spaces")).await;
+        let api_space = site_spaces.items()[1]["space"]["id"].as_str().expect("the API space").to_owned();
         app.put(&ada, &format!("{site}/customization"), json!({
             "title": "Acme Docs",
             "styling": { "theme": "bold", "corners": "circular", "depth": "flat", "links": "accent",
@@ -688,6 +690,7 @@ both_backends! {
             "header": { "preset": "default", "logo": { "light": logo, "dark": logo }, "links": [
                 { "title": "Resources", "to": null, "links": [link("Blog", "https://blog.acme.example"), link("Status", "https://status.acme.example")] },
                 { "title": "Sign up", "style": "button-primary", "to": { "kind": "url", "url": "https://acme.example/signup" }, "links": [] },
+                { "title": "API reference", "to": { "kind": "space", "space": api_space }, "links": [] },
                 { "title": "Pro only", "condition": "visitor.claims.pro == true", "to": { "kind": "url", "url": "https://acme.example/pro" }, "links": [] }
             ] },
             "footer": { "logo": { "light": logo, "dark": logo }, "copyright": "© Acme", "groups": [
@@ -711,6 +714,7 @@ both_backends! {
             ("dropdown", page.contains("<details class=\"dropdown\"><summary class=\"header-link\">Resources</summary>")),
             ("button", page.contains("class=\"header-link button primary\" href=\"https://acme.example/signup\"")),
             ("conditional link withheld", !page.contains("Pro only")),
+            ("link to a space of the site", page.contains("<a class=\"header-link\" href=\"/docs/api/\">API reference</a>")),
             ("footer group", page.contains("aria-label=\"Company\"") && page.contains("https://acme.example/about")),
             ("social account", page.contains("href=\"https://github.com/acme\"")),
             ("privacy policy", page.contains("href=\"https://acme.example/privacy\">Privacy policy</a>")),

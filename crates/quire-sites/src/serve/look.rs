@@ -5,14 +5,27 @@ use super::*;
 
 /// What the site's customization (with the overrides of the site space
 /// being read, if any) changes on its pages.
-pub(super) fn look(site: &quire_store::sites::SiteRow, space: Option<&PublishedSpace>) -> (String, Look) {
+/// Where the customization's links lead (`{kind, ...}` content
+/// references): an address as it is; a space of the site, or a page of the
+/// space read, to its published URL when the caller can tell it.
+pub(super) type Targets<'a> = &'a dyn Fn(&serde_json::Value) -> Option<String>;
+
+/// A content reference to a URL only (where nothing else can be resolved).
+pub(super) fn addresses_only(to: &serde_json::Value) -> Option<String> {
+    (to["kind"] == "url")
+        .then(|| to["url"].as_str().map(str::to_owned))
+        .flatten()
+}
+
+pub(super) fn look(
+    site: &quire_store::sites::SiteRow,
+    space: Option<&PublishedSpace>,
+    targets: Targets<'_>,
+) -> (String, Look) {
     let overrides = space.and_then(|s| s.overrides.as_ref());
     let settings = crate::customization::of_site_space(site, overrides).settings;
     let text = |v: &serde_json::Value| v.as_str().map(str::to_owned);
-    let url_of = |to: &serde_json::Value| match to.get("kind").and_then(|k| k.as_str()) {
-        Some("url") => text(&to["url"]),
-        _ => None,
-    };
+    let url_of = |to: &serde_json::Value| targets(to);
     // Localized titles and messages, keyed by locale, for the locale read.
     let locale = settings["internationalization"]["locale"]
         .as_str()

@@ -118,7 +118,24 @@ pub(super) fn shell(
         .map(|h| (h.level.depth() + 1, h.id.clone(), plain_text(&h.content)))
         .collect();
     let meta = page_id.and_then(|p| snapshot.tree.pages.get(p)).map(|p| &p.meta);
-    let (site_title, mut look) = look(&visit.site.site, Some(space));
+    // Header and footer links to a space of the site or a page of this
+    // space lead to their published URLs.
+    let targets = |to: &serde_json::Value| match to["kind"].as_str()? {
+        "url" => to["url"].as_str().map(str::to_owned),
+        "space" => {
+            let id = to["space"].as_str()?;
+            let (section, target) = visit.site.spaces().into_iter().find(|(_, s)| s.space.id == id)?;
+            Some(format!("{}/", space_url(&visit.base, section, target)))
+        }
+        "page" => {
+            let id = to["page"].as_str()?;
+            let same_space = to["space"].as_str().is_none_or(|s| s == space.space.id);
+            (same_space && snapshot.tree.pages.contains_key(id) && !withheld.page(snapshot, id))
+                .then(|| links.page_url(id))
+        }
+        _ => None,
+    };
+    let (site_title, mut look) = look(&visit.site.site, Some(space), &targets);
     look.mcp_url = Some(format!("{}{}/~gitbook/mcp", visit.origin, visit.base));
     Shell {
         wide: false,
