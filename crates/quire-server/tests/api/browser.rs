@@ -691,7 +691,7 @@ both_backends! {
                 { "title": "Resources", "to": null, "links": [link("Blog", "https://blog.acme.example"), link("Status", "https://status.acme.example")] },
                 { "title": "Sign up", "style": "button-primary", "to": { "kind": "url", "url": "https://acme.example/signup" }, "links": [] },
                 { "title": "API reference", "to": { "kind": "space", "space": api_space }, "links": [] },
-                { "title": "Pro only", "condition": "visitor.claims.pro == true", "to": { "kind": "url", "url": "https://acme.example/pro" }, "links": [] }
+                { "title": "Pro only", "condition": "visitor.claims.unsigned.pro == true", "to": { "kind": "url", "url": "https://acme.example/pro" }, "links": [] }
             ] },
             "footer": { "logo": { "light": logo, "dark": logo }, "copyright": "© Acme", "groups": [
                 { "title": "Company", "links": [link("About", "https://acme.example/about")] }
@@ -724,6 +724,23 @@ both_backends! {
         ] {
             assert!(shown, "{what}: {page}");
         }
+        // A conditioned link shows to the visitors its condition admits.
+        let no_redirects = reqwest::Client::builder().redirect(reqwest::redirect::Policy::none()).build().unwrap();
+        let opted = no_redirects.get(format!("{}/docs/setup?visitor.pro=true", app.base_url)).send().await.unwrap();
+        assert_eq!(opted.status(), 303);
+        let claims = opted.headers()["set-cookie"].to_str().unwrap().split(';').next().unwrap().to_owned();
+        let pro = no_redirects
+            .get(format!("{}/docs/setup", app.base_url))
+            .header("cookie", claims)
+            .send()
+            .await
+            .unwrap()
+            .text()
+            .await
+            .unwrap();
+        assert!(pro.contains(">Pro only</a>"), "{pro}");
+        let again = reqwest::get(format!("{}/docs/setup", app.base_url)).await.unwrap().text().await.unwrap();
+        assert!(!again.contains("Pro only"), "kept answers stay per visitor");
         let intro = reqwest::get(format!("{}/docs/", app.base_url)).await.unwrap().text().await.unwrap();
         assert!(intro.contains("target=\"_blank\"") || !intro.contains("rel=\"noopener\">"), "external links open apart");
         // Photographed at desktop, phone and dark, and checked with axe.

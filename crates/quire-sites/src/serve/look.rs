@@ -17,10 +17,15 @@ pub(super) fn addresses_only(to: &serde_json::Value) -> Option<String> {
         .flatten()
 }
 
+/// Whether a link under a condition (`visitor.claims.plan == "pro"`) shows
+/// to the visitor: the visit's rule, as for conditional blocks.
+pub(super) type Shows<'a> = &'a dyn Fn(&str) -> bool;
+
 pub(super) fn look(
     site: &quire_store::sites::SiteRow,
     space: Option<&PublishedSpace>,
     targets: Targets<'_>,
+    shows: Shows<'_>,
 ) -> (String, Look) {
     let overrides = space.and_then(|s| s.overrides.as_ref());
     let settings = crate::customization::of_site_space(site, overrides).settings;
@@ -51,15 +56,15 @@ pub(super) fn look(
         .as_array()
         .into_iter()
         .flatten()
-        // A link shown only to some readers is left out until conditions
-        // are evaluated per visitor here: shown to everyone it would leak.
-        .filter(|l| l.get("condition").is_none_or(serde_json::Value::is_null))
+        // A link shown only to some readers shows to them alone (answers
+        // are kept per visitor's cookies, so no other reader sees it).
+        .filter(|l| visible(l, shows))
         .filter_map(|l| {
             let links: Vec<NavLink> = l["links"]
                 .as_array()
                 .into_iter()
                 .flatten()
-                .filter(|c| c.get("condition").is_none_or(serde_json::Value::is_null))
+                .filter(|c| visible(c, shows))
                 .filter_map(|c| content_link(c, &url_of))
                 .collect();
             let href = url_of(&l["to"]);
@@ -180,6 +185,17 @@ pub(super) fn look(
         language: Language::of_locale(settings["internationalization"]["locale"].as_str().unwrap_or_default()),
     };
     (title, look)
+}
+
+/// Whether a customization link shows to the visitor: always without a
+/// condition, else as the condition says (a condition that is no string
+/// shows to nobody).
+fn visible(link: &serde_json::Value, shows: Shows<'_>) -> bool {
+    match link.get("condition") {
+        None | Some(serde_json::Value::Null) => true,
+        Some(serde_json::Value::String(condition)) => condition.trim().is_empty() || shows(condition),
+        Some(_) => false,
+    }
 }
 
 /// A link of the customization (`{title, to}`) to an address.

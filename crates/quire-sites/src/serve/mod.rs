@@ -135,7 +135,7 @@ fn html(status: StatusCode, body: String, indexable: bool) -> Response {
 
 fn not_found(visit: Option<&Visit>) -> Response {
     let shell = visit.map(|v| {
-        let (site_title, look) = look(&v.site.site, None, &look::addresses_only);
+        let (site_title, look) = look(&v.site.site, None, &look::addresses_only, &|c| v.shows(c));
         Shell {
             wide: false,
             tree_hidden: false,

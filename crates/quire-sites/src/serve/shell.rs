@@ -135,7 +135,7 @@ pub(super) fn shell(
         }
         _ => None,
     };
-    let (site_title, mut look) = look(&visit.site.site, Some(space), &targets);
+    let (site_title, mut look) = look(&visit.site.site, Some(space), &targets, &|c| visit.shows(c));
     look.mcp_url = Some(format!("{}{}/~gitbook/mcp", visit.origin, visit.base));
     Shell {
         wide: false,
