@@ -68,12 +68,18 @@ await step('its look changes in the live preview as it is typed, and is saved', 
   await preview.locator('.announcement', { hasText: 'Version 2 is out' }).waitFor();
   const accent = await preview.locator('html').evaluate((root) => getComputedStyle(root).getPropertyValue('--accent').trim());
   assert.equal(accent, '#aa3300');
+  await ada.getByLabel('Style').selectOption('bold');
+  await ada.getByLabel('Corners').selectOption('rounded');
+  await ada.getByLabel('Previous and next under pages').selectOption('off');
+  await preview.locator('html[data-look="bold"][data-corners="rounded"]').waitFor({ state: 'attached' });
   await screen(ada, 'site-look');
   await ada.getByRole('button', { name: 'Save look' }).click();
   await status(ada, 'Look saved.');
   await stranger.goto(published);
   await stranger.locator('.brand', { hasText: 'Acme Docs' }).waitFor();
   await stranger.getByText('Version 2 is out').waitFor();
+  await stranger.locator('html[data-look="bold"][data-corners="rounded"]').waitFor({ state: 'attached' });
+  assert.equal(await stranger.locator('.pager').count(), 0, 'no previous and next');
 });
 
 await step('a share link opens the site, which no longer opens without one', async () => {

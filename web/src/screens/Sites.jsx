@@ -212,8 +212,34 @@ function lookOf(settings, site) {
     theme: settings.themes?.default ?? 'system',
     announcement: settings.announcement?.enabled ? settings.announcement.message ?? '' : '',
     copyright: settings.footer?.copyright ?? '',
+    look: settings.styling?.theme ?? 'clean',
+    corners: settings.styling?.corners ?? 'straight',
+    depth: settings.styling?.depth ?? 'subtle',
+    links: settings.styling?.links ?? 'default',
+    sidebar: settings.styling?.sidebar?.background ?? 'default',
+    list: settings.styling?.sidebar?.list ?? 'default',
+    search: settings.styling?.search ?? 'prominent',
+    external: settings.externalLinks?.target ?? 'self',
+    pagination: settings.pagination?.enabled === false ? 'off' : 'on',
   };
 }
+
+/// The styling choices the published page follows as attributes of its
+/// `<html>` (`data-look`, `data-corners`, ...), as the server writes them.
+const STYLING = ['look', 'corners', 'depth', 'links', 'sidebar', 'list', 'search'];
+
+/// The official values of each choice, with their names here.
+const CHOICES = {
+  look: [['clean', 'Clean'], ['muted', 'Muted'], ['bold', 'Bold'], ['gradient', 'Gradient']],
+  corners: [['straight', 'Straight'], ['rounded', 'Rounded'], ['circular', 'Circular']],
+  depth: [['subtle', 'Subtle shadows'], ['flat', 'Flat']],
+  links: [['default', 'Default'], ['accent', 'Underlined in the accent']],
+  sidebar: [['default', 'Plain'], ['filled', 'Filled']],
+  list: [['default', 'Default'], ['pill', 'Pill'], ['line', 'Line']],
+  search: [['prominent', 'Prominent'], ['subtle', 'Subtle']],
+  external: [['self', 'In the same tab'], ['blank', 'In a new tab']],
+  pagination: [['on', 'Shown'], ['off', 'Hidden']],
+};
 
 /// Shows `look` on the published page in the preview frame as it is
 /// typed: the accent colour, the title, the theme and the announcement.
@@ -229,6 +255,7 @@ function showInPreview(frame, look) {
   style.textContent = `:root{--accent:${look.light}}:root[data-theme=dark]{--accent:${look.dark}}`;
   if (look.theme === 'light' || look.theme === 'dark') doc.documentElement.dataset.theme = look.theme;
   else delete doc.documentElement.dataset.theme;
+  for (const name of STYLING) doc.documentElement.dataset[name] = look[name];
   const brand = doc.querySelector('.brand');
   if (brand) {
     const image = brand.querySelector('img');
@@ -269,7 +296,18 @@ function Look({ base, site, customization, reload }) {
     const next = {
       ...settings,
       title: look.title,
-      styling: { ...settings.styling, primaryColor: { light: look.light, dark: look.dark } },
+      styling: {
+        ...settings.styling,
+        primaryColor: { light: look.light, dark: look.dark },
+        theme: look.look,
+        corners: look.corners,
+        depth: look.depth,
+        links: look.links,
+        search: look.search,
+        sidebar: { ...settings.styling?.sidebar, background: look.sidebar, list: look.list },
+      },
+      externalLinks: { ...settings.externalLinks, target: look.external },
+      pagination: { ...settings.pagination, enabled: look.pagination === 'on' },
       themes: { ...settings.themes, default: look.theme },
       footer: { ...settings.footer, copyright: look.copyright || undefined },
       announcement: { ...(settings.announcement ?? {}), enabled: true, message: look.announcement, style: settings.announcement?.style ?? 'info' },
@@ -294,6 +332,24 @@ function Look({ base, site, customization, reload }) {
               <option value="dark">Dark</option>
             </select>
           </label>
+          {[
+            ['look', 'Style'],
+            ['corners', 'Corners'],
+            ['depth', 'Depth'],
+            ['links', 'Links'],
+            ['sidebar', 'Sidebar'],
+            ['list', 'Current page in the sidebar'],
+            ['search', 'Search box'],
+            ['external', 'Links to other sites open'],
+            ['pagination', 'Previous and next under pages'],
+          ].map(([name, label]) => (
+            <label key={name}>
+              {label}
+              <select {...field(name)}>
+                {CHOICES[name].map(([value, text]) => <option key={value} value={value}>{text}</option>)}
+              </select>
+            </label>
+          ))}
           <label>Announcement (empty: none)<input {...field('announcement')} maxLength={128} /></label>
           <label>Copyright in the footer<input {...field('copyright')} maxLength={200} /></label>
           <button type="submit" class="primary">Save look</button>
