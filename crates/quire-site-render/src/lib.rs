@@ -4,7 +4,8 @@
 //!
 //! - `render` turns a page's typed document into HTML, `sanitize` passes
 //!   GitBook's HTML through an allow-list, `embed` frames known players,
-//!   `highlight` colours code on the server;
+//!   `highlight` colours code on the server, `math` writes formulas as
+//!   MathML;
 //! - `layout` builds the page around it (navigation, breadcrumbs, outline,
 //!   theme switch) with the interface strings of the site's language from
 //!   `i18n`;
@@ -21,6 +22,7 @@ pub mod highlight;
 pub mod html;
 pub mod i18n;
 pub mod layout;
+pub mod math;
 pub mod openapi;
 pub mod outputs;
 pub mod render;

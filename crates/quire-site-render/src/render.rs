@@ -328,9 +328,8 @@ impl Renderer<'_> {
                 }
             },
             Block::Math { formula } => {
-                self.out.push_str("<pre class=\"math\">");
-                push_escaped(self.out, formula);
-                self.out.push_str("</pre>\n");
+                self.out.push_str(&crate::math::mathml(formula, true));
+                self.out.push('\n');
             }
             Block::Container(container) => self.container(container),
             Block::OpenApiSchemas(pointer) => match self.links.openapi_schemas(pointer) {
@@ -576,11 +575,7 @@ impl Renderer<'_> {
                     self.out.push_str("</a>");
                 }
                 Inline::Image(image) => self.image(image),
-                Inline::Math { formula } => {
-                    self.out.push_str("<code class=\"math\">");
-                    push_escaped(self.out, formula);
-                    self.out.push_str("</code>");
-                }
+                Inline::Math { formula } => self.out.push_str(&crate::math::mathml(formula, false)),
                 // Written as is; `inlines` sanitizes the run.
                 Inline::Html(tag) => self.out.push_str(tag),
                 Inline::Expression { expression } => {

@@ -771,7 +771,16 @@ both_backends! {
 
 both_backends! {
     async fn readers_use_the_page_actions_and_the_keyboard(app: TestApp) {
-        let (_ada, _org, _site) = crate::published_sites::docs_site(&app, "public").await;
+        let (ada, _org, site) = crate::published_sites::docs_site(&app, "public").await;
+        // A page of math, shown as MathML (no script, no font to fetch).
+        let spaces = app.get(&ada, &format!("{site}/site-spaces")).await;
+        let guide = spaces.items()[0]["space"]["id"].as_str().expect("the guide").to_owned();
+        app.publish(&ada, &guide, json!([{ "operation": "insert_page", "title": "Math", "document": {
+            "markdown": "The ratio $$a/b$$ inline.\n\n$$\n\\frac{a}{b} = \\sqrt{x^2 + 1}\n$$\n"
+        } }]))
+        .await;
+        let math = reqwest::get(format!("{}/docs/math", app.base_url)).await.unwrap().text().await.unwrap();
+        assert!(math.contains("<math display=\"block\">") && math.contains("<mfrac>"), "{math}");
         let page = reqwest::get(format!("{}/docs/setup", app.base_url)).await.unwrap().text().await.unwrap();
         assert!(page.contains("<details class=\"actions\"><summary>Page actions</summary>"), "{page}");
         assert!(page.contains("https://chatgpt.com/?hints=search&amp;q=Read%20http") && page.contains("https://claude.ai/new?q=Read%20"));
@@ -814,6 +823,14 @@ both_backends! {
         browser.until("return document.activeElement === document.querySelector('.suggest a')").await;
         let port = app.base_url.rsplit(':').next().unwrap_or("0").to_owned();
         assert!(browser.screenshot(&format!("reader-actions-{port}.png")).await > 1000);
+        browser.go(&format!("{}/docs/math", app.base_url)).await;
+        browser.until("return document.readyState === 'complete'").await;
+        assert_eq!(
+            browser.run("return document.querySelector('math[display=block]').getBoundingClientRect().height > 20").await,
+            true,
+            "the browser lays the fraction out"
+        );
+        assert!(browser.screenshot(&format!("reader-math-{port}.png")).await > 1000);
         browser.close().await;
     }
 }
