@@ -9,15 +9,16 @@ use crate::support::{TestApp, TestUser, both_backends};
 /// A 1x1 PNG (the image of the content tests).
 const PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAACklEQVR4nGMAAQAABQABDQottAAAAABJRU5ErkJggg==";
 
-struct Page {
-    status: u16,
-    content_type: String,
-    headers: reqwest::header::HeaderMap,
-    body: String,
-    bytes: Vec<u8>,
+/// What a published URL answers, redirects not followed.
+pub(crate) struct Page {
+    pub(crate) status: u16,
+    pub(crate) content_type: String,
+    pub(crate) headers: reqwest::header::HeaderMap,
+    pub(crate) body: String,
+    pub(crate) bytes: Vec<u8>,
 }
 
-async fn fetch(app: &TestApp, path: &str, headers: &[(&str, &str)]) -> Page {
+pub(crate) async fn fetch(app: &TestApp, path: &str, headers: &[(&str, &str)]) -> Page {
     let client = reqwest::Client::builder()
         .redirect(reqwest::redirect::Policy::none())
         .build()

@@ -18,25 +18,15 @@ struct Answer {
 }
 
 async fn visit(app: &TestApp, path: &str, headers: &[(&str, &str)]) -> Answer {
-    let client = reqwest::Client::builder()
-        .redirect(reqwest::redirect::Policy::none())
-        .build()
-        .unwrap();
-    let mut req = client.get(format!("{}{path}", app.base_url));
-    for (name, value) in headers {
-        req = req.header(*name, *value);
-    }
-    let res = req.send().await.unwrap();
-    let status = res.status().as_u16();
-    let location = res
-        .headers()
-        .get("location")
-        .map(|v| v.to_str().unwrap().to_owned())
-        .unwrap_or_default();
+    let page = crate::published_sites::fetch(app, path, headers).await;
     Answer {
-        status,
-        location,
-        body: res.text().await.unwrap(),
+        status: page.status,
+        location: page
+            .headers
+            .get("location")
+            .map(|v| v.to_str().unwrap().to_owned())
+            .unwrap_or_default(),
+        body: page.body,
     }
 }
 
