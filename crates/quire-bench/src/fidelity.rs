@@ -75,6 +75,16 @@ async fn scenarios(server: &Server, repo: &Path, project_dir: Option<&str>) -> a
     )
     .await?;
     let site_id = site["id"].as_str().context("site id")?;
+    // The site offers answers (its readers ask the docs below).
+    client
+        .put(format!(
+            "{}/v1/orgs/{org_id}/sites/{site_id}/customization",
+            server.base_url
+        ))
+        .json(&json!({ "title": "Docs", "ai": { "mode": "assistant" } }))
+        .send()
+        .await?
+        .error_for_status()?;
     post_json(
         &client,
         format!("{}/v1/orgs/{org_id}/sites/{site_id}/publish", server.base_url),

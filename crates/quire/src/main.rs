@@ -246,9 +246,10 @@ struct ServeArgs {
     #[arg(long, env = "QUIRE_METRICS_LISTEN")]
     metrics_listen: Option<SocketAddr>,
     /// The OpenAI-compatible chat-completions API (`http://host/v1`) that
-    /// answers readers' questions on published sites from their pages;
-    /// without it, sites offer no answers. Its key is read from
-    /// `QUIRE_ASSISTANT_API_KEY` only.
+    /// answers readers' questions on published sites from their pages, on
+    /// sites whose `ai.mode` is `search` or `assistant`; without it, sites
+    /// offer no answers. Its key is read from `QUIRE_ASSISTANT_API_KEY`
+    /// only.
     #[arg(long, env = "QUIRE_ASSISTANT_URL")]
     assistant_url: Option<String>,
     /// The model to ask.

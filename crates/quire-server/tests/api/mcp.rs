@@ -388,6 +388,10 @@ both_backends! {
         let chat = ChatApi::start("The configuration lives in one file [1]. The handbook welcomes you [2].").await;
         let model = quire_adapters::chat::ChatModel::new(chat.url.clone(), None, "test-model".into(), std::time::Duration::from_secs(10)).unwrap();
         app.state.app.set_assistant(Some(model));
+        // A model alone offers nothing: the site's `ai.mode` decides.
+        assert_eq!(ask("Where does the configuration live?").await.status(), 404);
+        let settings = format!("/v1/orgs/{org}/sites/{}/customization", site.id());
+        app.put(&ada, &settings, json!({ "title": "Handbook", "ai": { "mode": "assistant" } })).await.assert_status(200);
 
         let res = ask("Where does the walrus configuration live?").await;
         assert_eq!(res.status(), 200);

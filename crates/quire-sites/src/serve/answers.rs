@@ -184,7 +184,7 @@ pub(super) async fn search_page(
     let mut body = String::from("<h1>");
     quire_site_render::html::push_escaped(&mut body, t.search);
     body.push_str("</h1>");
-    if state.app.assistant().is_some() && !query.trim().is_empty() {
+    if super::ask::offered(state, visit) && !query.trim().is_empty() {
         body.push_str(&format!(
             "<p class=\"ask\"><a href=\"{}/~gitbook/ask?q={}\">Ask the docs: ",
             visit.base,

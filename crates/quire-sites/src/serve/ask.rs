@@ -5,8 +5,9 @@
 //! and the operator's chat model (`App::assistant`) answers citing them as
 //! `[n]`. Nothing the visitor may not read is ever in the prompt: sources
 //! come only through `found` and `markdown_at`, the visit's own answers.
-//! Without a configured model the feature is absent (the page says so, the
-//! MCP server does not offer the tool).
+//! Without a configured model, or on a site whose `ai.mode` is `none` (the
+//! default), the feature is absent (the page says so, the MCP server does
+//! not offer the tool).
 
 use super::*;
 
@@ -78,8 +79,16 @@ async fn sources(state: &SiteState, visit: &Visit, question: &str) -> quire_app:
     Ok(all)
 }
 
+/// Whether the site offers answers: the operator configured a chat model
+/// and the site's `ai.mode` is `search` or `assistant` (`none`, the
+/// default, offers none).
+pub(super) fn offered(state: &SiteState, visit: &Visit) -> bool {
+    let settings = crate::customization::of(&visit.site.site).settings;
+    matches!(settings["ai"]["mode"].as_str(), Some("search" | "assistant")) && state.app.assistant().is_some()
+}
+
 pub(super) async fn ask(state: &SiteState, visit: &Visit, question: &str) -> quire_app::AppResult<Asked> {
-    let Some(model) = state.app.assistant() else {
+    let Some(model) = state.app.assistant().filter(|_| offered(state, visit)) else {
         return Ok(Asked::Unavailable);
     };
     let question = question.trim();

@@ -114,7 +114,7 @@ async fn request(state: &SiteState, visit: &Visit, method: &str, params: &Value)
                     Err(err) => Err(err),
                 },
                 "listPages" => Ok(list_pages(state, visit).await?),
-                "askQuestion" if state.app.assistant().is_some() => {
+                "askQuestion" if ask::offered(state, visit) => {
                     match quire_mcp::string_argument(arguments, "question") {
                         Ok(question) => Ok(match ask::ask(state, visit, question).await? {
                             ask::Asked::Answered(answer) => quire_mcp::text([ask::as_markdown(&answer)], false),
@@ -165,7 +165,7 @@ fn tools(state: &SiteState, visit: &Visit) -> Vec<Tool> {
             read_only: true,
         },
     ];
-    if state.app.assistant().is_some() {
+    if ask::offered(state, visit) {
         tools.push(Tool {
             name: "askQuestion",
             description: format!(
