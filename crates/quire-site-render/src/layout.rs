@@ -64,6 +64,9 @@ pub struct Look {
     pub styling: Vec<(&'static str, String)>,
     /// The font of headings, when the site chose one.
     pub heading_font: Option<Font>,
+    /// Where the title or logo leads, when not to the site's home
+    /// (`header.primaryLink`).
+    pub home_link: Option<String>,
     /// The logo shown in the dark theme, when it differs.
     pub logo_dark: Option<String>,
     /// The favicon of the dark theme, when it differs.
@@ -610,7 +613,7 @@ pub fn page(shell: &Shell, body: &str) -> String {
         "<header class=\"top\"><input type=\"checkbox\" id=\"menu\" class=\"menu\" autocomplete=\"off\" aria-label=\"{}\" aria-controls=\"tree\"><a class=\"brand\" href=\"",
         escape(t.menu)
     ));
-    out.push_str(&safe_url(&shell.home));
+    out.push_str(&safe_url(look.home_link.as_deref().unwrap_or(&shell.home)));
     out.push_str("\">");
     match &look.logo {
         // The logo stands for the title (its name is the title's).

@@ -687,7 +687,8 @@ both_backends! {
                 "primaryColor": { "light": "#346DDB", "dark": "#346DDB" },
                 "infoColor": { "light": "#7a3cff", "dark": "#b18cff" } },
             "favicon": { "emoji": "1f389" },
-            "header": { "preset": "default", "logo": { "light": logo, "dark": logo }, "links": [
+            "header": { "preset": "default", "logo": { "light": logo, "dark": logo },
+                "primaryLink": { "kind": "url", "url": "https://acme.example/" }, "links": [
                 { "title": "Resources", "to": null, "links": [link("Blog", "https://blog.acme.example"), link("Status", "https://status.acme.example")] },
                 { "title": "Sign up", "style": "button-primary", "to": { "kind": "url", "url": "https://acme.example/signup" }, "links": [] },
                 { "title": "API reference", "to": { "kind": "space", "space": api_space }, "links": [] },
@@ -711,6 +712,7 @@ both_backends! {
             ("hint colours", page.contains(":root{--hint-info:#7a3cff}:root[data-theme=dark]{--hint-info:#b18cff}")),
             ("emoji favicon", page.contains("rel=\"icon\" href=\"data:image/svg+xml,") && page.contains("%F0%9F%8E%89")),
             ("logo for the title", page.contains("<img class=\"logo\"") && page.contains("alt=\"Acme Docs\"")),
+            ("primary link", page.contains("<a class=\"brand\" href=\"https://acme.example/\">")),
             ("dropdown", page.contains("<details class=\"dropdown\"><summary class=\"header-link\">Resources</summary>")),
             ("button", page.contains("class=\"header-link button primary\" href=\"https://acme.example/signup\"")),
             ("conditional link withheld", !page.contains("Pro only")),

@@ -150,6 +150,7 @@ pub(super) fn look(
     })
     .collect();
     let look = Look {
+        home_link: url_of(&settings["header"]["primaryLink"]),
         hint_colors,
         styling,
         font: chosen("font"),
