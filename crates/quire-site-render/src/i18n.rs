@@ -52,6 +52,8 @@ pub struct Strings {
     pub view_markdown: &'static str,
     pub open_in: &'static str,
     pub copy_mcp: &'static str,
+    /// "Edit on {}" names the forge.
+    pub edit_on: &'static str,
 }
 
 const EN: Strings = Strings {
@@ -79,6 +81,7 @@ const EN: Strings = Strings {
     view_markdown: "View as Markdown",
     open_in: "Open in {}",
     copy_mcp: "Copy MCP server URL",
+    edit_on: "Edit on {}",
 };
 
 const FR: Strings = Strings {
@@ -106,6 +109,7 @@ const FR: Strings = Strings {
     view_markdown: "Voir en Markdown",
     open_in: "Ouvrir dans {}",
     copy_mcp: "Copier l’URL du serveur MCP",
+    edit_on: "Modifier sur {}",
 };
 
 const ES: Strings = Strings {
@@ -133,6 +137,7 @@ const ES: Strings = Strings {
     view_markdown: "Ver como Markdown",
     open_in: "Abrir en {}",
     copy_mcp: "Copiar la URL del servidor MCP",
+    edit_on: "Editar en {}",
 };
 
 const ZH: Strings = Strings {
@@ -160,6 +165,7 @@ const ZH: Strings = Strings {
     view_markdown: "以 Markdown 查看",
     open_in: "在 {} 中打开",
     copy_mcp: "复制 MCP 服务器地址",
+    edit_on: "在 {} 上编辑",
 };
 
 const JA: Strings = Strings {
@@ -187,6 +193,7 @@ const JA: Strings = Strings {
     view_markdown: "Markdown で表示",
     open_in: "{} で開く",
     copy_mcp: "MCP サーバーの URL をコピー",
+    edit_on: "{} で編集",
 };
 
 const DE: Strings = Strings {
@@ -214,6 +221,7 @@ const DE: Strings = Strings {
     view_markdown: "Als Markdown anzeigen",
     open_in: "In {} öffnen",
     copy_mcp: "MCP-Server-URL kopieren",
+    edit_on: "Auf {} bearbeiten",
 };
 
 const NL: Strings = Strings {
@@ -241,6 +249,7 @@ const NL: Strings = Strings {
     view_markdown: "Bekijken als Markdown",
     open_in: "Openen in {}",
     copy_mcp: "MCP-server-URL kopiëren",
+    edit_on: "Bewerken op {}",
 };
 
 const NO: Strings = Strings {
@@ -268,6 +277,7 @@ const NO: Strings = Strings {
     view_markdown: "Vis som Markdown",
     open_in: "Åpne i {}",
     copy_mcp: "Kopier MCP-serverens URL",
+    edit_on: "Rediger på {}",
 };
 
 const PT_BR: Strings = Strings {
@@ -295,6 +305,7 @@ const PT_BR: Strings = Strings {
     view_markdown: "Ver como Markdown",
     open_in: "Abrir no {}",
     copy_mcp: "Copiar URL do servidor MCP",
+    edit_on: "Editar no {}",
 };
 
 const RU: Strings = Strings {
@@ -322,6 +333,7 @@ const RU: Strings = Strings {
     view_markdown: "Открыть как Markdown",
     open_in: "Открыть в {}",
     copy_mcp: "Скопировать адрес MCP-сервера",
+    edit_on: "Изменить на {}",
 };
 
 impl Language {
@@ -448,6 +460,7 @@ mod tests {
                 s.view_markdown,
                 s.open_in,
                 s.copy_mcp,
+                s.edit_on,
             ];
             assert!(all.iter().all(|t| !t.trim().is_empty()), "{language:?}");
             assert_eq!(s.no_results_for.matches("{}").count(), 1, "{language:?}");

@@ -93,6 +93,9 @@ pub struct Look {
     pub page_actions: Vec<String>,
     /// The address of the site's MCP server (for the `mcp` action).
     pub mcp_url: Option<String>,
+    /// Where the page is edited on its forge, and the forge's name (for
+    /// the `git` action).
+    pub edit_url: Option<(String, &'static str)>,
     /// The accent colour in light and dark mode.
     pub accent: Option<(String, String)>,
     /// The text font, when the site chose one.
@@ -257,6 +260,15 @@ fn push_page_actions(out: &mut String, shell: &Shell) {
                     "<a href=\"https://claude.ai/new?q={ask}\" rel=\"noopener\" target=\"_blank\">{}</a>",
                     escape(&t.open_in.replace("{}", "Claude"))
                 ));
+            }
+            "git" => {
+                if let Some((url, forge)) = &look.edit_url {
+                    items.push(format!(
+                        "<a href=\"{}\" rel=\"noopener\" target=\"_blank\">{}</a>",
+                        safe_url(url),
+                        escape(&t.edit_on.replace("{}", forge))
+                    ));
+                }
             }
             "mcp" => {
                 if let Some(url) = &look.mcp_url {

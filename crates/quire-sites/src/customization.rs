@@ -54,7 +54,7 @@ pub fn defaults() -> Value {
         "externalLinks": { "target": "self" },
         "pagination": { "enabled": true },
         // What GitBook's sites offer unless told otherwise.
-        "pageActions": { "items": ["markdown", "external-ai", "mcp"] },
+        "pageActions": { "items": ["markdown", "external-ai", "mcp", "git"] },
         "privacyPolicy": {},
         "socialPreview": {},
         "socialAccounts": [],

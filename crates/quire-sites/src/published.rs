@@ -287,6 +287,107 @@ pub async fn redirect(app: &App, space: &SpaceRow, path: &str) -> AppResult<Opti
     Ok(redirects.get(path).and_then(Value::as_str).map(str::to_owned))
 }
 
+/// Where a page of a Git-synced space is edited on its forge (GitHub or
+/// GitLab): the repository's tree URL with `/edit/` for `/tree/`, else its
+/// https address (credentials left out), then the project directory and
+/// the page's file. `None` for other hosts and unsynced spaces.
+pub async fn edit_url(app: &App, space: &SpaceRow, file: &str) -> AppResult<Option<(String, &'static str)>> {
+    let mut conn = app.db.read().await?;
+    let Some(sync) = quire_store::git_syncs::get(&mut conn, &space.id).await? else {
+        return Ok(None);
+    };
+    Ok(edit_url_of(
+        &sync.url,
+        sync.tree_url.as_deref(),
+        &sync.git_ref,
+        &sync.project_directory,
+        file,
+    ))
+}
+
+/// [`edit_url`] without I/O.
+fn edit_url_of(
+    repository: &str,
+    tree_url: Option<&str>,
+    git_ref: &str,
+    directory: &str,
+    file: &str,
+) -> Option<(String, &'static str)> {
+    let branch = git_ref.trim_start_matches("refs/heads/");
+    let base = match tree_url {
+        Some(tree) if tree.starts_with("https://github.com/") && tree.contains("/tree/") => {
+            tree.replacen("/tree/", "/edit/", 1)
+        }
+        Some(tree) if tree.starts_with("https://gitlab.com/") && tree.contains("/-/tree/") => {
+            tree.replacen("/-/tree/", "/-/edit/", 1)
+        }
+        _ => {
+            let url = url::Url::parse(repository).ok()?;
+            let host = url.host_str()?;
+            let path = url.path().trim_end_matches('/').trim_end_matches(".git");
+            if url.scheme() != "https" || path.split('/').filter(|s| !s.is_empty()).count() != 2 {
+                return None;
+            }
+            match host {
+                "github.com" => format!("https://github.com{path}/edit/{branch}"),
+                "gitlab.com" => format!("https://gitlab.com{path}/-/edit/{branch}"),
+                _ => return None,
+            }
+        }
+    };
+    let forge = if base.starts_with("https://github.com/") {
+        "GitHub"
+    } else {
+        "GitLab"
+    };
+    let mut out = base.trim_end_matches('/').to_owned();
+    for part in [directory, file] {
+        let part = part.trim_matches('/');
+        if !part.is_empty() {
+            out.push('/');
+            out.push_str(part);
+        }
+    }
+    Some((out, forge))
+}
+
+#[cfg(test)]
+mod edit_tests {
+    use super::edit_url_of;
+
+    #[test]
+    fn pages_are_edited_on_their_forge_never_with_credentials() {
+        assert_eq!(
+            edit_url_of(
+                "https://user:secret@github.com/acme/docs.git",
+                None,
+                "refs/heads/main",
+                "docs",
+                "guide/setup.md"
+            ),
+            Some((
+                "https://github.com/acme/docs/edit/main/docs/guide/setup.md".into(),
+                "GitHub"
+            ))
+        );
+        assert_eq!(
+            edit_url_of(
+                "https://x",
+                Some("https://gitlab.com/acme/docs/-/tree/dev"),
+                "dev",
+                "",
+                "README.md"
+            ),
+            Some(("https://gitlab.com/acme/docs/-/edit/dev/README.md".into(), "GitLab"))
+        );
+        assert_eq!(
+            edit_url_of("https://git.example/acme/docs.git", None, "main", "", "a.md"),
+            None
+        );
+        assert_eq!(edit_url_of("file:///tmp/repo", None, "main", "", "a.md"), None);
+    }
+}
+
 /// The current content of a published space.
 pub async fn snapshot(app: &App, space: &SpaceRow) -> AppResult<Arc<Snapshot>> {
     Ok(app.engine.revisions.snapshot(&space.id, &space.revision_id).await?)

@@ -95,6 +95,31 @@ pub async fn import(app: &TestApp, user: &TestUser, space: &str, body: Value) ->
 }
 
 both_backends! {
+    async fn published_pages_of_a_synced_space_are_edited_on_their_forge(app: TestApp) {
+        let ada = app.user("Ada").await;
+        let org = app.org(&ada, "Acme").await;
+        let space = app.space(&ada, &org, "Docs", None).await;
+        let repo = gitbook_repo();
+        import(&app, &ada, &space, json!({ "url": repo.url(), "ref": "refs/heads/main", "repoTreeURL": "https://github.com/acme/docs/tree/main" })).await;
+        let site = app.post(&ada, &format!("/v1/orgs/{org}/sites"), json!({ "title": "Handbook", "visibility": "public", "spaces": [space] })).await;
+        app.post(&ada, &format!("/v1/orgs/{org}/sites/{}/publish", site.id()), json!(null)).await.assert_status(200);
+        let page = reqwest::get(format!("{}/handbook/", app.base_url)).await.unwrap().text().await.unwrap();
+        let edit = page
+            .split("href=\"")
+            .filter_map(|s| s.split('"').next())
+            .find(|href| href.starts_with("https://github.com/acme/docs/edit/main/"))
+            .unwrap_or_else(|| panic!("no edit link: {page}"));
+        assert!(edit.ends_with(".md"), "{edit}");
+        assert!(page.contains(">Edit on GitHub</a>"), "{page}");
+        // A space that is not synced has none.
+        let plain = app.space(&ada, &org, "Plain", None).await;
+        app.publish(&ada, &plain, json!([{ "operation": "insert_page", "title": "Hello", "document": { "markdown": "Hi.\n" } }])).await;
+        let other = app.post(&ada, &format!("/v1/orgs/{org}/sites"), json!({ "title": "Plain", "visibility": "public", "spaces": [plain] })).await;
+        app.post(&ada, &format!("/v1/orgs/{org}/sites/{}/publish", other.id()), json!(null)).await.assert_status(200);
+        let page = reqwest::get(format!("{}/plain/", app.base_url)).await.unwrap().text().await.unwrap();
+        assert!(!page.contains("Edit on"), "{page}");
+    }
+
     async fn a_gitbook_repository_imports_with_its_layout(app: TestApp) {
         let ada = app.user("Ada").await;
         let org = app.org(&ada, "Acme").await;

@@ -183,6 +183,7 @@ pub(super) fn look(
             .filter_map(|i| i.as_str().map(str::to_owned))
             .collect(),
         mcp_url: None,
+        edit_url: None,
         language: Language::of_locale(settings["internationalization"]["locale"].as_str().unwrap_or_default()),
     };
     (title, look)

@@ -155,6 +155,11 @@ pub(super) async fn page(
         &document,
         "",
     );
+    if shell.look.page_actions.iter().any(|a| a == "git")
+        && let Some(file) = meta.git.as_ref().map(|g| g.path.clone())
+    {
+        shell.look.edit_url = published::edit_url(&state.app, &space.space, &file).await?;
+    }
     shell.wide = page_layout.wide;
     if !page_layout.table_of_contents {
         shell.tree.clear();
