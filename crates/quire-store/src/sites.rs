@@ -514,9 +514,6 @@ pub struct MergeRow {
     pub space_id: String,
     pub revision_id: String,
     pub created_at: Timestamp,
-    /// The merged change request's subject and number, when it still exists.
-    pub subject: Option<String>,
-    pub number: Option<i64>,
 }
 
 /// The `limit` most recent merges into these spaces, newest first.
@@ -524,11 +521,8 @@ pub async fn recent_merges(conn: &mut AnyConnection, space_ids: &[String], limit
     if space_ids.is_empty() {
         return Ok(Vec::new());
     }
-    let mut sql = Sql::new(
-        "SELECT r.space_id, r.id, r.created_at, c.subject, c.number FROM revisions r \
-         LEFT JOIN change_requests c ON c.id = r.merged_from \
-         WHERE r.kind = 'merge' AND r.space_id IN ",
-    );
+    let mut sql =
+        Sql::new("SELECT r.space_id, r.id, r.created_at FROM revisions r WHERE r.kind = 'merge' AND r.space_id IN ");
     sql.bind_list(space_ids)
         .push(" ORDER BY r.created_at DESC, r.id DESC LIMIT ")
         .bind(limit);
@@ -539,8 +533,6 @@ pub async fn recent_merges(conn: &mut AnyConnection, space_ids: &[String], limit
                 space_id: row.try_get("space_id")?,
                 revision_id: row.try_get("id")?,
                 created_at: Timestamp(row.try_get("created_at")?),
-                subject: row.try_get("subject")?,
-                number: row.try_get("number")?,
             })
         })
         .collect()

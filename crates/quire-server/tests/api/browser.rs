@@ -514,22 +514,13 @@ both_backends! {
         assert_eq!(urls.len(), 2);
 
         // The owner, signed in in Chromium, opens both links.
-        let mut tx = app.db.write().await.expect("a transaction");
-        let session = quire_app::sessions::start(
-            &mut tx,
-            &ada.id,
-            quire_app::sessions::Method::Password,
-            &quire_app::sessions::Client::default(),
-            quire_core::Clock::now(&app.clock),
-        )
-        .await
-        .expect("a session");
-        tx.commit().await.expect("commit");
+        let cookie = crate::mcp::session_cookie(&app, &ada.id).await;
+        let token = cookie.trim_start_matches("quire_session=");
         let driver = Driver::start().await;
         let browser = Browser::open(&driver).await;
         browser.go(&format!("{}/health", app.base_url)).await;
         browser
-            .cmd(reqwest::Method::POST, "/cookie", Some(json!({ "cookie": { "name": "quire_session", "value": session.token, "path": "/" } })))
+            .cmd(reqwest::Method::POST, "/cookie", Some(json!({ "cookie": { "name": "quire_session", "value": token, "path": "/" } })))
             .await;
         browser.go(&format!("{}/v1/user", app.base_url)).await;
         let me = browser.run("return document.body.innerText").await;

@@ -72,7 +72,7 @@ async fn oauth_agent(url: &str, cookie: &str, decision: &str, calls: Value) -> V
 }
 
 /// A browser session of `user_id`: the cookie header to send.
-async fn session_cookie(app: &crate::support::TestApp, user_id: &str) -> String {
+pub(crate) async fn session_cookie(app: &crate::support::TestApp, user_id: &str) -> String {
     let mut tx = app.db.write().await.expect("a transaction");
     let session = quire_app::sessions::start(
         &mut tx,
