@@ -351,6 +351,26 @@ fn edit_url_of(
     Some((out, forge))
 }
 
+/// The current content of a published space.
+pub async fn snapshot(app: &App, space: &SpaceRow) -> AppResult<Arc<Snapshot>> {
+    Ok(app.engine.revisions.snapshot(&space.id, &space.revision_id).await?)
+}
+
+/// A page's markdown (`None` for pages without a body).
+pub async fn markdown(app: &App, snapshot: &Snapshot, page_id: &str) -> AppResult<Option<Arc<str>>> {
+    quire_app::content::page_markdown(app, snapshot, page_id).await
+}
+
+/// A document's markdown, by hash (reusable content).
+pub async fn document(app: &App, hash: &str) -> AppResult<Arc<str>> {
+    Ok(app.engine.revisions.document(hash).await?)
+}
+
+/// A file's bytes.
+pub async fn file_bytes(app: &App, file: &quire_content::objects::FileObject) -> AppResult<Vec<u8>> {
+    Ok(app.engine.files.bytes(file).await?)
+}
+
 #[cfg(test)]
 mod edit_tests {
     use super::edit_url_of;
@@ -386,24 +406,4 @@ mod edit_tests {
         );
         assert_eq!(edit_url_of("file:///tmp/repo", None, "main", "", "a.md"), None);
     }
-}
-
-/// The current content of a published space.
-pub async fn snapshot(app: &App, space: &SpaceRow) -> AppResult<Arc<Snapshot>> {
-    Ok(app.engine.revisions.snapshot(&space.id, &space.revision_id).await?)
-}
-
-/// A page's markdown (`None` for pages without a body).
-pub async fn markdown(app: &App, snapshot: &Snapshot, page_id: &str) -> AppResult<Option<Arc<str>>> {
-    quire_app::content::page_markdown(app, snapshot, page_id).await
-}
-
-/// A document's markdown, by hash (reusable content).
-pub async fn document(app: &App, hash: &str) -> AppResult<Arc<str>> {
-    Ok(app.engine.revisions.document(hash).await?)
-}
-
-/// A file's bytes.
-pub async fn file_bytes(app: &App, file: &quire_content::objects::FileObject) -> AppResult<Vec<u8>> {
-    Ok(app.engine.files.bytes(file).await?)
 }
