@@ -15,7 +15,7 @@
 // QUIRE_IDP_CERTIFICATE, QUIRE_LINK (Ada's sign-in link), ARTIFACTS.
 import assert from 'node:assert/strict';
 import { mkdirSync } from 'node:fs';
-import { launch, newPage as openPage, screen as check, stepper } from './browser.mjs';
+import { call, launch, newPage as openPage, screen as check, stepper } from './browser.mjs';
 
 const env = process.env;
 const url = env.QUIRE_URL;
@@ -70,7 +70,7 @@ await step('its look changes in the live preview as it is typed, and is saved', 
   assert.equal(accent, '#aa3300');
   await ada.getByLabel('Style').selectOption('bold');
   await ada.getByLabel('Corners').selectOption('rounded');
-  await ada.getByLabel('Previous and next under pages').selectOption('off');
+  await ada.getByLabel('Previous and next links under pages').uncheck();
   await preview.locator('html[data-look="bold"][data-corners="rounded"]').waitFor({ state: 'attached' });
   await screen(ada, 'site-look');
   await ada.getByRole('button', { name: 'Save look' }).click();
@@ -80,6 +80,125 @@ await step('its look changes in the live preview as it is typed, and is saved', 
   await stranger.getByText('Version 2 is out').waitFor();
   await stranger.locator('html[data-look="bold"][data-corners="rounded"]').waitFor({ state: 'attached' });
   assert.equal(await stranger.locator('.pager').count(), 0, 'no previous and next');
+});
+
+/// A logo the test serves itself (at an https address, as an
+/// administrator's CDN would), to the screen's preview and to readers.
+const LOGO = 'https://cdn.acme.example/logo.svg';
+const LOGO_SVG = '<svg xmlns="http://www.w3.org/2000/svg" width="96" height="28" viewBox="0 0 96 28"><rect width="96" height="28" rx="6" fill="#fff"/><text x="48" y="20" text-anchor="middle" font-family="sans-serif" font-size="16" font-weight="700" fill="#aa3300">ACME</text></svg>';
+for (const page of [ada, stranger]) {
+  await page.context().route(LOGO, (route) => route.fulfill({ contentType: 'image/svg+xml', body: LOGO_SVG }));
+}
+
+await step('fonts, code theme, logo, header links, social accounts and reader features are set, saved and published', async () => {
+  const site = new URL(ada.url()).pathname.split('/').at(-1);
+  const path = `/v1/orgs/${org}/sites/${site}/customization`;
+  // Links set through the API that the screen does not edit: a menu of
+  // links and a link to a space for some visitors only.
+  const kept = [
+    { title: 'Products', localizedTitle: { fr: 'Produits' }, to: null, links: [{ title: 'Pets API', to: { kind: 'url', url: 'https://acme.example/pets' } }] },
+    { title: 'Pro guide', to: { kind: 'space', space: env.QUIRE_SPACE }, links: [], condition: 'visitor.claims.unsigned.plan == "pro"' },
+  ];
+  const { updatedAt, ...before } = JSON.parse((await call(ada, 'GET', path)).body);
+  const stored = await call(ada, 'PUT', path, { ...before, header: { ...before.header, links: kept } });
+  assert.equal(stored.status, 200, stored.body);
+  await ada.reload();
+  const header = (n) => ada.getByRole('group', { name: `Header link ${n}`, exact: true });
+  const social = (n) => ada.getByRole('group', { name: `Social account ${n}`, exact: true });
+  await header(1).getByText('Set through the API; kept as it is').waitFor();
+  await header(2).getByText('shown to some visitors only').waitFor();
+
+  await ada.getByLabel('Heading font').selectOption({ label: 'Open Sans' });
+  await ada.getByLabel('Code font').selectOption({ label: 'JetBrains Mono' });
+  await ada.getByLabel('Code theme (light)').selectOption({ label: 'GitHub Light' });
+  await ada.getByLabel('Code theme (dark)').selectOption({ label: 'GitHub Dark Dimmed' });
+  await ada.getByLabel('Logo (light theme)').fill(LOGO);
+  const thumb = ada.getByRole('img', { name: 'Logo (light theme), as it loads' });
+  assert.ok(await thumb.evaluate(async (img) => { await img.decode(); return img.naturalWidth > 0; }), 'the logo shows beside its address');
+  const preview = ada.frameLocator('iframe[title="Preview of the site"]');
+  await preview.locator(`.brand img.logo[src="${LOGO}"]`).waitFor();
+  await ada.getByRole('button', { name: 'Add a header link' }).click();
+  await header(3).getByLabel('Text').fill('Get started');
+  await header(3).getByLabel('Address').fill('https://acme.example/start');
+  await header(3).getByLabel('Shown as').selectOption({ label: 'Button' });
+  await ada.getByRole('button', { name: 'Move header link 3 up' }).click();
+  await ada.getByRole('button', { name: 'Move header link 2 up' }).click();
+  assert.equal(await header(1).getByLabel('Text').inputValue(), 'Get started');
+  await ada.getByRole('button', { name: 'Add a social account' }).click();
+  await social(1).getByLabel('Platform').selectOption({ label: 'GitHub' });
+  await social(1).getByLabel('Handle').fill('acme');
+  await ada.getByLabel('Ask readers whether a page helped').check();
+  await ada.getByLabel('Open the page in ChatGPT or Claude').uncheck();
+  await ada.getByLabel('AI answers').selectOption('search');
+
+  // A refusal names the setting, beside the form, and points at its field.
+  await ada.getByLabel('Logo (dark theme, empty: the same)').fill('ftp://cdn.acme.example/logo.svg');
+  await ada.getByRole('button', { name: 'Save look' }).click();
+  await ada.getByRole('alert').filter({ hasText: 'header.logo.dark' }).waitFor();
+  const dark = ada.getByLabel('Logo (dark theme, empty: the same)');
+  assert.equal(await dark.getAttribute('aria-invalid'), 'true');
+  assert.ok(await dark.evaluate((input) => document.activeElement === input), 'the refused field has the focus');
+  await dark.fill('');
+  await ada.getByRole('button', { name: 'Save look' }).click();
+  await status(ada, 'Look saved.');
+  await screen(ada, 'site-look-everything');
+  // The screen as it is seen at desktop width, from its top to its save button.
+  for (const [part, heading] of [['brand', 'Look'], ['header', 'Header links'], ['footer', 'Footer']]) {
+    await ada.getByRole('heading', { name: heading, exact: true }).evaluate((h) => {
+      h.scrollIntoView({ block: 'start' });
+      window.scrollBy(0, -64);
+    });
+    await ada.screenshot({ path: `${artifacts}/site-look-${part}-desktop.png` });
+  }
+
+  // Read again, the screen shows what was saved.
+  await ada.reload();
+  await header(1).getByLabel('Text').waitFor();
+  assert.equal(await ada.getByLabel('Heading font').inputValue(), 'OpenSans');
+  assert.equal(await ada.getByLabel('Code font').inputValue(), 'JetBrainsMono');
+  assert.equal(await ada.getByLabel('Code theme (light)').inputValue(), 'github-light');
+  assert.equal(await ada.getByLabel('Code theme (dark)').inputValue(), 'github-dark-dimmed');
+  assert.equal(await ada.getByLabel('Logo (light theme)').inputValue(), LOGO);
+  assert.equal(await header(1).getByLabel('Text').inputValue(), 'Get started');
+  assert.equal(await header(1).getByLabel('Address').inputValue(), 'https://acme.example/start');
+  assert.equal(await header(1).getByLabel('Shown as').inputValue(), 'button-primary');
+  await header(2).getByText('Products').waitFor();
+  await header(3).getByText('Pro guide').waitFor();
+  assert.equal(await social(1).getByLabel('Platform').inputValue(), 'github');
+  assert.equal(await social(1).getByLabel('Handle').inputValue(), 'acme');
+  assert.ok(await ada.getByLabel('Ask readers whether a page helped').isChecked());
+  assert.ok(!(await ada.getByLabel('Open the page in ChatGPT or Claude').isChecked()));
+  assert.equal(await ada.getByLabel('AI answers').inputValue(), 'search');
+  assert.equal(await ada.getByLabel('Title shown on the site').inputValue(), 'Acme Docs', 'what the first save set is kept');
+
+  // The official settings: what the screen set, and what it did not edit kept as it was.
+  const saved = JSON.parse((await call(ada, 'GET', path)).body);
+  assert.equal(saved.styling.headingFont, 'OpenSans');
+  assert.equal(saved.styling.monospaceFont, 'JetBrainsMono');
+  assert.deepEqual(saved.styling.codeTheme.default, { light: 'github-light', dark: 'github-dark-dimmed' });
+  assert.deepEqual(saved.styling.codeTheme.openapi, before.styling.codeTheme.openapi);
+  assert.deepEqual(saved.header.logo, { light: LOGO, dark: LOGO });
+  assert.deepEqual(saved.header.links, [
+    { title: 'Get started', to: { kind: 'url', url: 'https://acme.example/start' }, style: 'button-primary', links: [] },
+    ...kept,
+  ]);
+  assert.deepEqual(saved.socialAccounts, [{ platform: 'github', handle: 'acme', display: { footer: true, header: false } }]);
+  assert.equal(saved.feedback.enabled, true);
+  assert.equal(saved.ai.mode, 'search');
+  assert.deepEqual(saved.pageActions.items, before.pageActions.items.filter((a) => a !== 'external-ai'));
+  assert.equal(saved.styling.theme, 'bold', 'the first save is kept');
+  assert.equal(saved.pagination.enabled, false, 'the first save is kept');
+
+  // The published page: the logo in place of the title, the button, the account.
+  await stranger.goto(published);
+  const brand = stranger.locator('.brand');
+  await brand.locator(`img.logo[src="${LOGO}"][alt="Acme Docs"]`).waitFor();
+  assert.equal((await brand.textContent()).trim(), '', 'the logo replaces the title');
+  const button = stranger.locator('a.header-link.button.primary', { hasText: 'Get started' });
+  assert.equal(await button.getAttribute('href'), 'https://acme.example/start');
+  await stranger.locator('details.dropdown summary', { hasText: 'Products' }).waitFor();
+  const account = stranger.locator('footer .socials a.social-github');
+  assert.equal(await account.getAttribute('href'), 'https://github.com/acme');
 });
 
 await step('a share link opens the site, which no longer opens without one', async () => {

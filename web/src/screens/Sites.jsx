@@ -1,13 +1,14 @@
 // An organization's published sites: the list, and one site's screen —
 // publishing and its address, what it holds (site spaces, sections,
-// section groups), its look with a live preview, and who may read it
-// (visibility, share links, the visitor-authentication key, the adaptive
-// schema). Everything goes through the public API.
-import { useEffect, useRef, useState } from 'preact/hooks';
+// section groups), its look with a live preview (`SiteLook.jsx`), and who
+// may read it (visibility, share links, the visitor-authentication key, the
+// adaptive schema). Everything goes through the public API.
+import { useState } from 'preact/hooks';
 import { all, del, get, patch, post, put } from '../api.js';
 import { navigate } from '../router.js';
 import { Pending, useLoad } from './Home.jsx';
 import { CopyField, Frame, useAction } from './Admin.jsx';
+import { Look } from './SiteLook.jsx';
 
 const VISIBILITY = {
   public: 'Public: anyone, and search engines',
@@ -199,174 +200,6 @@ function Content({ base, data, reload }) {
           </form>
         </>
       )}
-    </section>
-  );
-}
-
-/// The parts of the customization this screen edits, read from the settings.
-function lookOf(settings, site) {
-  return {
-    title: settings.title ?? site.title,
-    light: settings.styling?.primaryColor?.light ?? '#346DDB',
-    dark: settings.styling?.primaryColor?.dark ?? '#346DDB',
-    theme: settings.themes?.default ?? 'system',
-    announcement: settings.announcement?.enabled ? settings.announcement.message ?? '' : '',
-    copyright: settings.footer?.copyright ?? '',
-    look: settings.styling?.theme ?? 'clean',
-    corners: settings.styling?.corners ?? 'straight',
-    depth: settings.styling?.depth ?? 'subtle',
-    links: settings.styling?.links ?? 'default',
-    sidebar: settings.styling?.sidebar?.background ?? 'default',
-    list: settings.styling?.sidebar?.list ?? 'default',
-    search: settings.styling?.search ?? 'prominent',
-    external: settings.externalLinks?.target ?? 'self',
-    pagination: settings.pagination?.enabled === false ? 'off' : 'on',
-  };
-}
-
-/// The styling choices the published page follows as attributes of its
-/// `<html>` (`data-look`, `data-corners`, ...), as the server writes them.
-const STYLING = ['look', 'corners', 'depth', 'links', 'sidebar', 'list', 'search'];
-
-/// The official values of each choice, with their names here.
-const CHOICES = {
-  look: [['clean', 'Clean'], ['muted', 'Muted'], ['bold', 'Bold'], ['gradient', 'Gradient']],
-  corners: [['straight', 'Straight'], ['rounded', 'Rounded'], ['circular', 'Circular']],
-  depth: [['subtle', 'Subtle shadows'], ['flat', 'Flat']],
-  links: [['default', 'Default'], ['accent', 'Underlined in the accent']],
-  sidebar: [['default', 'Plain'], ['filled', 'Filled']],
-  list: [['default', 'Default'], ['pill', 'Pill'], ['line', 'Line']],
-  search: [['prominent', 'Prominent'], ['subtle', 'Subtle']],
-  external: [['self', 'In the same tab'], ['blank', 'In a new tab']],
-  pagination: [['on', 'Shown'], ['off', 'Hidden']],
-};
-
-/// Shows `look` on the published page in the preview frame as it is
-/// typed: the accent colour, the title, the theme and the announcement.
-function showInPreview(frame, look) {
-  const doc = frame?.contentDocument;
-  if (!doc?.documentElement) return;
-  let style = doc.getElementById('quire-preview');
-  if (!style) {
-    style = doc.createElement('style');
-    style.id = 'quire-preview';
-    doc.head.append(style);
-  }
-  style.textContent = `:root{--accent:${look.light}}:root[data-theme=dark]{--accent:${look.dark}}`;
-  if (look.theme === 'light' || look.theme === 'dark') doc.documentElement.dataset.theme = look.theme;
-  else delete doc.documentElement.dataset.theme;
-  for (const name of STYLING) doc.documentElement.dataset[name] = look[name];
-  const brand = doc.querySelector('.brand');
-  if (brand) {
-    const image = brand.querySelector('img');
-    brand.textContent = look.title;
-    if (image) brand.prepend(image);
-  }
-  let banner = doc.querySelector('.announcement');
-  if (look.announcement) {
-    if (!banner) {
-      banner = doc.createElement('div');
-      banner.className = 'announcement hint hint-info';
-      doc.body.prepend(banner);
-    }
-    banner.textContent = look.announcement;
-  } else if (banner) {
-    banner.remove();
-  }
-}
-
-/// The site's look, with the published page beside it changing as the
-/// fields change; saved as the official customization settings.
-function Look({ base, site, customization, reload }) {
-  const [act, feedback] = useAction(reload);
-  const initial = lookOf(customization, site);
-  const [look, setLook] = useState(initial);
-  const frame = useRef(null);
-  useEffect(() => setLook(lookOf(customization, site)), [customization]);
-  useEffect(() => showInPreview(frame.current, look), [look]);
-  const sameOrigin = site.urls.published && new URL(site.urls.published, location.href).origin === location.origin;
-  const field = (name) => ({
-    name,
-    value: look[name],
-    onInput: (e) => setLook({ ...look, [name]: e.currentTarget.value }),
-  });
-  const save = (event) => {
-    event.preventDefault();
-    const { updatedAt, ...settings } = customization;
-    const next = {
-      ...settings,
-      title: look.title,
-      styling: {
-        ...settings.styling,
-        primaryColor: { light: look.light, dark: look.dark },
-        theme: look.look,
-        corners: look.corners,
-        depth: look.depth,
-        links: look.links,
-        search: look.search,
-        sidebar: { ...settings.styling?.sidebar, background: look.sidebar, list: look.list },
-      },
-      externalLinks: { ...settings.externalLinks, target: look.external },
-      pagination: { ...settings.pagination, enabled: look.pagination === 'on' },
-      themes: { ...settings.themes, default: look.theme },
-      footer: { ...settings.footer, copyright: look.copyright || undefined },
-      announcement: { ...(settings.announcement ?? {}), enabled: true, message: look.announcement, style: settings.announcement?.style ?? 'info' },
-    };
-    if (!look.announcement) delete next.announcement;
-    if (!next.footer.copyright) delete next.footer.copyright;
-    act(() => put(`${base}/customization`, next), 'Look saved.');
-  };
-  return (
-    <section aria-labelledby="look">
-      <h2 id="look">Look</h2>
-      <div class="look">
-        <form class="stack-form" onSubmit={save}>
-          <label>Title shown on the site<input {...field('title')} required maxLength={50} /></label>
-          <label>Accent colour (light)<input type="color" {...field('light')} /></label>
-          <label>Accent colour (dark)<input type="color" {...field('dark')} /></label>
-          <label>
-            Theme
-            <select {...field('theme')}>
-              <option value="system">The reader's setting</option>
-              <option value="light">Light</option>
-              <option value="dark">Dark</option>
-            </select>
-          </label>
-          {[
-            ['look', 'Style'],
-            ['corners', 'Corners'],
-            ['depth', 'Depth'],
-            ['links', 'Links'],
-            ['sidebar', 'Sidebar'],
-            ['list', 'Current page in the sidebar'],
-            ['search', 'Search box'],
-            ['external', 'Links to other sites open'],
-            ['pagination', 'Previous and next under pages'],
-          ].map(([name, label]) => (
-            <label key={name}>
-              {label}
-              <select {...field(name)}>
-                {CHOICES[name].map(([value, text]) => <option key={value} value={value}>{text}</option>)}
-              </select>
-            </label>
-          ))}
-          <label>Announcement (empty: none)<input {...field('announcement')} maxLength={128} /></label>
-          <label>Copyright in the footer<input {...field('copyright')} maxLength={200} /></label>
-          <button type="submit" class="primary">Save look</button>
-          {feedback}
-        </form>
-        {sameOrigin ? (
-          <iframe
-            ref={frame}
-            class="site-preview"
-            title="Preview of the site"
-            src={site.urls.published}
-            onLoad={() => showInPreview(frame.current, look)}
-          />
-        ) : (
-          <p class="muted">Publish the site to see its pages here as you change its look.</p>
-        )}
-      </div>
     </section>
   );
 }
