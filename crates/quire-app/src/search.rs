@@ -125,15 +125,25 @@ pub async fn in_published_space(
     text: &str,
     limit: u32,
 ) -> AppResult<(Vec<PageResult>, Query)> {
+    in_published_spaces(app, std::slice::from_ref(space), text, limit).await
+}
+
+/// [`in_published_space`] over several spaces of one site at once (its
+/// sections and variants), ranked together.
+pub async fn in_published_spaces(
+    app: &App,
+    spaces: &[SpaceRow],
+    text: &str,
+    limit: u32,
+) -> AppResult<(Vec<PageResult>, Query)> {
     let query = checked_query(text)?;
     let mut conn = app.db.read().await?;
-    let spaces = [space.clone()];
-    let (ranked, query) = forgiving(&mut conn, &spaces, query, text).await?;
+    let (ranked, query) = forgiving(&mut conn, spaces, query, text).await?;
     drop(conn);
     let mut snapshots = HashMap::new();
     let mut items = Vec::new();
     for candidate in ranked.into_iter().take(limit as usize) {
-        items.extend(details(app, &spaces, &mut snapshots, candidate, &query).await?);
+        items.extend(details(app, spaces, &mut snapshots, candidate, &query).await?);
     }
     Ok((items, query))
 }

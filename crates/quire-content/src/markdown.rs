@@ -54,6 +54,8 @@ pub struct PageLayout {
     pub table_of_contents: bool,
     pub outline: bool,
     pub pagination: bool,
+    /// The page's metadata under it (when it was last updated).
+    pub metadata: bool,
 }
 
 impl Default for PageLayout {
@@ -65,6 +67,7 @@ impl Default for PageLayout {
             table_of_contents: true,
             outline: true,
             pagination: true,
+            metadata: true,
         }
     }
 }
@@ -82,6 +85,7 @@ pub fn page_layout(front_matter: Option<&str>) -> PageLayout {
         table_of_contents: visible("tableOfContents"),
         outline: visible("outline"),
         pagination: visible("pagination"),
+        metadata: visible("metadata"),
     }
 }
 

@@ -107,25 +107,112 @@ pub async fn export(
 ) -> AppResult<PdfLink> {
     let (space, snapshot) = content::open(app, caller, space_id, source).await?;
     let pages = pages_of(&snapshot, request)?;
+    let documents = documents_of(app, &snapshot, &pages).await?;
+    let includes = includes_of(app, &snapshot, &pages, &documents).await?;
+    let specs = specs_of(app, &space, &documents).await?;
+    let key = cache_key(&snapshot, request, &specs, &[]);
+    let title = title_of(&space, &snapshot, request);
+    make(
+        app, &space, &snapshot, &pages, documents, includes, &specs, &key, &title,
+    )
+    .await?;
+    link(app, &key, &title).await
+}
+
+/// A PDF of a published space as one reader may read it: the pages
+/// `visible` admits (from the request's page, or the whole space), each
+/// conditional block kept or dropped as `shows` says. The outcome of every
+/// condition is part of what the PDF is made for, so readers who see the
+/// same share one PDF and no reader is given another's; what a reader
+/// claims about themselves makes at most as many PDFs as the conditions
+/// have outcomes. Answers its file name and bytes.
+pub async fn published(
+    app: &App,
+    space: &SpaceRow,
+    snapshot: &Snapshot,
+    request: &PdfRequest,
+    visible: &(dyn Fn(&str) -> bool + Sync),
+    shows: &(dyn Fn(&str) -> bool + Sync),
+) -> AppResult<(String, Vec<u8>)> {
+    if request.page.as_ref().is_some_and(|page| !visible(page)) {
+        return Err(AppError::not_found("page", request.page.as_deref().unwrap_or_default()));
+    }
+    let pages: Vec<(String, usize)> = pages_of(snapshot, request)?
+        .into_iter()
+        .filter(|(id, _)| visible(id))
+        .collect();
+    let mut documents = documents_of(app, snapshot, &pages).await?;
+    let mut includes = includes_of(app, snapshot, &pages, &documents).await?;
+    let outcomes = std::sync::Mutex::new(BTreeSet::new());
+    let record = |condition: &str| {
+        let holds = shows(condition);
+        if let Ok(mut outcomes) = outcomes.lock() {
+            outcomes.insert(format!("{holds}:{condition}"));
+        }
+        holds
+    };
+    for document in documents.values_mut().chain(includes.values_mut()) {
+        document.retain_conditions(&record);
+    }
+    let mut seen: Vec<String> = pages.iter().map(|(id, _)| id.clone()).collect();
+    seen.extend(outcomes.into_inner().unwrap_or_default());
+    let specs = specs_of(app, space, &documents).await?;
+    let key = cache_key(snapshot, request, &specs, &seen);
+    let title = title_of(space, snapshot, request);
+    make(app, space, snapshot, &pages, documents, includes, &specs, &key, &title).await?;
+    let row = {
+        let mut conn = app.db.read().await?;
+        pdfs::get(&mut conn, &key).await?
+    };
+    let Some(row) = row else {
+        return Err(AppError::from(anyhow::anyhow!("the PDF just made is not stored")));
+    };
+    let bytes = app.engine.files.blob(&row.blob).await?;
+    Ok((format!("{}.pdf", file_stem(&title)), bytes))
+}
+
+/// The title of a PDF: its first page's, or the space's.
+fn title_of(space: &SpaceRow, snapshot: &Snapshot, request: &PdfRequest) -> String {
+    match &request.page {
+        Some(page) => snapshot.tree.pages[page].meta.title.clone(),
+        None => space.title.clone(),
+    }
+}
+
+/// The documents of the pages, as the PDF shows them (title heading
+/// removed, image paths resolved to files).
+async fn documents_of(
+    app: &App,
+    snapshot: &Snapshot,
+    pages: &[(String, usize)],
+) -> AppResult<HashMap<String, Document>> {
     let hashes: Vec<String> = pages
         .iter()
         .filter_map(|(id, _)| snapshot.tree.pages[id].meta.document.clone())
         .collect();
     let texts = app.engine.revisions.documents(&hashes).await?;
     let mut documents: HashMap<String, Document> = HashMap::with_capacity(pages.len());
-    for (id, _) in &pages {
+    for (id, _) in pages {
         let meta = &snapshot.tree.pages[id].meta;
         if let (PageKind::Document, Some(text)) = (&meta.kind, meta.document.as_ref().and_then(|h| texts.get(h))) {
             let mut document = Document::from_markdown(text);
             document.remove_title_heading(&meta.title);
-            document.resolve_image_paths(&|path| match quire_engine::links::resolve(&snapshot, id, path, "") {
+            document.resolve_image_paths(&|path| match quire_engine::links::resolve(snapshot, id, path, "") {
                 Some(quire_engine::links::Target::File(file)) => Some(file),
                 _ => None,
             });
             documents.insert(id.clone(), document);
         }
     }
-    // The spec versions embedded operations come from are part of the key.
+    Ok(documents)
+}
+
+/// The spec versions embedded operations come from (part of the key).
+async fn specs_of(
+    app: &App,
+    space: &SpaceRow,
+    documents: &HashMap<String, Document>,
+) -> AppResult<BTreeMap<String, Option<VersionRow>>> {
     let mut specs: BTreeMap<String, Option<VersionRow>> = BTreeMap::new();
     for document in documents.values() {
         for block in document.walk() {
@@ -137,50 +224,95 @@ pub async fn export(
             }
         }
     }
-    let key = cache_key(&snapshot, request, &specs);
-    let title = match &request.page {
-        Some(page) => snapshot.tree.pages[page].meta.title.clone(),
-        None => space.title.clone(),
-    };
-    if !is_made(app, &key).await? {
-        // One book at a time per node: gathered, typeset and stored under
-        // the permit, and looked up again once it is held, since a request
-        // for the same content may have made it meanwhile.
-        let _permit = TYPESETTING
-            .acquire()
-            .await
-            .map_err(|e| AppError::from(anyhow::anyhow!("the typesetting queue closed: {e}")))?;
-        if is_made(app, &key).await? {
-            return link(app, &key, &title).await;
+    Ok(specs)
+}
+
+/// Reusable content the pages include, one level deep, by (page, path).
+async fn includes_of(
+    app: &App,
+    snapshot: &Snapshot,
+    pages: &[(String, usize)],
+    documents: &HashMap<String, Document>,
+) -> AppResult<BTreeMap<(String, String), Document>> {
+    let mut includes = BTreeMap::new();
+    for (id, _) in pages {
+        let Some(document) = documents.get(id) else { continue };
+        let paths: BTreeSet<String> = document
+            .walk()
+            .filter_map(|b| match b {
+                Block::Include { path } => Some(path.clone()),
+                _ => None,
+            })
+            .collect();
+        for path in paths {
+            if let Some(reusable) = snapshot.included_by(id, &path) {
+                let text = app.engine.revisions.document(&reusable.document).await?;
+                includes.insert((id.clone(), path), Document::from_markdown(&text));
+            }
         }
-        let book = book(app, &space, &snapshot, &pages, documents, &specs, &title).await?;
-        let started = std::time::Instant::now();
-        let bytes = typeset(book, app.settings.pdf_font_dirs.clone()).await?;
-        tracing::info!(
-            space = %space.id,
-            revision = %snapshot.revision.id,
-            pages = pages.len(),
-            bytes = bytes.len(),
-            ms = started.elapsed().as_millis() as u64,
-            "PDF typeset"
-        );
-        let blob = app.engine.files.put_blob(&bytes).await?;
-        let mut tx = app.db.write().await?;
-        pdfs::put(
-            &mut tx,
-            &PdfRow {
-                cache_key: key.clone(),
-                space_id: space.id.clone(),
-                revision_id: snapshot.revision.id.clone(),
-                blob,
-                size: bytes.len() as i64,
-                created_at: app.now(),
-            },
-        )
-        .await?;
-        tx.commit().await?;
     }
-    link(app, &key, &title).await
+    Ok(includes)
+}
+
+/// Makes and stores the PDF of `key` unless it is stored already.
+#[allow(clippy::too_many_arguments)]
+async fn make(
+    app: &App,
+    space: &SpaceRow,
+    snapshot: &Snapshot,
+    pages: &[(String, usize)],
+    documents: HashMap<String, Document>,
+    includes: BTreeMap<(String, String), Document>,
+    specs: &BTreeMap<String, Option<VersionRow>>,
+    key: &str,
+    title: &str,
+) -> AppResult<()> {
+    if is_made(app, key).await? {
+        return Ok(());
+    }
+    // One book at a time per node: gathered, typeset and stored under the
+    // permit, and looked up again once it is held, since a request for the
+    // same content may have made it meanwhile.
+    let _permit = TYPESETTING
+        .acquire()
+        .await
+        .map_err(|e| AppError::from(anyhow::anyhow!("the typesetting queue closed: {e}")))?;
+    if is_made(app, key).await? {
+        return Ok(());
+    }
+    let book = book(app, space, snapshot, pages, documents, includes, specs, title).await?;
+    let started = std::time::Instant::now();
+    let bytes = typeset(book, app.settings.pdf_font_dirs.clone()).await?;
+    tracing::info!(
+        space = %space.id,
+        revision = %snapshot.revision.id,
+        pages = pages.len(),
+        bytes = bytes.len(),
+        ms = started.elapsed().as_millis() as u64,
+        "PDF typeset"
+    );
+    let blob = app.engine.files.put_blob(&bytes).await?;
+    let mut tx = app.db.write().await?;
+    pdfs::put(
+        &mut tx,
+        &PdfRow {
+            cache_key: key.to_owned(),
+            space_id: space.id.clone(),
+            revision_id: snapshot.revision.id.clone(),
+            blob,
+            size: bytes.len() as i64,
+            created_at: app.now(),
+        },
+    )
+    .await?;
+    tx.commit().await?;
+    Ok(())
+}
+
+/// A file name's stem from a title.
+fn file_stem(title: &str) -> String {
+    let slug = quire_content::markdown::slugify(title);
+    if slug.is_empty() { "document".into() } else { slug }
 }
 
 /// Whether the PDF of this key is stored.
@@ -194,10 +326,7 @@ async fn link(app: &App, key: &str, title: &str) -> AppResult<PdfLink> {
     let token = quire_core::id::random_alphanumeric(40);
     let now = app.now();
     let expires_at = Timestamp(now.0 + LINK_LIFETIME_MS);
-    let mut slug = quire_content::markdown::slugify(title);
-    if slug.is_empty() {
-        slug = "document".into();
-    }
+    let slug = file_stem(title);
     let mut tx = app.db.write().await?;
     pdfs::add_link(
         &mut tx,
@@ -226,7 +355,15 @@ pub async fn download(app: &App, token: &str) -> AppResult<(String, Vec<u8>)> {
     Ok((file_name, bytes))
 }
 
-fn cache_key(snapshot: &Snapshot, request: &PdfRequest, specs: &BTreeMap<String, Option<VersionRow>>) -> String {
+/// What a PDF is made of: the revision, the pages asked for, the spec
+/// versions, and for a reader's PDF the pages they see and the conditions'
+/// outcomes (`seen`).
+fn cache_key(
+    snapshot: &Snapshot,
+    request: &PdfRequest,
+    specs: &BTreeMap<String, Option<VersionRow>>,
+    seen: &[String],
+) -> String {
     let mut hasher = quire_core::digest::Hasher::new();
     for part in [
         FORMAT,
@@ -240,16 +377,24 @@ fn cache_key(snapshot: &Snapshot, request: &PdfRequest, specs: &BTreeMap<String,
         hasher.part(spec.as_bytes());
         hasher.part(version.as_ref().map(|v| v.id.as_str()).unwrap_or("-").as_bytes());
     }
+    if !seen.is_empty() {
+        hasher.part(b"seen");
+        for part in seen {
+            hasher.part(part.as_bytes());
+        }
+    }
     hasher.hex()
 }
 
 /// Everything the PDF shows, gathered.
+#[allow(clippy::too_many_arguments)]
 async fn book(
     app: &App,
     space: &SpaceRow,
     snapshot: &Snapshot,
     pages: &[(String, usize)],
     mut documents: HashMap<String, Document>,
+    includes: BTreeMap<(String, String), Document>,
     specs: &BTreeMap<String, Option<VersionRow>>,
     title: &str,
 ) -> AppResult<Book> {
@@ -267,23 +412,7 @@ async fn book(
             },
         );
     }
-    // Reusable content the pages include, one level deep.
-    for (id, _) in pages {
-        let Some(document) = documents.get(id) else { continue };
-        let paths: BTreeSet<String> = document
-            .walk()
-            .filter_map(|b| match b {
-                Block::Include { path } => Some(path.clone()),
-                _ => None,
-            })
-            .collect();
-        for path in paths {
-            if let Some(reusable) = snapshot.included_by(id, &path) {
-                let text = app.engine.revisions.document(&reusable.document).await?;
-                book.includes.insert((id.clone(), path), Document::from_markdown(&text));
-            }
-        }
-    }
+    book.includes = includes.into_iter().collect();
     // Images, by file, within the limits.
     let mut image_bytes = 0;
     let wanted: BTreeSet<String> = documents

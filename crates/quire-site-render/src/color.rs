@@ -72,9 +72,23 @@ pub fn readable_accent(color: &str, dark: bool) -> Option<String> {
     None
 }
 
+/// The text colour that reads best on `background`: white or near-black
+/// (`#ffffff` or `#111827`), as GitBook picks for a coloured header.
+pub fn text_on(background: &str) -> &'static str {
+    let white = contrast(background, "#ffffff").unwrap_or(0.0);
+    let black = contrast(background, "#111827").unwrap_or(0.0);
+    if white >= black { "#ffffff" } else { "#111827" }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn text_on_a_background_is_the_more_readable_of_white_and_black() {
+        assert_eq!(text_on("#0b3d91"), "#ffffff");
+        assert_eq!(text_on("#ffe58f"), "#111827");
+    }
 
     #[test]
     fn contrast_is_wcags() {

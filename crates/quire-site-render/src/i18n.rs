@@ -54,6 +54,14 @@ pub struct Strings {
     pub copy_mcp: &'static str,
     /// "Edit on {}" names the forge.
     pub edit_on: &'static str,
+    pub export_pdf: &'static str,
+    pub ask_about_page: &'static str,
+    /// The search scope of every section and variant.
+    pub everywhere: &'static str,
+    /// "Last updated" before a page's date.
+    pub last_updated: &'static str,
+    /// The toggle of a page's subpages in the tree ("{}" is the page).
+    pub subpages_of: &'static str,
 }
 
 const EN: Strings = Strings {
@@ -82,6 +90,11 @@ const EN: Strings = Strings {
     open_in: "Open in {}",
     copy_mcp: "Copy MCP server URL",
     edit_on: "Edit on {}",
+    export_pdf: "Export as PDF",
+    ask_about_page: "Ask about this page",
+    everywhere: "Everywhere",
+    last_updated: "Last updated",
+    subpages_of: "Pages under {}",
 };
 
 const FR: Strings = Strings {
@@ -110,6 +123,11 @@ const FR: Strings = Strings {
     open_in: "Ouvrir dans {}",
     copy_mcp: "Copier l’URL du serveur MCP",
     edit_on: "Modifier sur {}",
+    export_pdf: "Exporter en PDF",
+    ask_about_page: "Poser une question sur cette page",
+    everywhere: "Partout",
+    last_updated: "Dernière mise à jour",
+    subpages_of: "Pages sous {}",
 };
 
 const ES: Strings = Strings {
@@ -138,6 +156,11 @@ const ES: Strings = Strings {
     open_in: "Abrir en {}",
     copy_mcp: "Copiar la URL del servidor MCP",
     edit_on: "Editar en {}",
+    export_pdf: "Exportar como PDF",
+    ask_about_page: "Preguntar sobre esta página",
+    everywhere: "En todas partes",
+    last_updated: "Última actualización",
+    subpages_of: "Páginas de {}",
 };
 
 const ZH: Strings = Strings {
@@ -166,6 +189,11 @@ const ZH: Strings = Strings {
     open_in: "在 {} 中打开",
     copy_mcp: "复制 MCP 服务器地址",
     edit_on: "在 {} 上编辑",
+    export_pdf: "导出为 PDF",
+    ask_about_page: "询问此页面",
+    everywhere: "全部",
+    last_updated: "最后更新",
+    subpages_of: "{} 的子页面",
 };
 
 const JA: Strings = Strings {
@@ -194,6 +222,11 @@ const JA: Strings = Strings {
     open_in: "{} で開く",
     copy_mcp: "MCP サーバーの URL をコピー",
     edit_on: "{} で編集",
+    export_pdf: "PDF としてエクスポート",
+    ask_about_page: "このページについて質問",
+    everywhere: "すべて",
+    last_updated: "最終更新",
+    subpages_of: "{} の下のページ",
 };
 
 const DE: Strings = Strings {
@@ -222,6 +255,11 @@ const DE: Strings = Strings {
     open_in: "In {} öffnen",
     copy_mcp: "MCP-Server-URL kopieren",
     edit_on: "Auf {} bearbeiten",
+    export_pdf: "Als PDF exportieren",
+    ask_about_page: "Zu dieser Seite fragen",
+    everywhere: "Überall",
+    last_updated: "Zuletzt aktualisiert",
+    subpages_of: "Seiten unter {}",
 };
 
 const NL: Strings = Strings {
@@ -250,6 +288,11 @@ const NL: Strings = Strings {
     open_in: "Openen in {}",
     copy_mcp: "MCP-server-URL kopiëren",
     edit_on: "Bewerken op {}",
+    export_pdf: "Exporteren als PDF",
+    ask_about_page: "Vraag over deze pagina",
+    everywhere: "Overal",
+    last_updated: "Laatst bijgewerkt",
+    subpages_of: "Pagina's onder {}",
 };
 
 const NO: Strings = Strings {
@@ -278,6 +321,11 @@ const NO: Strings = Strings {
     open_in: "Åpne i {}",
     copy_mcp: "Kopier MCP-serverens URL",
     edit_on: "Rediger på {}",
+    export_pdf: "Eksporter som PDF",
+    ask_about_page: "Spør om denne siden",
+    everywhere: "Overalt",
+    last_updated: "Sist oppdatert",
+    subpages_of: "Sider under {}",
 };
 
 const PT_BR: Strings = Strings {
@@ -306,6 +354,11 @@ const PT_BR: Strings = Strings {
     open_in: "Abrir no {}",
     copy_mcp: "Copiar URL do servidor MCP",
     edit_on: "Editar no {}",
+    export_pdf: "Exportar como PDF",
+    ask_about_page: "Perguntar sobre esta página",
+    everywhere: "Em todo lugar",
+    last_updated: "Última atualização",
+    subpages_of: "Páginas em {}",
 };
 
 const RU: Strings = Strings {
@@ -334,6 +387,11 @@ const RU: Strings = Strings {
     open_in: "Открыть в {}",
     copy_mcp: "Скопировать адрес MCP-сервера",
     edit_on: "Изменить на {}",
+    export_pdf: "Экспорт в PDF",
+    ask_about_page: "Спросить об этой странице",
+    everywhere: "Везде",
+    last_updated: "Обновлено",
+    subpages_of: "Страницы раздела {}",
 };
 
 impl Language {

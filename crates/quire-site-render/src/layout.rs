@@ -9,6 +9,7 @@
 //! they show comes from `data-` attributes), so the policy admits them by
 //! hash.
 
+use crate::code_themes::CodePalette;
 use crate::html::{escape, push_escaped, safe_url};
 use crate::i18n::Language;
 
@@ -34,6 +35,8 @@ pub struct TreeEntry {
     pub link: NavLink,
     /// A group heading (no page of its own).
     pub group: bool,
+    /// Its subpages are unfolded (the current page is it or under it).
+    pub open: bool,
 }
 
 /// A link of the header: to an address, or a dropdown of links (no address
@@ -75,6 +78,8 @@ pub struct Look {
     pub favicon_emoji: Option<String>,
     /// Links out of the site open in a new tab.
     pub external_blank: bool,
+    /// The style icons are drawn in (`styling.icons`).
+    pub icons: crate::icon::IconStyle,
     /// The footer's logo (light, dark), its groups of links, the site's
     /// social accounts and privacy policy.
     pub footer_logo: Option<(String, Option<String>)>,
@@ -83,21 +88,32 @@ pub struct Look {
     pub privacy_policy: Option<String>,
     /// The image shared links show (`og:image`).
     pub social_image: Option<String>,
+    /// Its width and height in pixels, when known (the generated image's).
+    pub social_image_size: Option<(u32, u32)>,
     /// No previous and next links under pages (`pagination.enabled: false`).
     pub hide_pager: bool,
     /// The edge colours of hints by style (`info`, `success`, `warning`,
     /// `danger`), light and dark, when the site chose them.
     pub hint_colors: Vec<(&'static str, String, String)>,
-    /// The page actions the site offers (`pageActions.items`: `markdown`,
-    /// `external-ai`, `mcp`), in order.
+    /// The page actions the site offers (`pageActions.items`), in order.
     pub page_actions: Vec<String>,
     /// The address of the site's MCP server (for the `mcp` action).
     pub mcp_url: Option<String>,
+    /// The page as a PDF (for the `pdf` action).
+    pub pdf_url: Option<String>,
+    /// Where the site's assistant answers a question (for the `assistant`
+    /// action), when the site offers one.
+    pub ask_url: Option<String>,
     /// Where the page is edited on its forge, and the forge's name (for
     /// the `git` action).
     pub edit_url: Option<(String, &'static str)>,
     /// The accent colour in light and dark mode.
     pub accent: Option<(String, String)>,
+    /// The tint of backgrounds and lines (`styling.tint`), light and dark.
+    pub tint: Option<(String, String)>,
+    /// A coloured header's background and text, light then dark
+    /// (`header.preset` bold or custom).
+    pub header_colors: Option<[(String, String); 2]>,
     /// The text font, when the site chose one.
     pub font: Option<Font>,
     /// The font of code, when the site chose one.
@@ -114,6 +130,108 @@ pub struct Look {
     pub copyright: Option<String>,
     /// The language of the interface (and `<html lang>`).
     pub language: Language,
+    /// The colours of code the site chose (`styling.codeTheme`).
+    pub code_themes: CodeThemes,
+}
+
+/// The code themes a site chose (`styling.codeTheme`), light and dark, for
+/// code blocks and for the examples of OpenAPI operations: `None` keeps the
+/// stylesheet's own colours (GitBook's `default-light` and `default-dark`).
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub struct CodeThemes {
+    pub light: Option<&'static CodePalette>,
+    pub dark: Option<&'static CodePalette>,
+    pub openapi_light: Option<&'static CodePalette>,
+    pub openapi_dark: Option<&'static CodePalette>,
+}
+
+/// What the stylesheet gives code in each mode, to put back in the mode a
+/// site left to it when its rules for the other mode would apply in both.
+const SITE_CODE: [[&str; 7]; 2] = [
+    [
+        "var(--soft)",
+        "var(--fg)",
+        "var(--muted)",
+        "#0a3069",
+        "#0550ae",
+        "#cf222e",
+        "var(--bg)",
+    ],
+    [
+        "var(--soft)",
+        "var(--fg)",
+        "var(--muted)",
+        "#a5d6ff",
+        "#79c0ff",
+        "#ff7b72",
+        "var(--bg)",
+    ],
+];
+
+impl CodeThemes {
+    /// The CSS of the themes, after the stylesheet; nothing when the site
+    /// kept the defaults. Rules for light are the stylesheet's plain
+    /// selectors (they hold in dark mode too unless overridden), dark ones
+    /// under its two dark selectors: a mode left to the stylesheet gets its
+    /// colours back whenever the other mode is themed. OpenAPI examples
+    /// (`.openapi pre`) follow their own themes when they differ.
+    fn push_css(&self, out: &mut String) {
+        let colours = |palette: Option<&CodePalette>, dark: bool| match palette {
+            Some(p) => [
+                p.background,
+                p.foreground,
+                p.comment,
+                p.string,
+                p.number,
+                p.keyword,
+                p.background,
+            ],
+            None => SITE_CODE[usize::from(dark)],
+        };
+        let code = [self.light, self.dark];
+        let openapi = [self.openapi_light, self.openapi_dark];
+        if code != [None, None] {
+            if code[0].is_some() {
+                push_code_rules(out, "", "pre", true, colours(code[0], false));
+            }
+            push_code_dark(out, "pre", true, colours(code[1], true));
+        }
+        if openapi != code {
+            push_code_rules(out, "", ".openapi pre", false, colours(openapi[0], false));
+            push_code_dark(out, ".openapi pre", false, colours(openapi[1], true));
+        }
+    }
+}
+
+/// Rules of one mode's code colours under both of the stylesheet's dark
+/// selectors (the reader's choice, and the system's without one).
+fn push_code_dark(out: &mut String, pre: &str, figures: bool, colours: [&str; 7]) {
+    push_code_rules(out, ":root[data-theme=dark] ", pre, figures, colours);
+    out.push_str("@media (prefers-color-scheme:dark){");
+    push_code_rules(out, ":root:not([data-theme=light]) ", pre, figures, colours);
+    out.push('}');
+}
+
+/// Code colours (background, text, comment, string, number, keyword, the
+/// copy button's background) for `pre` under `root`; with `figures`, code
+/// blocks' captions, line numbers and copy buttons too, dimmed text mixed
+/// from the code's own colours so they stay readable on its background.
+/// Inline code (outside `pre`) keeps the stylesheet's colours.
+fn push_code_rules(out: &mut String, root: &str, pre: &str, figures: bool, colours: [&str; 7]) {
+    let [bg, fg, comment, string, number, keyword, button] = colours;
+    out.push_str(&format!(
+        "{root}{pre}{{background:{bg};color:{fg}}}{root}{pre} .c{{color:{comment}}}{root}{pre} .s{{color:{string}}}{root}{pre} .n{{color:{number}}}{root}{pre} .k{{color:{keyword}}}"
+    ));
+    if figures {
+        let dim = if bg.starts_with('#') {
+            format!("color-mix(in srgb,{fg} 60%,{bg})")
+        } else {
+            "var(--muted)".to_owned()
+        };
+        out.push_str(&format!(
+            "{root}.code figcaption{{background:{bg};color:{fg}}}{root}{pre}.numbered .gutter{{color:{dim}}}{root}.code .copy{{background:{button};color:{dim}}}{root}.code .copy:hover,{root}.code .copy.done{{color:{fg}}}"
+        ));
+    }
 }
 
 /// A font a site chose: its family (checked to be letters, digits, spaces
@@ -126,10 +244,15 @@ pub struct Font {
     pub faces: Vec<FontFace>,
 }
 
-/// A weight of a web font and its files: `(url, format)`.
+/// A face of a web font: its weight (`700`, or a variable font's range
+/// `100 900`), its style and the characters it covers when it says (a
+/// browser fetches a face only for a page that uses them), and its files:
+/// `(url, format)`.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct FontFace {
-    pub weight: u64,
+    pub weight: String,
+    pub style: Option<String>,
+    pub unicode_range: Option<String>,
     pub sources: Vec<(String, Option<String>)>,
 }
 
@@ -137,7 +260,13 @@ impl Font {
     /// `@font-face` rules for the faces, shown with a fallback until the
     /// files arrive (`font-display: swap`): a web font never blocks text.
     fn push_faces(&self, out: &mut String) {
-        for FontFace { weight, sources } in &self.faces {
+        for FontFace {
+            weight,
+            style,
+            unicode_range,
+            sources,
+        } in &self.faces
+        {
             let src: Vec<String> = sources
                 .iter()
                 .map(|(url, format)| match format {
@@ -147,10 +276,17 @@ impl Font {
                     None => format!("url(\"{}\")", escape(url)),
                 })
                 .collect();
+            // Weights, styles and ranges are numbers and names the server
+            // chose or checked.
+            let style = style.as_ref().map(|s| format!("font-style:{};", escape(s)));
+            let range = unicode_range.as_ref().map(|r| format!(";unicode-range:{}", escape(r)));
             out.push_str(&format!(
-                "@font-face{{font-family:\"{}\";font-weight:{weight};font-display:swap;src:{}}}",
+                "@font-face{{font-family:\"{}\";font-weight:{};{}font-display:swap;src:{}{}}}",
                 escape(&self.family),
-                src.join(",")
+                escape(weight),
+                style.unwrap_or_default(),
+                src.join(","),
+                range.unwrap_or_default()
             ));
         }
     }
@@ -180,6 +316,11 @@ pub struct Shell {
     pub wide: bool,
     /// The page hides the table of contents (`layout.tableOfContents`).
     pub tree_hidden: bool,
+    /// When the page was last updated (RFC 3339), shown under it.
+    pub updated: Option<String>,
+    /// Where the search box searches from (the current space's URL, so
+    /// its results keep the reader's navigation); the home when `None`.
+    pub search_url: Option<String>,
 }
 
 const STYLE: &str = include_str!("site.css");
@@ -224,9 +365,10 @@ var u=b.dataset.copyUrl,w=u?fetch(u).then(function(r){return r.text()}):Promise.
 w.then(function(t){return navigator.clipboard.writeText(t)}).then(function(){b.textContent=b.dataset.done;\
 setTimeout(function(){b.textContent=label},2000)})}})})()";
 
-/// The page actions menu: the page as markdown (to read or copy), asking
-/// ChatGPT or Claude about it, the site's MCP server (a disclosure that
-/// needs no script; the copy buttons do).
+/// The page actions menu: asking the site's assistant, the page as
+/// markdown (to read or copy), asking ChatGPT or Claude about it, the
+/// site's MCP server, the page as a PDF, editing it on its forge (a
+/// disclosure that needs no script; the copy buttons do).
 fn push_page_actions(out: &mut String, shell: &Shell) {
     let look = &shell.look;
     let (Some(canonical), false) = (&shell.canonical, look.page_actions.is_empty()) else {
@@ -270,6 +412,24 @@ fn push_page_actions(out: &mut String, shell: &Shell) {
                     ));
                 }
             }
+            "pdf" => {
+                if let Some(url) = &look.pdf_url {
+                    items.push(format!(
+                        "<a href=\"{}\" type=\"application/pdf\">{}</a>",
+                        safe_url(url),
+                        escape(t.export_pdf)
+                    ));
+                }
+            }
+            "assistant" => {
+                if let Some(url) = &look.ask_url {
+                    items.push(format!(
+                        "<form class=\"ask-page\" action=\"{}\"><input type=\"search\" name=\"q\" required placeholder=\"{ask}\" aria-label=\"{ask}\"></form>",
+                        safe_url(url),
+                        ask = escape(t.ask_about_page)
+                    ));
+                }
+            }
             "mcp" => {
                 if let Some(url) = &look.mcp_url {
                     items.push(format!(
@@ -291,6 +451,45 @@ fn push_page_actions(out: &mut String, shell: &Shell) {
         escape(t.page_actions),
         items.join("")
     ));
+}
+
+/// The page tree as nested lists: a group's pages always show under it; a
+/// page's subpages (when listed) fold under a toggle of their own beside
+/// the page's link, unfolded along the current page. Needs no script.
+fn push_tree(out: &mut String, entries: &[TreeEntry], subpages_of: &str) {
+    out.push_str("<ul>");
+    let mut i = 0;
+    while i < entries.len() {
+        let entry = &entries[i];
+        let end = entries[i + 1..]
+            .iter()
+            .position(|e| e.depth <= entry.depth)
+            .map_or(entries.len(), |p| i + 1 + p);
+        let children = &entries[i + 1..end];
+        out.push_str("<li>");
+        if entry.group {
+            out.push_str("<span class=\"group\">");
+            push_escaped(out, &entry.link.title);
+            out.push_str("</span>");
+            if !children.is_empty() {
+                push_tree(out, children, subpages_of);
+            }
+        } else {
+            link(out, &entry.link, "page");
+            if !children.is_empty() {
+                out.push_str(&format!(
+                    "<details{}><summary aria-label=\"{}\"></summary>",
+                    if entry.open { " open" } else { "" },
+                    escape(&subpages_of.replace("{}", &entry.link.title))
+                ));
+                push_tree(out, children, subpages_of);
+                out.push_str("</details>");
+            }
+        }
+        out.push_str("</li>");
+        i = end;
+    }
+    out.push_str("</ul>");
 }
 
 fn link(out: &mut String, l: &NavLink, class: &str) {
@@ -328,7 +527,12 @@ fn push_social_meta(out: &mut String, shell: &Shell) {
     match &shell.look.social_image {
         Some(image) => {
             meta("og:image", image);
+            if let Some((width, height)) = shell.look.social_image_size {
+                meta("og:image:width", &width.to_string());
+                meta("og:image:height", &height.to_string());
+            }
             meta("twitter:card", "summary_large_image");
+            meta("twitter:image", image);
         }
         None => meta("twitter:card", "summary"),
     }
@@ -509,6 +713,37 @@ fn push_footer(out: &mut String, look: &Look) {
     out.push_str("</footer>");
 }
 
+/// The tint's and the header's colours as variables of each theme (the
+/// stylesheet's `data-tint` and `data-header` rules use them). Colours were
+/// checked to be #rgb or #rrggbb when saved.
+fn push_themed_vars(out: &mut String, look: &Look) {
+    let mut light = Vec::new();
+    let mut dark = Vec::new();
+    if let Some((l, d)) = &look.tint {
+        light.push(format!("--tint:{}", escape(l)));
+        dark.push(format!("--tint:{}", escape(d)));
+    }
+    if let Some([(bg_light, bg_dark), (fg_light, fg_dark)]) = &look.header_colors {
+        light.push(format!(
+            "--header-bg:{};--header-fg:{}",
+            escape(bg_light),
+            escape(fg_light)
+        ));
+        dark.push(format!(
+            "--header-bg:{};--header-fg:{}",
+            escape(bg_dark),
+            escape(fg_dark)
+        ));
+    }
+    if light.is_empty() {
+        return;
+    }
+    let (light, dark) = (light.join(";"), dark.join(";"));
+    out.push_str(&format!(
+        ":root{{{light}}}:root[data-theme=dark]{{{dark}}}@media (prefers-color-scheme:dark){{:root:not([data-theme=light]){{{dark}}}}}"
+    ));
+}
+
 /// The whole HTML page.
 pub fn page(shell: &Shell, body: &str) -> String {
     let mut out = String::with_capacity(body.len() + 8192);
@@ -568,6 +803,7 @@ pub fn page(shell: &Shell, body: &str) -> String {
             escape(&dark)
         ));
     }
+    push_themed_vars(&mut out, look);
     if !look.hint_colors.is_empty() {
         // Colours were checked to be #rgb or #rrggbb when saved.
         let vars = |dark: bool| {
@@ -591,7 +827,10 @@ pub fn page(shell: &Shell, body: &str) -> String {
         ));
     }
     if let Some(font) = &look.heading_font {
-        font.push_faces(&mut out);
+        // The text font's faces are declared once.
+        if look.font.as_ref() != Some(font) {
+            font.push_faces(&mut out);
+        }
         out.push_str(&format!(
             "h1,h2,h3,h4,.brand{{font-family:\"{}\",system-ui,-apple-system,\"Segoe UI\",Roboto,sans-serif}}",
             escape(&font.family)
@@ -604,6 +843,7 @@ pub fn page(shell: &Shell, body: &str) -> String {
             escape(&font.family)
         ));
     }
+    look.code_themes.push_css(&mut out);
     out.push_str("</style></head><body>");
     out.push_str(&format!(
         "<a class=\"skip\" href=\"#content\">{}</a>",
@@ -666,7 +906,7 @@ pub fn page(shell: &Shell, body: &str) -> String {
     }
     out.push_str(&format!(
         "<form class=\"search\" role=\"search\" action=\"{}\" data-empty=\"{}\"><input type=\"search\" name=\"q\" value=\"{}\" placeholder=\"{search}\" aria-label=\"{search}\"></form>",
-        safe_url(&shell.home),
+        safe_url(shell.search_url.as_deref().unwrap_or(&shell.home)),
         escape(t.no_results),
         escape(&shell.query),
         search = escape(t.search),
@@ -702,19 +942,8 @@ pub fn page(shell: &Shell, body: &str) -> String {
         }
         out.push_str("</ul></details>");
     }
-    out.push_str("<ul>");
-    for entry in &shell.tree {
-        out.push_str(&format!("<li class=\"d{}\">", entry.depth.min(5)));
-        if entry.group {
-            out.push_str("<span class=\"group\">");
-            push_escaped(&mut out, &entry.link.title);
-            out.push_str("</span>");
-        } else {
-            link(&mut out, &entry.link, "page");
-        }
-        out.push_str("</li>");
-    }
-    out.push_str("</ul></nav><label for=\"menu\" class=\"scrim\"></label><main id=\"content\" tabindex=\"-1\">");
+    push_tree(&mut out, &shell.tree, t.subpages_of);
+    out.push_str("</nav><label for=\"menu\" class=\"scrim\"></label><main id=\"content\" tabindex=\"-1\">");
     if !shell.breadcrumbs.is_empty() {
         out.push_str(&format!(
             "<nav class=\"crumbs\" aria-label=\"{}\">",
@@ -734,14 +963,24 @@ pub fn page(shell: &Shell, body: &str) -> String {
         escape(t.copy),
         escape(t.copied)
     ));
+    // Icons are drawn in the site's style (the body has placeholders).
+    let body = crate::icon::resolve(body, look.icons);
     if look.external_blank {
         // The renderer marks exactly the links out of the site so; text is
         // escaped and cannot hold the mark.
         out.push_str(&body.replace(" rel=\"noopener\">", " rel=\"noopener\" target=\"_blank\">"));
     } else {
-        out.push_str(body);
+        out.push_str(&body);
     }
     out.push_str("</article>");
+    if let Some(updated) = &shell.updated {
+        out.push_str(&format!(
+            "<p class=\"updated\">{} <time datetime=\"{}\">{}</time></p>",
+            escape(t.last_updated),
+            escape(updated),
+            escape(updated.get(..10).unwrap_or(updated))
+        ));
+    }
     if !look.hide_pager && (shell.previous.is_some() || shell.next.is_some()) {
         out.push_str(&format!("<nav class=\"pager\" aria-label=\"{}\">", escape(t.pager)));
         for (l, class, label) in [(&shell.previous, "previous", t.previous), (&shell.next, "next", t.next)] {
@@ -816,6 +1055,7 @@ pub fn not_found(shell: Option<&Shell>) -> String {
                 outline: Vec::new(),
                 previous: None,
                 next: None,
+                updated: None,
                 ..shell.clone()
             };
             page(&shell, &body)
@@ -829,6 +1069,46 @@ pub fn not_found(shell: Option<&Shell>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn font_faces_say_their_style_and_range_and_are_declared_once() {
+        let face = |weight: &str, style: Option<&str>, range: Option<&str>| FontFace {
+            weight: weight.into(),
+            style: style.map(str::to_owned),
+            unicode_range: range.map(str::to_owned),
+            sources: vec![("/docs/~gitbook/fonts/inter.1234abcd.woff2".into(), Some("woff2".into()))],
+        };
+        let inter = Font {
+            family: "Inter".into(),
+            faces: vec![face("100 900", Some("italic"), Some("U+0000-00FF,U+0131"))],
+        };
+        let page = page(
+            &Shell {
+                look: Look {
+                    font: Some(inter.clone()),
+                    heading_font: Some(inter),
+                    monospace_font: Some(Font {
+                        family: "Brand Mono".into(),
+                        faces: vec![face("700", None, None)],
+                    }),
+                    ..Look::default()
+                },
+                ..Shell::default()
+            },
+            "",
+        );
+        let named = "@font-face{font-family:\"Inter\";font-weight:100 900;font-style:italic;font-display:swap;\
+            src:url(\"/docs/~gitbook/fonts/inter.1234abcd.woff2\") format(\"woff2\");unicode-range:U+0000-00FF,U+0131}";
+        assert_eq!(page.matches(named).count(), 1, "{page}");
+        assert!(page.contains("h1,h2,h3,h4,.brand{font-family:\"Inter\""), "{page}");
+        assert!(
+            page.contains(
+                "@font-face{font-family:\"Brand Mono\";font-weight:700;font-display:swap;\
+                 src:url(\"/docs/~gitbook/fonts/inter.1234abcd.woff2\") format(\"woff2\")}"
+            ),
+            "{page}"
+        );
+    }
 
     fn shell(language: Language) -> Shell {
         Shell {
@@ -845,6 +1125,7 @@ mod tests {
             tree: vec![TreeEntry {
                 depth: 0,
                 group: false,
+                open: true,
                 link: NavLink {
                     title: "Setup".into(),
                     href: "/docs/setup".into(),
@@ -945,5 +1226,86 @@ mod tests {
             "{ja}"
         );
         assert!(ja.contains("<label for=\"menu\" class=\"scrim\"></label>"), "{ja}");
+    }
+
+    #[test]
+    fn code_themes_colour_code_blocks_in_each_mode() {
+        use crate::code_themes::chosen;
+        let plain = page(&shell(Language::En), "");
+        let with = |themes: CodeThemes| {
+            let mut shell = shell(Language::En);
+            shell.look.code_themes = themes;
+            page(&shell, "")
+        };
+        // The defaults add nothing.
+        assert_eq!(with(CodeThemes::default()), plain);
+        // What is put back is the stylesheet's own.
+        for (mode, prefix) in [(0, "\n"), (1, "\n:root[data-theme=dark] ")] {
+            let [.., string, number, keyword, _] = SITE_CODE[mode];
+            assert!(STYLE.contains(&format!("{prefix}.k{{color:{keyword}}}")), "{keyword}");
+            assert!(STYLE.contains(&format!(".s{{color:{string}}}")), "{string}");
+            assert!(STYLE.contains(&format!(".n{{color:{number}}}")), "{number}");
+        }
+        let dark = ":root[data-theme=dark] pre{background:#282a36;color:#f8f8f2}";
+        let system =
+            "@media (prefers-color-scheme:dark){:root:not([data-theme=light]) pre{background:#282a36;color:#f8f8f2}";
+        let both = with(CodeThemes {
+            light: chosen("github-light"),
+            dark: chosen("dracula"),
+            openapi_light: chosen("github-light"),
+            openapi_dark: chosen("dracula"),
+        });
+        for rule in [
+            "pre{background:#ffffff;color:#24292e}",
+            "pre .k{color:#d73a49}",
+            dark,
+            ":root[data-theme=dark] pre .s{color:#f1fa8c}",
+            system,
+            "pre.numbered .gutter{color:color-mix(in srgb,#24292e 60%,#ffffff)}",
+            ".code .copy{background:#ffffff;",
+        ] {
+            assert!(both.contains(rule), "{rule} in {both}");
+        }
+        // Inline code keeps the stylesheet's colours; OpenAPI examples,
+        // themed alike, need no rules of their own.
+        assert!(!both.contains("}code{") && !both.contains(".openapi pre"), "{both}");
+        // Dark only: no light rules.
+        let night = with(CodeThemes {
+            dark: chosen("dracula"),
+            openapi_dark: chosen("dracula"),
+            ..CodeThemes::default()
+        });
+        assert!(night.contains(dark) && night.contains(system), "{night}");
+        assert_eq!(night.matches("pre{background:#282a36").count(), 2, "{night}");
+        // Light only: dark mode gets the stylesheet's colours back.
+        let day = with(CodeThemes {
+            light: chosen("dracula"),
+            openapi_light: chosen("dracula"),
+            ..CodeThemes::default()
+        });
+        assert!(day.contains("pre{background:#282a36;color:#f8f8f2}pre .c{"), "{day}");
+        assert!(!day.contains("] pre{background:#282a36"), "{day}");
+        assert!(
+            day.contains(":root[data-theme=dark] pre{background:var(--soft);color:var(--fg)}")
+                && day.contains(":root[data-theme=dark] pre .k{color:#ff7b72}"),
+            "{day}"
+        );
+        // OpenAPI examples on their own theme.
+        let api = with(CodeThemes {
+            openapi_light: chosen("nord"),
+            openapi_dark: chosen("nord"),
+            ..CodeThemes::default()
+        });
+        let css = api.split_once(STYLE).unwrap().1.split_once("</style>").unwrap().0;
+        assert!(css.starts_with(".openapi pre{background:#2e3440;"), "{css}");
+        assert!(
+            api.contains(":root[data-theme=dark] .openapi pre{background:#2e3440;"),
+            "{api}"
+        );
+        assert!(
+            css.split('}')
+                .all(|rule| rule.is_empty() || rule.contains(".openapi pre") || rule.starts_with("@media")),
+            "{css}"
+        );
     }
 }

@@ -9,7 +9,7 @@ use quire_content::document::{
 };
 
 use crate::html::{escape, push_escaped, safe_url};
-use crate::{highlight, sanitize};
+use crate::{highlight, icon, sanitize};
 
 /// A file as a page shows it.
 #[derive(Debug, Clone)]
@@ -585,9 +585,9 @@ impl Renderer<'_> {
                         self.out.push_str("</span>");
                     }
                 }
-                // No icon font is shipped: the icon takes no room and is
-                // not read out.
-                Inline::Icon { .. } => self.out.push_str("<span class=\"icon\" aria-hidden=\"true\"></span>"),
+                // Drawn in the site's style when the page is laid out
+                // (`icon::resolve`); not read out.
+                Inline::Icon { icon } => icon::push_placeholder(self.out, icon),
             }
         }
     }
@@ -706,8 +706,52 @@ Press <kbd>K</kbd> <i class=\"fa-gear\">:gear:</i> <a href=\"/pages/p1\" class=\
             ),
             "{html}"
         );
-        assert!(html.contains("Press <kbd>K</kbd> <span class=\"icon\" aria-hidden=\"true\"></span> <a href=\"/docs/intro\" class=\"button primary\""), "{html}");
+        assert!(html.contains("Press <kbd>K</kbd> <span class=\"icon\" data-icon=\"gear\" aria-hidden=\"true\"></span> <a href=\"/docs/intro\" class=\"button primary\""), "{html}");
         assert!(!html.contains("{%") && !html.contains("&lt;"), "{html}");
+    }
+
+    #[test]
+    fn icons_are_drawn_and_names_cannot_inject() {
+        let html = render("Star us on <i class=\"fa-github\">:github:</i> <i class=\"fa-nope-none\">:nope:</i>\n");
+        let drawn = icon::resolve(&html, icon::IconStyle::Solid);
+        assert!(
+            drawn.contains("Star us on <svg class=\"icon\" viewBox=\"0 0 512 512\" aria-hidden=\"true\" fill=\"currentColor\" width=\"1em\" height=\"1em\"><path d=\"M"),
+            "{drawn}"
+        );
+        assert!(
+            drawn.contains("\"/></svg> <span class=\"icon\" aria-hidden=\"true\"></span>"),
+            "unknown: {drawn}"
+        );
+        assert!(!drawn.contains(":github:") && !drawn.contains("data-icon"), "{drawn}");
+        // Hostile names, in markdown and in GitBook's HTML, inject nothing.
+        for hostile in [
+            "<i class=\"fa-x&quot;onload\">:x:</i>",
+            "<i class=\"fa-x\"onload=alert(1)>:x:</i>",
+            "<table><tr><td><i class=\"fa-x&quot;onload\">:x:</i> <span class=\"icon\" data-icon=\"x&quot;onload\" aria-hidden=\"true\"></span><span class=\"icon\" data-icon=\"github\" onclick=\"x()\"></span></td></tr></table>",
+        ] {
+            let html = render(&format!("A {hostile} b\n"));
+            let drawn = icon::resolve(&html, icon::IconStyle::Regular);
+            // No tag carries a handler (text may say `onload`, escaped).
+            let mut tags = drawn.split('<').skip(1).map(|t| &t[..t.find('>').unwrap_or(t.len())]);
+            assert!(
+                tags.all(|t| !t.contains("onload") && !t.contains("onclick")),
+                "{hostile}: {drawn}"
+            );
+            assert!(!drawn.contains("<svg"), "{hostile}: {drawn}");
+        }
+        // A class's other words are only words.
+        let html = render("A <i class=\"fa-github&quot; onload=&quot;alert(1)\">:x:</i> b\n");
+        let drawn = icon::resolve(&html, icon::IconStyle::Regular);
+        assert!(!drawn.contains("onload") && !drawn.contains("alert"), "{drawn}");
+        // Icons in GitBook's HTML (a table) are drawn as well.
+        let html = render("<table><tr><td><i class=\"fa-house\">:house:</i></td></tr></table>\n");
+        let solid = icon::resolve(&html, icon::IconStyle::Solid);
+        let regular = icon::resolve(&html, icon::IconStyle::Regular);
+        assert!(
+            solid.contains("<td><svg class=\"icon\"") && regular.contains("<td><svg class=\"icon\""),
+            "{solid}"
+        );
+        assert_ne!(solid, regular);
     }
 
     #[test]

@@ -46,7 +46,7 @@ fn builder(urls: HashMap<String, Option<String>>) -> ammonia::Builder<'static> {
         .add_tag_attributes("source", ["srcset", "media"])
         .add_tag_attributes("details", ["open"])
         .add_tag_attributes("mark", ["style"])
-        .add_tag_attributes("span", ["aria-hidden"])
+        .add_tag_attributes("span", ["aria-hidden", "data-icon"])
         .filter_style_properties(HashSet::from(["color", "background-color"]))
         .add_allowed_classes("a", ["button", "primary", "secondary", "broken", "card-link"])
         .add_allowed_classes("div", ["cards", "large", "card", "card-body", "table"])
@@ -54,6 +54,10 @@ fn builder(urls: HashMap<String, Option<String>>) -> ammonia::Builder<'static> {
         .add_allowed_classes("span", ["icon", "broken", "expression"])
         .add_allowed_classes("code", ["math"])
         .attribute_filter(move |_element, attribute, value| {
+            // An icon's placeholder names an icon, and only that.
+            if attribute == "data-icon" && !crate::icon::is_name(value) {
+                return None;
+            }
             if !URL_ATTRIBUTES.contains(&attribute) {
                 return Some(Cow::Borrowed(value));
             }
@@ -86,7 +90,8 @@ fn url_values(html: &str) -> Vec<String> {
     values
 }
 
-/// GitBook's icon tags (`<i class="fa-github">:github:</i>`) as icons; the
+/// GitBook's icon tags (`<i class="fa-github">:github:</i>`) as icons (a
+/// known icon's placeholder, drawn after sanitizing: `crate::icon`); the
 /// name written inside is not text of the page.
 fn icons(html: &str) -> String {
     let mut out = String::with_capacity(html.len());
@@ -97,8 +102,8 @@ fn icons(html: &str) -> String {
         let tag_end = after.find('>').map_or(after.len(), |end| end + 1);
         let close = after.find("</i>");
         match (icon_tag(&after[..tag_end]), close) {
-            (Some(_), Some(close)) if close >= tag_end && !after[tag_end..close].contains('<') => {
-                out.push_str("<span class=\"icon\" aria-hidden=\"true\"></span>");
+            (Some(name), Some(close)) if close >= tag_end && !after[tag_end..close].contains('<') => {
+                crate::icon::push_placeholder(&mut out, &name);
                 rest = &after[close + "</i>".len()..];
             }
             _ => {
@@ -298,7 +303,7 @@ mod tests {
             "{html}"
         );
         assert!(
-            html.contains("<span class=\"icon\" aria-hidden=\"true\"></span>"),
+            html.contains("<h4><span class=\"icon\" data-icon=\"globe\" aria-hidden=\"true\"></span></h4>"),
             "{html}"
         );
         assert!(!html.contains(":globe:") && !html.contains("setup.md<"), "{html}");

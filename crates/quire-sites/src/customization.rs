@@ -54,7 +54,7 @@ pub fn defaults() -> Value {
         "externalLinks": { "target": "self" },
         "pagination": { "enabled": true },
         // What GitBook's sites offer unless told otherwise.
-        "pageActions": { "items": ["markdown", "external-ai", "mcp", "git"] },
+        "pageActions": { "items": ["assistant", "markdown", "external-ai", "mcp", "pdf", "git"] },
         "privacyPolicy": {},
         "socialPreview": {},
         "socialAccounts": [],
@@ -374,6 +374,21 @@ fn check(settings: &Map<String, Value>) -> AppResult<()> {
                 }
             }
         }
+        // The tint may be removed (null); a tint has both colours.
+        if let Some(pair) = styling.get("tint").filter(|t| !t.is_null()).map(|t| &t["color"]) {
+            for mode in ["light", "dark"] {
+                color(&format!("styling.tint.color.{mode}"), &pair[mode])?;
+            }
+        }
+    }
+    if let Some(header) = settings.get("header") {
+        for name in ["backgroundColor", "linkColor"] {
+            if let Some(pair) = header.get(name).filter(|p| !p.is_null()) {
+                for mode in ["light", "dark"] {
+                    color(&format!("header.{name}.{mode}"), &pair[mode])?;
+                }
+            }
+        }
     }
     for name in ["font", "monospaceFont", "headingFont"] {
         if let Some(font) = settings.get("styling").and_then(|s| s.get(name)) {
@@ -625,6 +640,16 @@ mod tests {
         );
         assert!(message(json!({ "styling": { "font": "Comic Sans" } })).starts_with("styling.font must be one of"));
         assert!(message(json!({ "ai": { "mode": "chatty" } })).starts_with("ai.mode must be"));
+        assert!(
+            message(
+                json!({ "styling": { "tint": { "color": { "light": "#fff;}body{display:none", "dark": "#000" } } } })
+            )
+            .starts_with("styling.tint.color.light must be a colour")
+        );
+        assert!(
+            message(json!({ "header": { "backgroundColor": { "light": "#fff", "dark": "red" } } }))
+                .starts_with("header.backgroundColor.dark must be a colour")
+        );
         assert!(
             message(json!({ "pageActions": { "items": ["markdown", "fax"] } }))
                 .starts_with("pageActions.items[1] must be")

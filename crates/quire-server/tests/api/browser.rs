@@ -676,7 +676,10 @@ both_backends! {
             "styling": { "theme": "bold", "corners": "circular", "depth": "flat", "links": "accent",
                 "headingFont": "Merriweather", "search": "subtle", "sidebar": { "background": "filled", "list": "pill" },
                 "primaryColor": { "light": "#346DDB", "dark": "#346DDB" },
-                "infoColor": { "light": "#7a3cff", "dark": "#b18cff" } },
+                "infoColor": { "light": "#7a3cff", "dark": "#b18cff" },
+                "tint": { "color": { "light": "#0B3D91", "dark": "#5B8DEF" } },
+                "font": "Inter", "monospaceFont": "JetBrainsMono", "icons": "solid",
+                "codeTheme": { "default": { "light": "github-light", "dark": "dracula" } } },
             "favicon": { "emoji": "1f389" },
             "header": { "preset": "default", "logo": { "light": logo, "dark": logo },
                 "primaryLink": { "kind": "url", "url": "https://acme.example/" }, "links": [
@@ -714,6 +717,11 @@ both_backends! {
             ("social image", page.contains("<meta property=\"og:image\" content=\"https://acme.example/card.png\">")),
             ("markdown alternate", page.contains("type=\"text/markdown\" href=\"http")),
             ("no pagination", !page.contains("class=\"pager\"")),
+            ("tint", page.contains(" data-tint=\"on\"") && page.contains("--tint:#0B3D91")),
+            ("named fonts served by the site", page.contains("/docs/~gitbook/fonts/inter-") && page.contains("/docs/~gitbook/fonts/jetbrains-mono-")),
+            ("code theme", page.contains("#282a36")),
+            ("pdf action", page.contains("/docs/~gitbook/pdf?page=")),
+            ("last updated", page.contains("<p class=\"updated\">")),
         ] {
             assert!(shown, "{what}: {page}");
         }
@@ -745,6 +753,12 @@ both_backends! {
         browser.until("return document.readyState === 'complete'").await;
         let port = app.base_url.rsplit(':').next().unwrap_or("0").to_owned();
         assert!(browser.screenshot(&format!("customized-desktop-{port}.png")).await > 1000);
+        // The named fonts arrive from the site itself.
+        browser.until("return document.fonts.status === 'loaded' && document.fonts.check('16px Merriweather') && document.fonts.check('16px Inter')").await;
+        let loaded = browser
+            .run("return [...document.fonts].filter(f => f.status === 'loaded').map(f => f.family).join(',')")
+            .await;
+        assert!(loaded.as_str().unwrap_or_default().contains("Merriweather") && loaded.as_str().unwrap_or_default().contains("Inter"), "{loaded}");
         let radius = browser.run("return getComputedStyle(document.querySelector('.hint')).borderRadius").await;
         assert_eq!(radius, "18px", "circular corners");
         let header = browser.run("return getComputedStyle(document.querySelector('header.top')).backgroundColor").await;
@@ -816,6 +830,21 @@ both_backends! {
         browser.until("return document.activeElement === document.querySelector('.suggest a')").await;
         let port = app.base_url.rsplit(':').next().unwrap_or("0").to_owned();
         assert!(browser.screenshot(&format!("reader-actions-{port}.png")).await > 1000);
+        // From the Guide, the search reaches the API space, says so, and
+        // Enter on a result opens the heading that matched.
+        browser.run("var i = document.querySelector('form.search input'); i.value = ''; i.focus(); return true").await;
+        browser.type_into("form.search input[name=q]", "token").await;
+        browser.until("var b = document.querySelector('.suggest'); return !!b && !b.hidden && [...b.querySelectorAll('.place')].some(p => p.textContent === 'API')").await;
+        browser.run("var i = document.querySelector('form.search input'); i.value = ''; i.focus(); return true").await;
+        browser.type_into("form.search input[name=q]", "install").await;
+        browser.until("var b = document.querySelector('.suggest'); return !!b && !b.hidden && !!b.querySelector('a[href$=\"#install-the-configuration\"]')").await;
+        browser
+            .cmd(reqwest::Method::POST, "/actions", Some(json!({ "actions": [{ "type": "key", "id": "k", "actions": [
+                { "type": "keyDown", "value": "\u{E015}" }, { "type": "keyUp", "value": "\u{E015}" },
+                { "type": "keyDown", "value": "\u{E007}" }, { "type": "keyUp", "value": "\u{E007}" }
+            ] }] })))
+            .await;
+        browser.until("return location.pathname === '/docs/introduction' && location.hash === '#install-the-configuration'").await;
         browser.go(&format!("{}/docs/math", app.base_url)).await;
         browser.until("return document.readyState === 'complete'").await;
         assert_eq!(

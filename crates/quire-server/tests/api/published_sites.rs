@@ -112,7 +112,8 @@ both_backends! {
         assert_eq!(missing.status, 404);
         assert!(missing.body.contains("<h1>Page introuvable</h1>"), "{}", missing.body);
         let none = get(&app, "/docs/?q=zzzzqq").await;
-        assert!(none.body.contains("<h1>Rechercher</h1><p>Aucun résultat pour <strong>zzzzqq</strong>.</p>"), "{}", none.body);
+        assert!(none.body.contains("<h1>Rechercher</h1><nav class=\"scopes\""), "{}", none.body);
+        assert!(none.body.contains("aria-current=\"true\">Partout</a>") && none.body.contains("</nav><p>Aucun résultat pour <strong>zzzzqq</strong>.</p>"), "{}", none.body);
 
         // A site space (a language variant) has its own locale.
         let listed = app.get(&ada, &format!("{site}/site-spaces")).await;
@@ -156,7 +157,11 @@ both_backends! {
         assert!(deep.body.contains("class=\"crumb\" href=\"/docs/setup\">Setup</a>"), "{}", deep.body);
         assert!(deep.body.contains("class=\"previous\" href=\"/docs/setup\"><small>Previous</small>Setup</a>"));
         assert!(deep.body.contains("<a href=\"/docs/introduction\">the intro</a>"), "{}", deep.body);
-        assert!(!home.body.contains("href=\"/docs/setup/advanced\""), "the tree opens only along the current page");
+        assert!(
+            home.body.contains("<details><summary aria-label=\"Pages under Setup\"></summary><ul><li><a class=\"page\" href=\"/docs/setup/advanced\">"),
+            "subpages fold unless the current page is among them: {}",
+            home.body
+        );
         assert!(deep.body.contains("class=\"page\" href=\"/docs/setup/advanced\" aria-current=\"page\""), "{}", deep.body);
         let setup = get(&app, "/docs/setup").await;
         assert!(setup.body.contains("<aside class=\"hint hint-info\">"));
@@ -659,5 +664,159 @@ both_backends! {
         let missing = get(&app, "/raw/nowhere").await;
         assert_eq!(missing.status, 404);
         assert!(missing.headers.contains_key("content-security-policy"));
+    }
+}
+
+both_backends! {
+    /// GitBook's named fonts come with the binary: the page declares the
+    /// chosen font's faces at the site's own `~gitbook/fonts/`, which
+    /// answers them for a year to any origin; nothing is declared for the
+    /// default look.
+    async fn named_fonts_are_served_by_the_site_itself(app: TestApp) {
+        let (ada, _org, site) = docs_site(&app, "public").await;
+        let plain = get(&app, "/docs/").await;
+        assert!(!plain.body.contains("@font-face"), "the default look declares no font: {}", plain.body);
+        app.put(&ada, &format!("{site}/customization"), json!({ "styling": { "font": "Poppins", "headingFont": "Poppins" } }))
+            .await
+            .assert_status(200);
+        let page = get(&app, "/docs/setup").await;
+        assert_eq!(page.status, 200);
+        assert!(page.body.contains("body{font-family:\"Poppins\""), "{}", page.body);
+        let at = page
+            .body
+            .find("@font-face{font-family:\"Poppins\";font-weight:400;font-style:normal;font-display:swap;src:url(\"")
+            .unwrap_or_else(|| panic!("no face of Poppins: {}", page.body));
+        let rest = &page.body[at..];
+        let rest = &rest[rest.find("url(\"").unwrap() + "url(\"".len()..];
+        let url = rest[..rest.find('"').unwrap()].to_owned();
+        assert!(url.starts_with("/docs/~gitbook/fonts/poppins-latin-") && url.ends_with(".woff2"), "{url}");
+        assert_eq!(page.body.matches(&format!("url(\"{url}\")")).count(), 1, "declared once for text and headings");
+        assert!(page.body.contains(";unicode-range:U+"), "{}", page.body);
+        let policy = page.headers["content-security-policy"].to_str().unwrap();
+        assert!(policy.contains("font-src *"), "{policy}");
+
+        let font = get(&app, &url).await;
+        assert_eq!(font.status, 200, "{url}");
+        assert_eq!(font.content_type, "font/woff2");
+        assert_eq!(font.headers["cache-control"], "public, max-age=31536000, immutable");
+        assert_eq!(font.headers["access-control-allow-origin"], "*");
+        assert!(font.bytes.starts_with(b"wOF2"), "{} bytes", font.bytes.len());
+        // The same file at the site's every path prefix is not a font.
+        let under_space = get(&app, &url.replace("/docs/", "/docs/api/")).await;
+        assert_ne!(under_space.content_type, "font/woff2");
+
+        let missing = get(&app, "/docs/~gitbook/fonts/poppins-latin-400-normal.00000000.woff2").await;
+        assert_eq!(missing.status, 404);
+        assert!(missing.content_type.starts_with("application/json"), "{}", missing.content_type);
+        let error: serde_json::Value = serde_json::from_slice(&missing.bytes).unwrap();
+        assert_eq!(error["error"]["code"], 404, "{error}");
+    }
+}
+
+both_backends! {
+    /// `styling.codeTheme` colours the code of published pages: the light
+    /// theme's colours as the stylesheet's plain rules, the dark theme's under
+    /// both of its dark selectors; GitBook's defaults add nothing.
+    async fn code_themes_colour_the_code_of_published_pages(app: TestApp) {
+        let (ada, _org, site) = docs_site(&app, "public").await;
+        let plain = get(&app, "/docs/").await;
+        assert!(plain.body.contains("<code class=\"language-bash\">"), "{}", plain.body);
+        assert!(!plain.body.contains("#282a36") && !plain.body.contains("pre{background:#"), "{}", plain.body);
+
+        app.put(&ada, &format!("{site}/customization"), json!({ "title": "Docs", "styling": { "codeTheme": {
+            "default": { "light": "github-light", "dark": "dracula" } } } }))
+            .await
+            .assert_status(200);
+        let themed = get(&app, "/docs/").await;
+        assert!(themed.body.contains("<code class=\"language-bash\">"), "{}", themed.body);
+        for rule in [
+            // github-light in light mode.
+            "pre{background:#ffffff;color:#24292e}pre .c{color:#6a737d}",
+            "pre .k{color:#d73a49}",
+            // dracula where the reader chose dark, and where the system is dark.
+            ":root[data-theme=dark] pre{background:#282a36;color:#f8f8f2}",
+            ":root[data-theme=dark] pre .c{color:#6272a4}",
+            "@media (prefers-color-scheme:dark){:root:not([data-theme=light]) pre{background:#282a36;color:#f8f8f2}",
+        ] {
+            assert!(themed.body.contains(rule), "{rule}: {}", themed.body);
+        }
+        // OpenAPI examples keep their own setting (the default here).
+        assert!(themed.body.contains(".openapi pre{background:var(--soft);color:var(--fg)}"), "{}", themed.body);
+
+        app.put(&ada, &format!("{site}/customization"), json!({ "title": "Docs", "styling": { "codeTheme": {
+            "default": { "light": "github-light", "dark": "dracula" },
+            "openapi": { "light": "github-light", "dark": "dracula" } } } }))
+            .await
+            .assert_status(200);
+        let alike = get(&app, "/docs/").await;
+        assert!(alike.body.contains(":root[data-theme=dark] pre{background:#282a36"), "{}", alike.body);
+        assert!(!alike.body.contains(".openapi pre"), "{}", alike.body);
+
+        // Back to GitBook's defaults: the page as it was.
+        app.put(&ada, &format!("{site}/customization"), json!({ "title": "Docs", "styling": { "codeTheme": {
+            "default": { "light": "default-light", "dark": "default-dark" } } } }))
+            .await
+            .assert_status(200);
+        let again = get(&app, "/docs/").await;
+        assert!(!again.body.contains("#282a36") && !again.body.contains("pre{background:#"), "{}", again.body);
+    }
+}
+
+both_backends! {
+    /// GitBook's icons (`<i class="fa-github">`, a page's `icon` in its
+    /// front matter) are drawn inline as SVG, in the site's icon style
+    /// (`styling.icons`); unknown or crafted names draw nothing.
+    async fn icons_are_drawn_in_the_site_icon_style(app: TestApp) {
+        let ada = app.user("Ada").await;
+        let org = app.org(&ada, "Acme").await;
+        let space = app.space(&ada, &org, "Guide", None).await;
+        app.publish(
+            &ada,
+            &space,
+            json!([{ "operation": "insert_page", "title": "Stars", "document": { "markdown": "---\nicon: star\n---\n\nStar us on <i class=\"fa-github\">:github:</i>, rate it <i class=\"fa-star\">:star:</i>, not <i class=\"fa-no-such-icon\">:none:</i> <i class=\"fa-x&quot;onload\">:x:</i>.\n" } }]),
+        )
+        .await;
+        let site = app.post(&ada, &format!("/v1/orgs/{org}/sites"), json!({ "title": "Icons", "visibility": "public", "spaces": [space] })).await;
+        site.assert_status(201);
+        let site = format!("/v1/orgs/{org}/sites/{}", site.id());
+        app.post(&ada, &format!("{site}/publish"), json!(null)).await.assert_status(200);
+        // The path of the star drawn after `at` in the page.
+        let star = |body: &str, at: &str| {
+            let from = &body[body.find(at).unwrap_or_else(|| panic!("{at} not in {body}"))..];
+            let from = &from[from.find("<svg class=\"icon\" viewBox=\"0 0 576 512\"").unwrap_or_else(|| panic!("no star: {body}"))..];
+            let from = &from[from.find(" d=\"").unwrap() + 4..];
+            from[..from.find('"').unwrap()].to_owned()
+        };
+
+        let regular = get(&app, "/icons/").await;
+        assert_eq!(regular.status, 200, "{}", regular.body);
+        let body = &regular.body;
+        assert!(
+            body.contains("Star us on <svg class=\"icon\" viewBox=\"0 0 512 512\" aria-hidden=\"true\" fill=\"currentColor\" width=\"1em\" height=\"1em\"><path d=\"M"),
+            "{body}"
+        );
+        assert!(body.contains("<h1><svg class=\"icon\" viewBox=\"0 0 576 512\""), "the page's icon: {body}");
+        assert!(body.contains("\"/></svg> Stars</h1>"), "{body}");
+        assert!(!body.contains(":github:") && !body.contains(":star:") && !body.contains("data-icon"), "{body}");
+        assert!(body.contains("not <span class=\"icon\" aria-hidden=\"true\"></span>"), "an unknown icon takes no room: {body}");
+        let mut tags = body.split('<').skip(1).map(|t| &t[..t.find('>').unwrap_or(t.len())]);
+        assert!(tags.all(|t| !t.contains("onload")), "{body}");
+
+        app.put(&ada, &format!("{site}/customization"), json!({ "styling": { "icons": "solid" } }))
+            .await
+            .assert_status(200);
+        let solid = get(&app, "/icons/").await;
+        assert_eq!(solid.status, 200);
+        for at in ["<h1>", "rate it "] {
+            assert_ne!(star(body, at), star(&solid.body, at), "{at}: solid is not regular");
+        }
+        assert_eq!(star(&solid.body, "<h1>"), star(&solid.body, "rate it "));
+        let github = |body: &str| body[body.find("Star us on <svg").unwrap()..][..200].to_owned();
+        assert_eq!(github(body), github(&solid.body), "a brand is the same in every style");
+        // Pro-only styles are approximated: thin draws the regular icons.
+        app.put(&ada, &format!("{site}/customization"), json!({ "styling": { "icons": "thin" } }))
+            .await
+            .assert_status(200);
+        assert_eq!(star(&get(&app, "/icons/").await.body, "<h1>"), star(body, "<h1>"));
     }
 }

@@ -1,6 +1,6 @@
 //! The answers other than a page, one function each: files, `robots.txt`,
-//! `sitemap.xml`, `llms.txt`, `llms-full.txt`, `rss.xml` and the search
-//! results page.
+//! `sitemap.xml`, `llms.txt`, `llms-full.txt`, `rss.xml`, the search
+//! results page and the named fonts' files.
 
 use super::*;
 
@@ -71,6 +71,25 @@ pub(super) async fn file(
     // An uploaded HTML or SVG file is never active on the site's origin.
     quire_http::files::headers(h, &file.content_type, &file.name);
     Ok(Some(res))
+}
+
+/// A file of one of GitBook's named fonts, the same at every site and named
+/// by its content: kept by browsers and shared caches for a year, and
+/// readable from any origin (browsers fetch fonts in CORS mode). A file
+/// there is no such font's is a 404 in the API's error shape.
+pub(super) fn font_file(name: &str) -> Response {
+    let Some(bytes) = quire_site_fonts::file(name) else {
+        return quire_http::error::error_body(StatusCode::NOT_FOUND, "there is no such font file");
+    };
+    let mut res = Response::new(Body::from(bytes));
+    let h = res.headers_mut();
+    h.insert(header::CONTENT_TYPE, HeaderValue::from_static("font/woff2"));
+    h.insert(
+        header::CACHE_CONTROL,
+        HeaderValue::from_static("public, max-age=31536000, immutable"),
+    );
+    h.insert(header::ACCESS_CONTROL_ALLOW_ORIGIN, HeaderValue::from_static("*"));
+    res
 }
 
 /// Every document page of the site the visitor may read, in order, for the
@@ -157,7 +176,12 @@ pub(super) async fn llms_full(state: &SiteState, visit: &Visit) -> quire_app::Ap
     Ok(markdown_response(out, visit.indexable()))
 }
 
-/// Results of a search in the space being read, rendered on the server.
+/// The search results page: the whole site's pages (every section and
+/// variant the visitor may read, ranked together, each labelled with where
+/// it is and leading to the heading that matched), or only this space's
+/// with `scope=space`. The labels above the results narrow a search to one
+/// space, or widen it again.
+#[allow(clippy::too_many_arguments)]
 pub(super) async fn search_page(
     state: &SiteState,
     visit: &Visit,
@@ -166,24 +190,48 @@ pub(super) async fn search_page(
     snapshot: &Snapshot,
     space_base: &str,
     query: &str,
+    whole_site: bool,
 ) -> quire_app::AppResult<Response> {
+    let every = visit.site.spaces();
+    let scope: Vec<(Option<&PublishedSection>, &PublishedSpace)> = if whole_site {
+        every.clone()
+    } else {
+        vec![(section, space)]
+    };
+    let searched = found_in(state, visit, &scope, query, SEARCH_LIMIT).await?;
     let order = reading_order(state, snapshot);
     let withheld = visit.withheld(&order);
-    let (results, parsed) = quire_app::search::in_published_space(&state.app, &space.space, query, 20).await?;
-    let results: Vec<_> = results
-        .into_iter()
-        .filter(|hit| !withheld.page(snapshot, &hit.page_id))
-        .collect();
     let shell = tool_shell(&order, &withheld, visit, section, space, snapshot, space_base, query);
     let t = shell.look.language.strings();
     let shell = Shell {
         page_title: t.search.into(),
         ..shell
     };
-    let links = SpaceLinks::new(snapshot, space_base, &withheld);
     let mut body = String::from("<h1>");
     quire_site_render::html::push_escaped(&mut body, t.search);
     body.push_str("</h1>");
+    // A query that is none (too long) is said so, as a 400.
+    let (results, parsed) = match searched {
+        Ok(found) => found,
+        Err(message) => {
+            body.push_str("<p>");
+            quire_site_render::html::push_escaped(&mut body, &message);
+            body.push_str("</p>");
+            return Ok(html(StatusCode::BAD_REQUEST, layout::page(&shell, &body), false));
+        }
+    };
+    if every.len() > 1 && !query.trim().is_empty() {
+        push_scopes(
+            &mut body,
+            visit,
+            &every,
+            section,
+            space,
+            query,
+            whole_site,
+            t.everywhere,
+        );
+    }
     if super::ask::offered(state, visit) && !query.trim().is_empty() {
         body.push_str(&format!(
             "<p class=\"ask\"><a href=\"{}/~gitbook/ask?q={}\">Ask the docs: ",
@@ -207,14 +255,19 @@ pub(super) async fn search_page(
         for hit in results {
             body.push_str(&format!(
                 "<li><a href=\"{}\">",
-                quire_site_render::html::safe_url(&links.page_url(&hit.page_id))
+                quire_site_render::html::safe_url(&hit.path)
             ));
             quire_site_render::html::push_escaped(&mut body, &hit.title);
             body.push_str("</a>");
-            if let Some(section) = hit.sections.iter().find(|s| s.matched).or(hit.sections.first()) {
+            if let Some(place) = hit.place.as_deref().filter(|_| whole_site) {
+                body.push_str("<span class=\"place\">");
+                quire_site_render::html::push_escaped(&mut body, place);
+                body.push_str("</span>");
+            }
+            if let Some(passage) = &hit.passage {
                 body.push_str("<p>");
-                let matched = quire_search::matched_ranges(&section.body, &parsed);
-                quire_site_render::html::push_marked(&mut body, &section.body, &matched);
+                let matched = quire_search::matched_ranges(passage, &parsed);
+                quire_site_render::html::push_marked(&mut body, passage, &matched);
                 body.push_str("</p>");
             }
             body.push_str("</li>");
@@ -224,14 +277,74 @@ pub(super) async fn search_page(
     Ok(html(StatusCode::OK, layout::page(&shell, &body), false))
 }
 
-/// A page a site search found, as data (for agents and answers).
+/// Results a search page shows.
+const SEARCH_LIMIT: usize = 20;
+
+/// The search's scopes: the whole site, then each section and variant
+/// (each a link to the same query narrowed to it), the current one marked.
+#[allow(clippy::too_many_arguments)]
+fn push_scopes(
+    body: &mut String,
+    visit: &Visit,
+    every: &[(Option<&PublishedSection>, &PublishedSpace)],
+    section: Option<&PublishedSection>,
+    space: &PublishedSpace,
+    query: &str,
+    whole_site: bool,
+    everywhere: &str,
+) {
+    let q = encode_component(query);
+    body.push_str("<nav class=\"scopes\" aria-label=\"Search in\">");
+    let current = |yes: bool| if yes { " aria-current=\"true\"" } else { "" };
+    body.push_str(&format!(
+        "<a href=\"{}/?q={q}\"{}>",
+        quire_site_render::html::safe_url(&space_url(&visit.base, section, space)),
+        current(whole_site)
+    ));
+    quire_site_render::html::push_escaped(body, everywhere);
+    body.push_str("</a>");
+    for (s, sp) in every {
+        let here = !whole_site && sp.site_space.id == space.site_space.id;
+        body.push_str(&format!(
+            "<a href=\"{}/?q={q}&amp;scope=space\"{}>",
+            quire_site_render::html::safe_url(&space_url(&visit.base, *s, sp)),
+            current(here)
+        ));
+        quire_site_render::html::push_escaped(
+            body,
+            &place_of(&visit.site, *s, sp).unwrap_or_else(|| sp.space.title.clone()),
+        );
+        body.push_str("</a>");
+    }
+    body.push_str("</nav>");
+}
+
+/// Where a site space is, for a reader: its section's title when the site
+/// has several sections, and its own when its level has several variants.
+fn place_of(site: &PublishedSite, section: Option<&PublishedSection>, space: &PublishedSpace) -> Option<String> {
+    let mut parts = Vec::new();
+    if let Some(section) = section.filter(|_| site.sections.len() > 1) {
+        parts.push(section.section.title.clone());
+    }
+    let siblings = section.map_or(site.root.len(), |s| s.spaces.len());
+    if siblings > 1 {
+        parts.push(space.space.title.clone());
+    }
+    (!parts.is_empty()).then(|| parts.join(" › "))
+}
+
+/// A page a site search found, as the visitor may read it.
 pub(super) struct Found {
     pub(super) title: String,
-    /// Absolute.
+    /// The page's absolute URL (what agents and answers cite).
     pub(super) url: String,
+    /// Inside the site's origin, with the anchor of the heading that
+    /// matched (`/docs/start#install`: where a reader is taken).
+    pub(super) path: String,
     /// The passage that matched, if any.
     pub(super) passage: Option<String>,
-    score: f64,
+    /// Where it is (section, variant), when the site has several.
+    pub(super) place: Option<String>,
 }
 
 /// The site's pages matching `query` that the visitor may see, best
@@ -242,43 +355,66 @@ pub(super) async fn found(
     query: &str,
     limit: usize,
 ) -> quire_app::AppResult<Result<Vec<Found>, String>> {
-    let mut found = Vec::new();
-    for (section, space) in visit.site.spaces() {
-        let hits = match quire_app::search::in_published_space(&state.app, &space.space, query, 20).await {
-            Ok((hits, _)) => hits,
+    let every = visit.site.spaces();
+    Ok(found_in(state, visit, &every, query, limit)
+        .await?
+        .map(|(found, _)| found))
+}
+
+/// [`found`] in some of the site's spaces, searched and ranked together,
+/// with the query as understood (a typo forgiven matches more than typed).
+async fn found_in(
+    state: &SiteState,
+    visit: &Visit,
+    spaces: &[(Option<&PublishedSection>, &PublishedSpace)],
+    query: &str,
+    limit: usize,
+) -> quire_app::AppResult<Result<(Vec<Found>, quire_search::Query), String>> {
+    let rows: Vec<quire_store::spaces::SpaceRow> = spaces.iter().map(|(_, s)| s.space.clone()).collect();
+    // Withheld pages are dropped after ranking: ask for a few more.
+    let (hits, parsed) =
+        match quire_app::search::in_published_spaces(&state.app, &rows, query, (limit + limit / 2) as u32).await {
+            Ok(found) => found,
             Err(quire_app::error::AppError::Invalid(message)) => return Ok(Err(message)),
             Err(other) => return Err(other),
         };
-        if hits.is_empty() {
+    let mut views: HashMap<String, (Arc<Snapshot>, Arc<ReadingOrder>, String)> = HashMap::new();
+    let mut found = Vec::new();
+    for hit in hits {
+        let Some((section, space)) = spaces.iter().find(|(_, s)| s.space.id == hit.space_id) else {
+            continue;
+        };
+        if !views.contains_key(&hit.space_id) {
+            let snapshot = published::snapshot(&state.app, &space.space).await?;
+            let order = reading_order(state, &snapshot);
+            let base = space_url(&visit.base, *section, space);
+            views.insert(hit.space_id.clone(), (snapshot, order, base));
+        }
+        let (snapshot, order, base) = &views[&hit.space_id];
+        let withheld = visit.withheld(order);
+        if withheld.page(snapshot, &hit.page_id) {
             continue;
         }
-        let snapshot = published::snapshot(&state.app, &space.space).await?;
-        let order = reading_order(state, &snapshot);
-        let withheld = visit.withheld(&order);
-        let space_base = space_url(&visit.base, section, space);
-        let links = SpaceLinks::new(&snapshot, &space_base, &withheld);
-        for hit in hits {
-            if withheld.page(&snapshot, &hit.page_id) {
-                continue;
-            }
-            let passage = hit
-                .sections
-                .iter()
-                .find(|s| s.matched)
-                .or(hit.sections.first())
-                .map(|s| s.body.clone())
-                .filter(|p| !p.is_empty());
-            found.push(Found {
-                url: format!("{}{}", visit.origin, links.page_url(&hit.page_id)),
-                title: hit.title,
-                passage,
-                score: hit.score,
-            });
+        let links = SpaceLinks::new(snapshot, base, &withheld);
+        let best = hit.sections.iter().find(|s| s.matched).or(hit.sections.first());
+        let page = links.page_url(&hit.page_id);
+        let mut path = page.clone();
+        if let Some(anchor) = best.filter(|s| s.matched).and_then(|s| s.anchor.as_deref()) {
+            path.push('#');
+            path.push_str(&encode_component(anchor));
+        }
+        found.push(Found {
+            url: format!("{}{}", visit.origin, page),
+            path,
+            title: hit.title,
+            passage: best.map(|s| s.body.clone()).filter(|p| !p.is_empty()),
+            place: place_of(&visit.site, *section, space),
+        });
+        if found.len() == limit {
+            break;
         }
     }
-    found.sort_by(|a, b| b.score.total_cmp(&a.score));
-    found.truncate(limit);
-    Ok(Ok(found))
+    Ok(Ok((found, parsed)))
 }
 
 /// The path of `url` under the site: an absolute URL of the site, a path
@@ -320,4 +456,23 @@ pub(super) async fn markdown_at(state: &SiteState, visit: &Visit, url: &str) -> 
         .await
         .map_err(|e| quire_app::error::AppError::Internal(anyhow::anyhow!("reading a page's markdown: {e}")))?;
     Ok(Some(String::from_utf8_lossy(&bytes).into_owned()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn named_fonts_files_are_kept_a_year_and_read_from_any_origin() {
+        let (_, faces) = quire_site_fonts::faces("Poppins").expect("Poppins");
+        let res = font_file(faces[0].file);
+        assert_eq!(res.status(), StatusCode::OK);
+        let h = res.headers();
+        assert_eq!(h[header::CONTENT_TYPE], "font/woff2");
+        assert_eq!(h[header::CACHE_CONTROL], "public, max-age=31536000, immutable");
+        assert_eq!(h[header::ACCESS_CONTROL_ALLOW_ORIGIN], "*");
+        let missing = font_file("poppins-latin-400-normal.00000000.woff2");
+        assert_eq!(missing.status(), StatusCode::NOT_FOUND);
+        assert_eq!(missing.headers()[header::CONTENT_TYPE], "application/json");
+    }
 }

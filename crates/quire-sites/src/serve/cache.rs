@@ -1,7 +1,8 @@
 //! Published answers kept in memory: a page (HTML or markdown), robots,
-//! sitemap, llms, the feed, search results, a site's "not found" — each
-//! rendered once, kept with its gzip and brotli forms and an `ETag`, and
-//! served again without touching the database while nothing changed.
+//! sitemap, llms, the feed, search results, a page's social image, a site's
+//! "not found" — each rendered once, kept with its gzip and brotli forms
+//! (not an image's) and an `ETag`, and served again without touching the
+//! database while nothing changed.
 //!
 //! - **What an answer is for**: the request's host, path and query, whether
 //!   it asked for markdown, and its `Cookie` header (where a visitor's
@@ -60,7 +61,7 @@ struct Kept {
 impl Kept {
     /// An answer to keep: its compressed forms and `ETag` made once.
     fn new(status: StatusCode, mut headers: HeaderMap, body: Bytes, until: Option<i64>) -> Kept {
-        let compressible = body.len() >= COMPRESS_FROM;
+        let compressible = body.len() >= COMPRESS_FROM && !compressed_already(&headers);
         let gzip = compressible.then(|| gzip(&body)).flatten();
         let brotli = compressible.then(|| brotli(&body)).flatten();
         let etag = HeaderValue::from_str(&format!("\"{}\"", &quire_core::digest::sha256_hex(&body)[..32]))
@@ -205,6 +206,15 @@ where
         cache.answers.insert(key, kept.clone());
     }
     answer_from(&kept, method, headers)
+}
+
+/// Whether an answer's type is compressed already (a PNG: a page's social
+/// image), so gzip and brotli would only cost memory.
+fn compressed_already(headers: &HeaderMap) -> bool {
+    headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|t| t.starts_with("image/") && !t.starts_with("image/svg"))
 }
 
 fn gzip(body: &[u8]) -> Option<Bytes> {

@@ -21,9 +21,12 @@ pub(super) fn addresses_only(to: &serde_json::Value) -> Option<String> {
 /// to the visitor: the visit's rule, as for conditional blocks.
 pub(super) type Shows<'a> = &'a dyn Fn(&str) -> bool;
 
+/// `base` is the site's path (`/docs`, or empty on its own hostname), where
+/// its named fonts are served.
 pub(super) fn look(
     site: &quire_store::sites::SiteRow,
     space: Option<&PublishedSpace>,
+    base: &str,
     targets: Targets<'_>,
     shows: Shows<'_>,
 ) -> (String, Look) {
@@ -82,9 +85,31 @@ pub(super) fn look(
     let chosen = |name: &str| {
         Some(&settings["styling"][name])
             .filter(|f| **f != defaults["styling"][name])
-            .and_then(font)
+            .and_then(|f| font(f, base))
     };
     let styling_of = |setting: &str| text(&settings["styling"][setting]);
+    let pair = |value: &serde_json::Value| text(&value["light"]).zip(text(&value["dark"]));
+    let tint = pair(&settings["styling"]["tint"]["color"]);
+    // A coloured header (the legacy presets): its own colours, else the
+    // tint's or the accent's, with text that reads on it.
+    let header_colors = match settings["header"]["preset"].as_str() {
+        Some("bold" | "custom") => pair(&settings["header"]["backgroundColor"])
+            .filter(|_| settings["header"]["preset"] == "custom")
+            .or_else(|| tint.clone())
+            .or_else(|| pair(&settings["styling"]["primaryColor"]))
+            .map(|(bg_light, bg_dark)| {
+                let fg = pair(&settings["header"]["linkColor"])
+                    .filter(|_| settings["header"]["preset"] == "custom")
+                    .unwrap_or_else(|| {
+                        (
+                            quire_site_render::color::text_on(&bg_light).to_owned(),
+                            quire_site_render::color::text_on(&bg_dark).to_owned(),
+                        )
+                    });
+                [(bg_light, bg_dark), fg]
+            }),
+        _ => None,
+    };
     let mut styling = Vec::new();
     for (attribute, value) in [
         ("look", styling_of("theme")),
@@ -94,6 +119,8 @@ pub(super) fn look(
         ("search", styling_of("search")),
         ("sidebar", text(&settings["styling"]["sidebar"]["background"])),
         ("list", text(&settings["styling"]["sidebar"]["list"])),
+        ("header", text(&settings["header"]["preset"]).filter(|p| p != "default")),
+        ("tint", tint.as_ref().map(|_| "on".to_owned())),
     ] {
         if let Some(value) = value {
             styling.push((attribute, value));
@@ -156,9 +183,11 @@ pub(super) fn look(
         font: chosen("font"),
         heading_font: Some(&settings["styling"]["headingFont"])
             .filter(|f| !f.is_null())
-            .and_then(font),
+            .and_then(|f| font(f, base)),
         monospace_font: chosen("monospaceFont"),
         accent: text(&primary["light"]).zip(text(&primary["dark"])),
+        tint,
+        header_colors,
         toggle: settings["themes"]["toggeable"] != false,
         theme,
         favicon: favicon.as_ref().map(|(light, _)| light.clone()),
@@ -174,7 +203,12 @@ pub(super) fn look(
         social,
         privacy_policy: text(&settings["privacyPolicy"]["url"]),
         social_image: text(&settings["socialPreview"]["url"]),
+        social_image_size: None,
         external_blank: settings["externalLinks"]["target"] == "blank",
+        icons: settings["styling"]["icons"]
+            .as_str()
+            .and_then(quire_site_render::icon::IconStyle::from_setting)
+            .unwrap_or_default(),
         hide_pager: settings["pagination"]["enabled"] == false,
         page_actions: settings["pageActions"]["items"]
             .as_array()
@@ -183,10 +217,31 @@ pub(super) fn look(
             .filter_map(|i| i.as_str().map(str::to_owned))
             .collect(),
         mcp_url: None,
+        pdf_url: None,
+        ask_url: None,
         edit_url: None,
         language: Language::of_locale(settings["internationalization"]["locale"].as_str().unwrap_or_default()),
+        code_themes: code_themes(&settings["styling"]["codeTheme"]),
     };
     (title, look)
+}
+
+/// The code themes a site chose (`styling.codeTheme.default` for code
+/// blocks, `.openapi` for OpenAPI operations' examples), by name; GitBook's
+/// defaults, a missing value and a name that is no theme keep the
+/// stylesheet's colours.
+fn code_themes(setting: &serde_json::Value) -> quire_site_render::layout::CodeThemes {
+    let theme = |side: &str, mode: &str| {
+        setting[side][mode]
+            .as_str()
+            .and_then(quire_site_render::code_themes::chosen)
+    };
+    quire_site_render::layout::CodeThemes {
+        light: theme("default", "light"),
+        dark: theme("default", "dark"),
+        openapi_light: theme("openapi", "light"),
+        openapi_dark: theme("openapi", "dark"),
+    }
 }
 
 /// Whether a customization link shows to the visitor: always without a
@@ -252,13 +307,29 @@ fn emoji(value: &str) -> String {
     }
 }
 
-/// A font setting: one of the platform's fonts by name (its family, preferred
-/// when the reader has it) or a web font's definition with its files.
-pub(super) fn font(setting: &serde_json::Value) -> Option<Font> {
+/// A font setting: one of GitBook's named fonts (its faces served by the
+/// site from the binary, `quire-site-fonts`), another name (preferred when
+/// the reader has it) or a web font's definition with its files.
+pub(super) fn font(setting: &serde_json::Value, base: &str) -> Option<Font> {
     if let Some(name) = setting.as_str() {
+        let Some((family, faces)) = quire_site_fonts::faces(name) else {
+            return Some(Font {
+                family: name.to_owned(),
+                faces: Vec::new(),
+            });
+        };
+        let faces = faces
+            .iter()
+            .map(|face| FontFace {
+                weight: face.weight.to_owned(),
+                style: Some(face.style.to_owned()),
+                unicode_range: Some(face.unicode_range.to_owned()),
+                sources: vec![(format!("{base}/{FONTS_PATH}/{}", face.file), Some("woff2".to_owned()))],
+            })
+            .collect();
         return Some(Font {
-            family: family_of(name),
-            faces: Vec::new(),
+            family: family.to_owned(),
+            faces,
         });
     }
     let faces = setting["fontFaces"]
@@ -271,7 +342,9 @@ pub(super) fn font(setting: &serde_json::Value) -> Option<Font> {
                 .filter_map(|s| Some((s["url"].as_str()?.to_owned(), s["format"].as_str().map(str::to_owned))))
                 .collect();
             Some(FontFace {
-                weight: face["weight"].as_u64()?,
+                weight: face["weight"].as_u64()?.to_string(),
+                style: None,
+                unicode_range: None,
                 sources,
             })
         })
@@ -282,23 +355,5 @@ pub(super) fn font(setting: &serde_json::Value) -> Option<Font> {
     })
 }
 
-/// The CSS family of a platform font name (`OpenSans` is "Open Sans").
-pub(super) fn family_of(name: &str) -> String {
-    match name {
-        "OpenSans" => "Open Sans",
-        "RobotoSlab" => "Roboto Slab",
-        "SourceSansPro" => "Source Sans Pro",
-        "NotoSans" => "Noto Sans",
-        "IBMPlexSerif" => "IBM Plex Serif",
-        "FiraSans" => "Fira Sans",
-        "FiraCode" => "Fira Code",
-        "IBMPlexMono" => "IBM Plex Mono",
-        "JetBrainsMono" => "JetBrains Mono",
-        "SourceCodePro" => "Source Code Pro",
-        "RobotoMono" => "Roboto Mono",
-        "SpaceMono" => "Space Mono",
-        "DMMono" => "DM Mono",
-        other => other,
-    }
-    .to_owned()
-}
+/// Where a site serves its named fonts' files, under its path.
+pub(super) const FONTS_PATH: &str = "~gitbook/fonts";

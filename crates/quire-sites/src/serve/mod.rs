@@ -10,9 +10,10 @@
 //! 3. `redirect`: a path the site's live redirects send elsewhere is
 //!    answered with the redirect before anything else is looked up;
 //! 4. one answer per kind: `page` (HTML or markdown), `answers` (files,
-//!    robots, sitemap, llms, llms-full, rss, search), `links::public_spec`
-//!    (an OpenAPI reference); beside them `mcp`, the site's MCP server for
-//!    agents, through the same visit.
+//!    robots, sitemap, llms, llms-full, rss, search, fonts), `links::public_spec`
+//!    (an OpenAPI reference), `pdf` (a PDF), `social` (a page's social
+//!    image); beside them `mcp`, the site's MCP server for agents, through
+//!    the same visit.
 //!
 //! What the pipeline answers is kept in memory by `cache` (a page served
 //! again without the database until a change is announced on the bus).
@@ -54,10 +55,12 @@ mod look;
 mod mcp;
 mod order;
 mod page;
+mod pdf;
 mod redirect;
 mod route;
 mod security;
 mod shell;
+mod social;
 mod visit;
 
 use answers::*;
@@ -135,7 +138,7 @@ fn html(status: StatusCode, body: String, indexable: bool) -> Response {
 
 fn not_found(visit: Option<&Visit>) -> Response {
     let shell = visit.map(|v| {
-        let (site_title, look) = look(&v.site.site, None, &look::addresses_only, &|c| v.shows(c));
+        let (site_title, look) = look(&v.site.site, None, &v.base, &look::addresses_only, &|c| v.shows(c));
         Shell {
             wide: false,
             tree_hidden: false,
@@ -243,6 +246,7 @@ async fn answer(state: &SiteState, headers: &HeaderMap, uri: &Uri) -> quire_app:
         SiteRoute::Rss => return feed(state, &visit).await.map(|r| keep(&visit, r)),
         SiteRoute::Missing => return Ok(keep(&visit, not_found(Some(&visit)))),
         SiteRoute::Ask(question) => return ask::page(state, &visit, &question).await,
+        SiteRoute::Font(file) => return Ok(font_file(&file)),
         SiteRoute::Space(in_space) => in_space,
     };
     let InSpace { section, space, target } = in_space;
@@ -251,12 +255,25 @@ async fn answer(state: &SiteState, headers: &HeaderMap, uri: &Uri) -> quire_app:
         route::Target::File(id) => file(state, &snapshot, &id, headers)
             .await
             .map(|r| r.unwrap_or_else(|| not_found(Some(&visit)))),
-        route::Target::Search(q) => {
+        route::Target::Search { query, whole_site } => {
             let space_base = space_url(&visit.base, section, space);
-            search_page(state, &visit, section, space, &snapshot, &space_base, &q)
-                .await
-                .map(|r| keep(&visit, r))
+            search_page(
+                state,
+                &visit,
+                section,
+                space,
+                &snapshot,
+                &space_base,
+                &query,
+                whole_site,
+            )
+            .await
+            .map(|r| keep(&visit, r))
         }
+        route::Target::Pdf { page, only } => pdf::answer(state, &visit, space, &snapshot, page, only).await,
+        route::Target::OgImage(id) => social::answer(state, &visit, space, &snapshot, &id)
+            .await
+            .map(|r| keep(&visit, r)),
         route::Target::Page { path, markdown } => {
             page(state, &visit, section, space, &snapshot, &path, markdown, Some(uri))
                 .await

@@ -130,6 +130,17 @@ pub(super) async fn page(
     let mut article = String::new();
     if page_layout.title {
         article.push_str("<h1>");
+        // The page's icon (front matter `icon: rocket`, as GitBook writes
+        // it), drawn in the site's icon style; an unknown one is not shown.
+        if let Some(icon) = document
+            .front_matter
+            .as_deref()
+            .and_then(|f| quire_content::markdown::front_matter_value(f, "icon"))
+            .filter(|icon| quire_site_render::icon::known(icon))
+        {
+            quire_site_render::icon::push_placeholder(&mut article, &icon);
+            article.push(' ');
+        }
         quire_site_render::html::push_escaped(&mut article, &meta.title);
         article.push_str("</h1>");
     }
@@ -160,6 +171,26 @@ pub(super) async fn page(
     {
         shell.look.edit_url = published::edit_url(&state.app, &space.space, &file).await?;
     }
+    if shell.look.page_actions.iter().any(|a| a == "pdf") {
+        shell.look.pdf_url = Some(format!(
+            "{space_base}/~gitbook/pdf?page={}&only=yes",
+            encode_component(&page_id)
+        ));
+    }
+    // Without an image of the site's own (`socialPreview.url`), links to
+    // the page show the one drawn for it.
+    if shell.look.social_image.is_none() {
+        shell.look.social_image = Some(format!(
+            "{}{}/~gitbook/ogimage/{}",
+            visit.origin,
+            encode_uri(&space_base),
+            encode_component(&page_id)
+        ));
+        shell.look.social_image_size = Some((quire_social_image::WIDTH, quire_social_image::HEIGHT));
+    }
+    if shell.look.page_actions.iter().any(|a| a == "assistant") && super::ask::offered(state, visit) {
+        shell.look.ask_url = Some(format!("{}/~gitbook/ask", visit.base));
+    }
     shell.wide = page_layout.wide;
     if !page_layout.table_of_contents {
         shell.tree.clear();
@@ -167,6 +198,11 @@ pub(super) async fn page(
     }
     if !page_layout.outline {
         shell.outline.clear();
+    }
+    if page_layout.metadata
+        && let Some((_, updated)) = snapshot.stamps.get(&page_id)
+    {
+        shell.updated = Some(quire_core::Timestamp(*updated).to_rfc3339());
     }
     if !page_layout.pagination {
         shell.previous = None;

@@ -9,7 +9,9 @@
 //! `/{share key}` on `share-link` sites, and the default section and space
 //! leave their segment out. A page is also asked for as markdown with `.md`
 //! appended or `Accept: text/markdown`; files are at
-//! `{space URL}/~files/{fileId}`; a search is `?q=` on any URL of a space.
+//! `{space URL}/~files/{fileId}`, a page's social image at
+//! `{space URL}/~gitbook/ogimage/{pageId}`; a search is `?q=` on any URL of
+//! a space.
 
 use quire_core::percent::decode as percent_decode;
 
@@ -101,6 +103,9 @@ pub(super) enum SiteRoute<'s> {
     Rss,
     /// `~gitbook/ask?q=`: an answer to a reader's question, with sources.
     Ask(String),
+    /// `~gitbook/fonts/{file}`: a file of one of GitBook's named fonts
+    /// (the same at every site).
+    Font(String),
     /// Something of one site space.
     Space(InSpace<'s>),
     /// A section or site space the site does not have.
@@ -117,8 +122,14 @@ pub(super) struct InSpace<'s> {
 pub(super) enum Target {
     /// `~files/{fileId}`.
     File(String),
-    /// `?q=`.
-    Search(String),
+    /// `?q=`: the whole site's pages, or only this space's with
+    /// `&scope=space`.
+    Search { query: String, whole_site: bool },
+    /// `~gitbook/pdf`: a PDF of the space, or from `?page=` (with its
+    /// subpages, or `&only=yes` that page alone).
+    Pdf { page: Option<String>, only: bool },
+    /// `~gitbook/ogimage/{pageId}`: the page's social preview image.
+    OgImage(String),
     /// A page by its path (empty: the space's first page), as HTML or as
     /// markdown.
     Page { path: String, markdown: bool },
@@ -166,6 +177,12 @@ fn within_by<'s>(
     {
         return SiteRoute::Ask(query_value(query, "q").unwrap_or_default());
     }
+    if let [first, second, file] = rest
+        && first == "~gitbook"
+        && second == "fonts"
+    {
+        return SiteRoute::Font(file.clone());
+    }
     let mut rest = rest;
     let (section, spaces): (Option<&PublishedSection>, &[PublishedSpace]) = if site.sections.is_empty() {
         (None, &site.root)
@@ -203,8 +220,16 @@ fn within_by<'s>(
     };
     let target = match rest {
         [files, id] if files == "~files" => Target::File(id.clone()),
+        [gitbook, ogimage, id] if gitbook == "~gitbook" && ogimage == "ogimage" => Target::OgImage(id.clone()),
+        [gitbook, pdf] if gitbook == "~gitbook" && pdf == "pdf" => Target::Pdf {
+            page: query_value(query, "page").filter(|p| !p.is_empty()),
+            only: matches!(query_value(query, "only").as_deref(), Some("yes" | "true" | "1")),
+        },
         _ => match query_value(query, "q") {
-            Some(q) => Target::Search(q),
+            Some(q) => Target::Search {
+                whole_site: query_value(query, "scope").as_deref() != Some("space"),
+                query: q,
+            },
             None => {
                 let path = rest.join("/");
                 match path.strip_suffix(".md") {
@@ -280,6 +305,67 @@ mod tests {
         assert_eq!(custom[0].3, "https://help.example.com");
         assert_eq!(custom[1].0, "base:guide");
         assert!(places(route(Vec::new(), "docs.local:8080", "docs.local:8080", public)).is_empty());
+    }
+
+    /// A published site with no space: what is asked of it before its
+    /// spaces are looked at.
+    fn bare_site() -> PublishedSite {
+        PublishedSite {
+            site: quire_store::sites::SiteRow {
+                id: "site1".into(),
+                organization_id: "org1".into(),
+                site_type: "basic".into(),
+                title: "Docs".into(),
+                basename: "docs".into(),
+                hostname: None,
+                proxy: None,
+                visibility: quire_core::SiteVisibility::Public,
+                published: true,
+                agents_context: "included".into(),
+                default_level: quire_core::DefaultLevel::Inherit,
+                adaptive_content: false,
+                adaptive_schema: None,
+                adaptive_updated_at: None,
+                customization: "{}".into(),
+                visitor_key: String::new(),
+                visitor_fallback_url: None,
+                visitor_logout_url: None,
+                default_section_id: None,
+                default_site_space_id: None,
+                created_at: quire_core::Timestamp(0),
+                updated_at: quire_core::Timestamp(0),
+            },
+            token_expires: None,
+            sections: Vec::new(),
+            root: Vec::new(),
+            context: serde_json::Value::Null,
+        }
+    }
+
+    #[test]
+    fn named_fonts_are_at_the_sites_root() {
+        let site = bare_site();
+        let rest = |path: &str| segments(path);
+        let file = "inter-latin-wght-normal.3100e775.woff2";
+        assert!(matches!(
+            within(&site, &rest(&format!("/~gitbook/fonts/{file}")), "", false),
+            SiteRoute::Font(f) if f == file
+        ));
+        // Whatever the name (the answer tells a file it does not have).
+        assert!(
+            matches!(within(&site, &rest("/~gitbook/fonts/nope"), "v=2", false), SiteRoute::Font(f) if f == "nope")
+        );
+        // Only one file, right under the site's path.
+        for path in [
+            "/~gitbook/fonts",
+            "/~gitbook/fonts/a/b",
+            &format!("/guide/~gitbook/fonts/{file}"),
+        ] {
+            assert!(
+                matches!(within(&site, &rest(path), "", false), SiteRoute::Missing),
+                "{path}"
+            );
+        }
     }
 
     #[test]

@@ -3,6 +3,9 @@
 
 use super::*;
 
+/// Spaces of at most this many pages show their whole tree on every page.
+const WHOLE_TREE: usize = 300;
+
 /// Navigation around a page (or a search).
 #[allow(clippy::too_many_arguments)]
 pub(super) fn shell(
@@ -43,8 +46,10 @@ pub(super) fn shell(
             current: v.site_space.id == space.site_space.id,
         })
         .collect();
-    // The tree shows the top level (and what top-level groups hold), and
-    // the children of the current page and of each of its ancestors: a
+    // A space of up to [`WHOLE_TREE`] pages shows its whole tree, each page
+    // with subpages folded unless the current page is under it. A larger
+    // one shows the top level (and what top-level groups hold), and the
+    // children of the current page and of each of its ancestors: a
     // 10,000-page space does not put 10,000 links on every page, and the
     // walk visits only what it shows.
     let mut open_pages: std::collections::HashSet<&str> = std::collections::HashSet::new();
@@ -55,6 +60,7 @@ pub(super) fn shell(
         }
         current = page.parent.as_ref().and_then(|p| snapshot.tree.pages.get_key_value(p));
     }
+    let whole = snapshot.tree.pages.len() <= WHOLE_TREE;
     let mut tree = Vec::new();
     let mut stack: Vec<(&String, usize)> = snapshot.tree.children_of(None).iter().rev().map(|id| (id, 0)).collect();
     while let Some((id, depth)) = stack.pop() {
@@ -70,16 +76,18 @@ pub(super) fn shell(
             _ => links.page_url(id),
         };
         let group = matches!(meta.kind, PageKind::Group);
+        let open = open_pages.contains(id.as_str());
         tree.push(TreeEntry {
             depth,
             group,
+            open,
             link: NavLink {
                 title: meta.title.clone(),
                 href,
                 current: Some(id.as_str()) == page_id,
             },
         });
-        if open_pages.contains(id.as_str()) || (group && depth == 0) {
+        if whole || open || (group && depth == 0) {
             stack.extend(snapshot.tree.children_of(Some(id)).iter().rev().map(|c| (c, depth + 1)));
         }
     }
@@ -135,7 +143,9 @@ pub(super) fn shell(
         }
         _ => None,
     };
-    let (site_title, mut look) = look(&visit.site.site, Some(space), &targets, &|c| visit.shows(c));
+    let (site_title, mut look) = look(&visit.site.site, Some(space), &visit.base, &targets, &|c| {
+        visit.shows(c)
+    });
     look.mcp_url = Some(format!("{}{}/~gitbook/mcp", visit.origin, visit.base));
     Shell {
         wide: false,
@@ -155,6 +165,8 @@ pub(super) fn shell(
         previous,
         next,
         query: query.to_owned(),
+        updated: None,
+        search_url: Some(format!("{space_base}/")),
     }
 }
 
