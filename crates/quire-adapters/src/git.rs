@@ -39,8 +39,8 @@ pub enum GitError {
     #[error("{0}")]
     Refused(String),
     /// The ref does not exist in the remote repository.
-    #[error("the ref {0} does not exist in the repository")]
-    MissingRef(String),
+    #[error("the ref {0} does not exist in the repository{said}", said = branches_said(.1))]
+    MissingRef(String, Branches),
     /// The push was refused because the branch moved.
     #[error("the branch moved on the remote: fetch it again")]
     Rejected,
@@ -83,6 +83,58 @@ pub struct Fetched {
 
 /// A change to a file of a commit: new bytes, or `None` to delete it.
 pub type FileChange = (String, Option<Vec<u8>>);
+
+/// A repository's branches, as `git ls-remote` tells them.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Branches {
+    /// The branch `HEAD` names (`refs/heads/main`), when the server says.
+    pub default: Option<String>,
+    /// Every branch, as full refs, sorted.
+    pub names: Vec<String>,
+}
+
+/// What a missing ref's message adds: the branches there are.
+fn branches_said(branches: &Branches) -> String {
+    if branches.names.is_empty() {
+        return String::new();
+    }
+    let names: Vec<&str> = branches
+        .names
+        .iter()
+        .take(20)
+        .map(|n| n.trim_start_matches("refs/heads/"))
+        .collect();
+    let more = if branches.names.len() > 20 { ", …" } else { "" };
+    match branches.default.as_deref().map(|d| d.trim_start_matches("refs/heads/")) {
+        Some(default) => format!(
+            "; its branches are {}{more} (the default is {default}: ref refs/heads/{default})",
+            names.join(", ")
+        ),
+        None => format!("; its branches are {}{more}", names.join(", ")),
+    }
+}
+
+impl Branches {
+    /// Reads `ls-remote --symref` output: `ref: refs/heads/main\tHEAD` names
+    /// the default, `<hash>\trefs/heads/x` each branch.
+    pub fn parse(listing: &str) -> Branches {
+        let mut branches = Branches::default();
+        for line in listing.lines() {
+            if let Some(symref) = line.strip_prefix("ref: ") {
+                if let Some((target, "HEAD")) = symref.split_once('\t') {
+                    branches.default = Some(target.to_owned());
+                }
+            } else if let Some((_, name)) = line.split_once('\t')
+                && name.starts_with("refs/heads/")
+            {
+                branches.names.push(name.to_owned());
+            }
+        }
+        branches.names.sort();
+        branches.names.dedup();
+        branches
+    }
+}
 
 /// A repository URL that passed the policy, and how git reaches it: at the
 /// address its host resolved to when it was checked, so that a second
@@ -340,7 +392,13 @@ impl Git {
         if let Err(err) = self.run(fetch, None, &[url, &remote.url]).await {
             return Err(match err {
                 GitError::Failed(message) if message.contains("couldn't find remote ref") => {
-                    GitError::MissingRef(refname.to_owned())
+                    // Say which branches there are (GitBook-era repositories
+                    // often have `master`, not `main`), when they can be read.
+                    let branches = match self.branches_of(url, &repo, remote).await {
+                        Ok(branches) => branches,
+                        Err(_) => Branches::default(),
+                    };
+                    GitError::MissingRef(refname.to_owned(), branches)
                 }
                 other => other,
             });
@@ -348,6 +406,26 @@ impl Git {
         let commit = self.rev_parse(&repo, "refs/quire/fetched^{commit}").await?;
         let message = self.commit_message(&repo, &commit).await?;
         Ok(Fetched { repo, commit, message })
+    }
+
+    /// The branches of the repository at `url` (`refs/heads/...`, sorted)
+    /// and the one its `HEAD` names, when it says.
+    pub async fn branches(&self, url: &str) -> GitResult<Branches> {
+        let remote = self.check_url(url).await?;
+        let repo = self.cache_path(url);
+        let lock = self.lock(&repo);
+        let _guard = lock.lock().await;
+        self.ensure_repo(&repo).await?;
+        self.branches_of(url, &repo, &remote).await
+    }
+
+    /// [`Git::branches`] run in the cache repository `repo`, whose lock the
+    /// caller holds.
+    async fn branches_of(&self, url: &str, repo: &Path, remote: &Remote) -> GitResult<Branches> {
+        let mut cmd = self.remote_command(repo, remote);
+        cmd.args(["ls-remote", "--symref", "--", &remote.url, "HEAD", "refs/heads/*"]);
+        let out = self.run(cmd, None, &[url, &remote.url]).await?;
+        Ok(Branches::parse(&String::from_utf8_lossy(&out)))
     }
 
     async fn rev_parse(&self, repo: &Path, rev: &str) -> GitResult<String> {
@@ -587,6 +665,23 @@ pub fn blob_oid(bytes: &[u8]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn branches_are_read_from_ls_remote_with_the_default_head_names() {
+        let listing = "ref: refs/heads/master\tHEAD\n1111\tHEAD\n2222\trefs/heads/master\n3333\trefs/heads/gh-pages\n4444\trefs/tags/v1\n";
+        let branches = Branches::parse(listing);
+        assert_eq!(branches.default.as_deref(), Some("refs/heads/master"));
+        assert_eq!(branches.names, ["refs/heads/gh-pages", "refs/heads/master"]);
+        let missing = GitError::MissingRef("refs/heads/main".into(), branches).to_string();
+        assert_eq!(
+            missing,
+            "the ref refs/heads/main does not exist in the repository; its branches are gh-pages, master (the default is master: ref refs/heads/master)"
+        );
+        assert_eq!(
+            GitError::MissingRef("refs/heads/main".into(), Branches::default()).to_string(),
+            "the ref refs/heads/main does not exist in the repository"
+        );
+    }
 
     #[test]
     fn remotes_are_pinned_to_the_checked_address() {

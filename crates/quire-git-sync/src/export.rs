@@ -171,7 +171,7 @@ async fn export(app: &App, job: &GitExport, row: &GitSyncRow) -> anyhow::Result<
     for _attempt in 0..3 {
         let fetched = match git.fetch(&row.url, &row.git_ref).await {
             Ok(fetched) => Some(fetched),
-            Err(GitError::MissingRef(_)) => None,
+            Err(GitError::MissingRef(..)) => None,
             Err(err) => return Err(err.into()),
         };
         let space = {

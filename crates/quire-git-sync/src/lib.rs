@@ -172,7 +172,7 @@ pub fn register_jobs(registry: &mut Registry) {
 pub(crate) fn git_error(err: GitError) -> AppError {
     match err {
         GitError::Refused(message) => AppError::invalid(message),
-        GitError::MissingRef(r) => AppError::invalid(format!("the ref {r} does not exist in the repository")),
+        missing @ GitError::MissingRef(..) => AppError::invalid(missing.to_string()),
         other => AppError::Internal(anyhow::anyhow!(other)),
     }
 }

@@ -269,6 +269,42 @@ both_backends! {
         assert!(forced["revision"].is_string(), "{forced}");
     }
 
+    async fn a_missing_branch_is_named_with_the_branches_there_are(app: TestApp) {
+        let ada = app.user("Ada").await;
+        let org = app.org(&ada, "Acme").await;
+        let space = app.space(&ada, &org, "Docs", None).await;
+        let repo = gitbook_repo();
+        // A GitBook-era repository: its branch is `master` (and `main` is
+        // what a team guesses first).
+        let bare = repo.bare();
+        let status = std::process::Command::new("git")
+            .args(["-C", &bare.display().to_string(), "branch", "-m", "main", "master"])
+            .status()
+            .unwrap();
+        assert!(status.success());
+        let status = std::process::Command::new("git")
+            .args(["-C", &bare.display().to_string(), "symbolic-ref", "HEAD", "refs/heads/master"])
+            .status()
+            .unwrap();
+        assert!(status.success());
+        app.clock.advance_millis(1000);
+        app.post(&ada, &format!("/v1/spaces/{space}/git/import"), json!({ "url": repo.url(), "ref": "refs/heads/main" }))
+            .await
+            .assert_status(204);
+        app.run_due_jobs().await;
+        let (state, _, error) = app.latest_job("git-import").await;
+        assert_ne!(state, "done");
+        let error = error.unwrap_or_default();
+        assert!(
+            error.contains("the ref refs/heads/main does not exist in the repository; its branches are master (the default is master: ref refs/heads/master)"),
+            "{error}"
+        );
+        // The branch it names imports.
+        import(&app, &ada, &space, json!({ "url": repo.url(), "ref": "refs/heads/master" })).await;
+        let content = app.get(&ada, &format!("/v1/spaces/{space}/content")).await;
+        assert!(content.body["pages"].as_array().is_some_and(|p| !p.is_empty()), "{}", content.body);
+    }
+
     async fn credentials_stay_secret_over_smart_http(app: TestApp) {
         let ada = app.user("Ada").await;
         let org = app.org(&ada, "Acme").await;
