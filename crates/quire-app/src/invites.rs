@@ -169,6 +169,47 @@ pub async fn delete_link(app: &App, caller: &Caller, org_id: &str, invite_id: &s
     Ok(())
 }
 
+/// An invitation by email waiting for its answer, as the organization's
+/// admins see it, with who sent it.
+#[derive(Debug, Clone)]
+pub struct PendingInvite {
+    pub row: invites::PendingRow,
+    pub invited_by: Option<UserRow>,
+}
+
+/// The organization's invitations by email waiting for an answer, oldest
+/// first; admins only (Quire's addition).
+pub async fn pending(
+    app: &App,
+    caller: &Caller,
+    org_id: &str,
+    request: &PageRequest,
+) -> AppResult<Page<PendingInvite>> {
+    let mut conn = app.db.read().await?;
+    access::org(&mut conn, caller, org_id).await?.require_admin()?;
+    let page = invites::list_pending(&mut conn, org_id, request).await?;
+    let senders: Vec<String> = page.items.iter().filter_map(|r| r.invited_by.clone()).collect();
+    let senders = users::get_many(&mut conn, &senders).await?;
+    Ok(page.map(|row| PendingInvite {
+        invited_by: row.invited_by.as_ref().and_then(|id| senders.get(id).cloned()),
+        row,
+    }))
+}
+
+/// Revokes one of the organization's invitations by email: it can no
+/// longer be accepted; admins only (Quire's addition). The route's audit
+/// entry names the invitation.
+pub async fn revoke(app: &App, caller: &Caller, org_id: &str, invite_id: &str) -> AppResult<()> {
+    let mut tx = app.db.write().await?;
+    access::org(&mut tx, caller, org_id).await?.require_admin()?;
+    if !invites::revoke(&mut tx, org_id, invite_id).await? {
+        return Err(AppError::not_found("invitation", invite_id));
+    }
+    quire_store::audit::concerning(quire_store::audit::Target::new("invitation", invite_id));
+    tx.commit().await?;
+    Ok(())
+}
+
 /// An invitation waiting for the caller's answer, with who sent it.
 #[derive(Debug, Clone)]
 pub struct Invitation {

@@ -115,6 +115,58 @@ pub async fn delete_invitation(conn: &mut AnyConnection, id: &str, email: &str) 
     Ok(done.rows_affected() == 1)
 }
 
+/// An invitation by email as its organization's admins see it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PendingRow {
+    pub id: String,
+    pub email: String,
+    pub role: Option<Role>,
+    pub invited_by: Option<String>,
+    pub created_at: Timestamp,
+}
+
+/// The organization's invitations by email waiting for an answer, oldest
+/// first.
+pub async fn list_pending(conn: &mut AnyConnection, org_id: &str, page: &PageRequest) -> StoreResult<Page<PendingRow>> {
+    let total: i64 = sqlx::query_scalar("SELECT COUNT(*) FROM pending_invites WHERE organization_id = $1")
+        .bind(org_id)
+        .fetch_one(&mut *conn)
+        .await?;
+    let mut sql =
+        Sql::new("SELECT id, email, role, invited_by, created_at FROM pending_invites WHERE organization_id = ");
+    sql.bind(org_id.to_owned());
+    page.push_after(&mut sql, "created_at", "id");
+    page.push_order_and_limit(&mut sql, "created_at", "id");
+    let rows = sql.fetch_all(conn).await?;
+    let invites = rows
+        .iter()
+        .map(|row| {
+            Ok(PendingRow {
+                id: row.try_get("id")?,
+                email: row.try_get("email")?,
+                role: role_column(row, "role")?,
+                invited_by: row.try_get("invited_by")?,
+                created_at: Timestamp(row.try_get("created_at")?),
+            })
+        })
+        .collect::<StoreResult<Vec<_>>>()?;
+    Ok(page.finish(invites, total, |i| Keyset {
+        key: SortKey::Int(i.created_at.0),
+        id: i.id.clone(),
+    }))
+}
+
+/// Removes the organization's invitation `id` (revoked by an admin);
+/// whether there was one.
+pub async fn revoke(conn: &mut AnyConnection, org_id: &str, id: &str) -> StoreResult<bool> {
+    let done = sqlx::query("DELETE FROM pending_invites WHERE organization_id = $1 AND id = $2")
+        .bind(org_id)
+        .bind(id)
+        .execute(conn)
+        .await?;
+    Ok(done.rows_affected() == 1)
+}
+
 /// A pending invite waiting for its user to exist.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct PendingInvite {

@@ -2,7 +2,10 @@
 //! (`/link-invites`); both are joined through `/invites/{inviteId}`. The
 //! invited person's side (Quire's additions): `GET /user/invites`, the
 //! invitations waiting for their answer, and `DELETE
-//! /user/invites/{inviteId}`, declining one.
+//! /user/invites/{inviteId}`, declining one. The admins' side (Quire's
+//! additions too): `GET /orgs/{organizationId}/invites`, the invitations
+//! by email waiting for an answer, and `DELETE
+//! /orgs/{organizationId}/invites/{inviteId}`, revoking one.
 
 use axum::extract::State;
 use axum::http::StatusCode;
@@ -20,8 +23,14 @@ use crate::views;
 
 pub fn router() -> Router<AppState> {
     Router::new()
-        .route("/orgs/{organizationId}/invites", post(invite_by_email))
-        .route("/orgs/{organizationId}/invites/{inviteId}", post(join_with_link))
+        .route(
+            "/orgs/{organizationId}/invites",
+            get(list_pending).post(invite_by_email),
+        )
+        .route(
+            "/orgs/{organizationId}/invites/{inviteId}",
+            post(join_with_link).delete(revoke_invite),
+        )
         .route("/user/invites", get(list_invitations))
         .route("/user/invites/{inviteId}", delete(decline_invitation))
         .route("/orgs/{organizationId}/link-invites", get(list_links).post(create_link))
@@ -32,6 +41,7 @@ pub fn router() -> Router<AppState> {
 }
 
 const LINKS_ORDER: ListOrder = ListOrder::ascending_by("createdAt");
+const PENDING_ORDER: ListOrder = ListOrder::ascending_by("createdAt");
 
 async fn invite_by_email(
     State(state): State<AppState>,
@@ -42,6 +52,28 @@ async fn invite_by_email(
     Ok(Json(
         invites::invite_by_email(&state.app, &caller, &org_id, body).await?,
     ))
+}
+
+async fn list_pending(
+    State(state): State<AppState>,
+    Auth(caller): Auth,
+    Path(org_id): Path<String>,
+    page: PageParams,
+) -> ApiResult<Json<List<views::invites::PendingInvite>>> {
+    let request = page.request(PENDING_ORDER)?;
+    let page = invites::pending(&state.app, &caller, &org_id, &request).await?;
+    Ok(Json(List::from_page(page, PENDING_ORDER, |invite| {
+        views::invites::pending_invite(&state, invite)
+    })))
+}
+
+async fn revoke_invite(
+    State(state): State<AppState>,
+    Auth(caller): Auth,
+    Path((org_id, invite_id)): Path<(String, String)>,
+) -> ApiResult<StatusCode> {
+    invites::revoke(&state.app, &caller, &org_id, &invite_id).await?;
+    Ok(StatusCode::NO_CONTENT)
 }
 
 async fn list_links(

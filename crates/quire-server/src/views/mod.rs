@@ -3,6 +3,7 @@
 
 pub mod audit;
 pub mod content;
+pub mod invites;
 pub mod search;
 
 pub use quire_http::views::*;

@@ -323,4 +323,85 @@ both_backends! {
         app.post(&eve, &join, json!({})).await.assert_status(200);
         assert_eq!(role_in(&app, &ada, &org_id, &eve).await, Some(json!("comment")));
     }
+
+    async fn admins_list_and_revoke_pending_invitations(app: TestApp) {
+        let ada = app.user("Ada").await;
+        let bob = app.user("Bob").await;
+        let carol = app.user("Carol").await;
+        let eve = app.user("Eve").await;
+        let org_id = app.org(&ada, "Acme").await;
+        app.add_member(&ada, &org_id, &carol, json!("review")).await;
+        let pending = format!("/v1/orgs/{org_id}/invites");
+
+        app.post(
+            &ada,
+            &pending,
+            json!({ "emails": [{ "email": bob.email, "role": "review" }, "newbie@example.com"], "role": "comment" }),
+        )
+        .await
+        .assert_status(200);
+
+        // Admins see who is invited, with what role, by whom, oldest first.
+        let list = app.get(&ada, &pending).await;
+        list.assert_status(200);
+        assert_eq!(list.body["count"], 2);
+        let items = list.items();
+        let bobs = items.iter().find(|i| i["email"] == bob.email.as_str()).expect("Bob's invitation");
+        assert_eq!(bobs["role"], "review");
+        assert_eq!(bobs["invitedBy"]["id"], ada.id.as_str());
+        assert!(bobs["createdAt"].is_string());
+        let newbies = items.iter().find(|i| i["email"] == "newbie@example.com").expect("the newcomer's");
+        assert_eq!(newbies["role"], "comment");
+        let bobs = bobs["id"].as_str().unwrap().to_owned();
+        let newbies = newbies["id"].as_str().unwrap().to_owned();
+        assert_eq!(app.get(&bob, "/v1/user/invites").await.items()[0]["id"], bobs.as_str(), "the same invitation");
+
+        // Paginated in the official shape.
+        let first = app.get(&ada, &format!("{pending}?limit=1")).await;
+        first.assert_status(200);
+        assert_eq!(first.items().len(), 1);
+        let cursor = first.body["next"]["page"].as_str().expect("a next page").to_owned();
+        let second = app.get(&ada, &format!("{pending}?limit=1&page={cursor}")).await;
+        second.assert_status(200);
+        assert_eq!(second.items().len(), 1);
+        assert_ne!(second.items()[0]["id"], first.items()[0]["id"]);
+
+        // A member who is not an admin may neither read nor revoke; outsiders
+        // do not see the organization.
+        let refused = app.get(&carol, &pending).await;
+        refused.assert_status(403);
+        assert!(!refused.message().is_empty());
+        app.delete(&carol, &format!("{pending}/{bobs}")).await.assert_status(403);
+        app.get(&eve, &pending).await.assert_status(404);
+        app.delete(&eve, &format!("{pending}/{bobs}")).await.assert_status(404);
+
+        // Another organization's invitation is not found through this one.
+        let other = app.org(&ada, "Other").await;
+        app.delete(&ada, &format!("/v1/orgs/{other}/invites/{bobs}")).await.assert_status(404);
+        app.delete(&ada, &format!("{pending}/nosuchinvite")).await.assert_status(404);
+
+        // Revoked, the invitation is gone everywhere and cannot be accepted.
+        app.delete(&ada, &format!("{pending}/{bobs}")).await.assert_status(204);
+        assert!(app.get(&bob, "/v1/user/invites").await.items().is_empty());
+        app.post(&bob, &format!("{pending}/{bobs}"), json!({})).await.assert_status(404);
+        assert_eq!(role_in(&app, &ada, &org_id, &bob).await, None);
+        let left = app.get(&ada, &pending).await;
+        assert_eq!(left.body["count"], 1);
+        assert_eq!(left.items()[0]["id"], newbies.as_str());
+        app.delete(&ada, &format!("{pending}/{bobs}")).await.assert_status(404);
+
+        // The revocation is in the organization's audit log.
+        let log = app.get(&ada, &format!("/v1/orgs/{org_id}/audit-events?limit=100")).await;
+        log.assert_status(200);
+        let revoked = log
+            .items()
+            .iter()
+            .find(|e| e["action"] == "DELETE /orgs/{organizationId}/invites/{inviteId}")
+            .unwrap_or_else(|| panic!("no revocation in {}", log.body))
+            .clone();
+        let details = app
+            .get(&ada, &format!("/v1/orgs/{org_id}/audit-events/{}", revoked["id"].as_str().unwrap()))
+            .await;
+        assert_eq!(details.body["payload"]["parameters"]["inviteId"], bobs.as_str());
+    }
 }

@@ -193,7 +193,22 @@ fn quire_operations() -> Vec<(&'static str, &'static str, Value)> {
             "createdAt": time
         }
     });
+    let pending_invite = json!({
+        "type": "object",
+        "required": ["object", "id", "email", "role", "invitedBy", "createdAt"],
+        "additionalProperties": false,
+        "properties": {
+            "object": { "const": "invitation" },
+            "id": { "type": "string" },
+            "email": { "type": "string" },
+            "role": nullable(json!({ "$ref": "#/components/schemas/MemberRole" })),
+            "invitedBy": nullable(json!({ "$ref": "#/components/schemas/User" })),
+            "createdAt": time
+        }
+    });
     vec![
+        ("GET", "/orgs/{organizationId}/invites", list(&pending_invite)),
+        ("DELETE", "/orgs/{organizationId}/invites/{inviteId}", json!(null)),
         (
             "GET",
             "/user/invites",
