@@ -4,7 +4,9 @@
 // invite link that Bob opens to join, then removes Bob and invites him by
 // email, which he accepts on his home screen; gives the team
 // edit access to a space, sees why Grace can now edit (her team, beside
-// her reader role), and Grace can. Every screen is
+// her reader role), and Grace can; invites Linus as Reviewer (the picker
+// keeps the role and says what it may do), sees the invitation pending and
+// revokes it. Every screen is
 // checked with axe-core and photographed at desktop and phone width, light
 // and dark. Run by crates/quire-server/tests/api/admin_screens.rs with
 // QUIRE_URL, QUIRE_ORG, QUIRE_SPACE (a space of it), QUIRE_LINK (Ada's sign-in link), QUIRE_BOB_LINK,
@@ -145,6 +147,27 @@ await step('someone with an account invited by email joins only once they accept
   await bobs.getByRole('link', { name: 'Acme Handbook' }).waitFor();
   await ada.reload();
   await ada.getByRole('table', { name: 'Members' }).getByText('bob@example.com').waitFor();
+});
+
+await step('an invitation keeps its role in the picker, is listed as pending, and is revoked', async () => {
+  await ada.getByLabel('Email to invite').fill('linus@example.com');
+  await ada.getByLabel('Role of the invited person').selectOption('review');
+  await ada.getByText('Reviewer: Reviews and merges change requests').waitFor();
+  await ada.getByRole('button', { name: 'Invite by email' }).click();
+  await ada.getByRole('status').filter({ hasText: 'linus@example.com is invited.' }).waitFor();
+  assert.equal(await ada.getByLabel('Role of the invited person').inputValue(), 'review', 'the picker keeps the chosen role');
+  assert.equal(await ada.getByLabel('Email to invite').inputValue(), '', 'the address is cleared for the next one');
+  const pending = ada.getByRole('table', { name: 'Pending invitations' });
+  const row = pending.getByRole('row').filter({ hasText: 'linus@example.com' });
+  await row.getByText('Reviewer').waitFor();
+  await row.getByText('Ada').waitFor();
+  await screen(ada, 'pending-invitations');
+  await ada.getByRole('button', { name: 'Revoke the invitation of linus@example.com' }).click();
+  await ada.getByRole('status').filter({ hasText: 'The invitation of linus@example.com was revoked.' }).waitFor();
+  await ada.getByText('linus@example.com', { exact: true }).waitFor({ state: 'detached' });
+  await ada.reload();
+  await ada.getByRole('table', { name: 'Members' }).waitFor();
+  assert.equal(await ada.getByText('linus@example.com', { exact: true }).count(), 0, 'a revoked invitation is gone');
 });
 
 await browser.close();

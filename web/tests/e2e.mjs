@@ -249,6 +249,45 @@ await step('reloading finds the page identical, in the editor and through the AP
   assert.equal(markdownAfter, markdownBefore);
 });
 
+await step('the page switches to markdown and back, keeping what was typed', async () => {
+  const errors = [];
+  const onError = (error) => errors.push(error.message);
+  page.on('pageerror', onError);
+  const revision = () =>
+    page.evaluate(async () => {
+      const [, , space, , number] = window.location.pathname.split('/');
+      return (await (await fetch(`/v1/spaces/${space}/change-requests/${number}`)).json()).revision;
+    });
+  const switchTo = async (label) => {
+    await page.getByRole('button', { name: label === 'markdown' ? 'Markdown' : 'Rich text' }).click();
+  };
+  const source = page.getByRole('textbox', { name: 'Page markdown' });
+  // Nothing typed: switching saves nothing.
+  const before = await revision();
+  await switchTo('markdown');
+  await source.waitFor();
+  assert.ok((await source.inputValue()).includes('# Getting started'), 'the markdown shows the page');
+  assert.equal(await revision(), before, 'switching without typing saves nothing');
+  // Typed in markdown, then back to rich text: the text is there.
+  await source.focus();
+  await page.keyboard.press('Control+End');
+  await page.keyboard.type('\n\nTyped in markdown mode.\n');
+  await page.locator('.save-state[data-state="saved"]').waitFor();
+  await switchTo('rich');
+  await editor().getByText('Typed in markdown mode.').waitFor();
+  await saved();
+  // And to markdown again: the text is kept.
+  await switchTo('markdown');
+  await source.waitFor();
+  assert.ok((await source.inputValue()).includes('Typed in markdown mode.'), await source.inputValue());
+  await switchTo('rich');
+  await editor().getByText('Typed in markdown mode.').waitFor();
+  await saved();
+  page.off('pageerror', onError);
+  assert.equal(await page.getByRole('alert').count(), 0, 'no failure shown');
+  assert.deepEqual(errors, [], 'no uncaught error');
+});
+
 let reviewUrl;
 await step('the change request shows its diff, side by side', async () => {
   await page.getByRole('link', { name: 'Review and merge' }).click();
@@ -316,11 +355,34 @@ if (process.env.QUIRE_OIDC_NAME) {
 
 await step('the change request merges', async () => {
   await page.goto(reviewUrl);
+  await page.getByLabel('New comment').fill('Merging this one now.');
+  await page.getByRole('button', { name: 'Comment', exact: true }).click();
+  await page.locator('.comment', { hasText: 'Merging this one now.' }).waitFor();
   await page.getByRole('button', { name: 'Merge' }).click();
   await page.waitForURL(spaceUrl);
   await page.getByRole('heading', { name: 'Welcome', exact: true }).waitFor();
   await page.getByRole('heading', { name: 'Getting started' }).waitFor();
   await screen(page, 'page-desktop');
+});
+
+await step('a merged change request opens from the list, read-only', async () => {
+  const spaceId = new URL(spaceUrl).pathname.split('/')[2];
+  await page.goto(`${url}/s/${spaceId}/change-requests`);
+  await page.getByRole('tab', { name: 'merged' }).click();
+  const number = new URL(reviewUrl).pathname.split('/')[4];
+  await page.locator(`a[href="/s/${spaceId}/change-requests/${number}"]`).click();
+  await page.waitForURL(reviewUrl);
+  await page.getByRole('heading', { name: '1 changed page' }).waitFor();
+  await page.getByText('This change request is merged: it is shown read-only.').waitFor();
+  const added = await page.locator('.diff-added').allTextContents();
+  assert.ok(added.some((line) => line.includes('# Getting started')), added.join('\n'));
+  await page.locator('.comment', { hasText: 'Merging this one now.' }).waitFor();
+  for (const name of ['Merge', 'Comment', 'Request review', 'Comment on this page', 'Resolve', 'Reply']) {
+    assert.equal(await page.getByRole('button', { name, exact: true }).count(), 0, `no ${name} button`);
+  }
+  assert.equal(await page.getByRole('link', { name: 'Continue editing' }).count(), 0, 'no editing');
+  assert.equal(await page.getByText('not found').count(), 0);
+  await screen(page, 'review-merged-desktop');
 });
 
 await step('a conflicting merge is settled in the browser', async () => {

@@ -10,7 +10,8 @@ import { containerItem } from './containers.js';
 import { canonical } from './document.js';
 import { fromEditor } from './document.js';
 import { cleanPastedHtml } from './paste.js';
-import { collaborationExtensions, connect, disconnect } from './collab.js';
+import { collaborationExtensions, connect, disconnect, REBASE_META } from './collab.js';
+import { ySyncPluginKey } from '@tiptap/y-tiptap';
 import { People } from '../People.jsx';
 import { listKeys } from '../listbox.js';
 
@@ -186,14 +187,17 @@ function imagesBlock(ids) {
 }
 
 /// Saves one change at a time; changes made meanwhile are merged (the
-/// latest title, the latest body) and sent next.
+/// latest title, the latest body) and sent next. A change that fails stays
+/// pending (sent again with the next one); `flush` sends what is pending,
+/// waits for the save in flight and throws when a save failed.
 function saver(send, onState) {
   let pending = null;
-  let running = false;
+  let inFlight = null;
   let timer = null;
+  // The error of a save, or the next save's (undefined once all are sent).
   const run = async () => {
-    if (running || !pending) return;
-    running = true;
+    if (inFlight) return inFlight;
+    if (!pending) return undefined;
     // A change's fields may be thunks, evaluated only when it is sent (the
     // document is turned into JSON once per save, not once per keystroke).
     const change = Object.fromEntries(
@@ -201,14 +205,20 @@ function saver(send, onState) {
     );
     pending = null;
     onState('saving');
-    try {
-      await send(change);
-      onState(pending ? 'saving' : 'saved');
-    } catch (error) {
-      onState(`error: ${error.message}`);
-    }
-    running = false;
-    run();
+    inFlight = send(change).then(
+      () => {
+        onState(pending ? 'saving' : 'saved');
+        return undefined;
+      },
+      (error) => {
+        pending = { ...change, ...pending };
+        onState(`error: ${error.message}`);
+        return error;
+      },
+    );
+    const error = await inFlight;
+    inFlight = null;
+    return error ?? run();
   };
   return {
     schedule(change) {
@@ -217,9 +227,12 @@ function saver(send, onState) {
       clearTimeout(timer);
       timer = setTimeout(run, SAVE_AFTER_MS);
     },
-    flush() {
+    async flush() {
       clearTimeout(timer);
-      return run();
+      const error = await run();
+      if (error) throw error;
+      if (inFlight || pending) return this.flush();
+      return undefined;
     },
   };
 }
@@ -353,6 +366,12 @@ export function PageEditor({ spaceId, changeRequest, page, document, pages = [],
   const [live, setLive] = useState({ ready: false, readOnly: true, connection: 'connecting' });
   const [present, setPresent] = useState([]);
   const save = useRef(null);
+  // Whether this editor changed the page since it was opened (edits from
+  // others and the server's fill or rebase do not count): switching to
+  // markdown saves the page only then.
+  const typed = useRef(false);
+  const [switching, setSwitching] = useState(false);
+  const [problem, setProblem] = useState(null);
   if (!save.current) {
     save.current = saver(
       (change) => post(`${base}/content`, { changes: [{ operation: 'update_page', page: page.id, ...change }] }),
@@ -392,10 +411,11 @@ export function PageEditor({ spaceId, changeRequest, page, document, pages = [],
           return true;
         },
       },
-      onUpdate: ({ editor: e }) => {
+      onUpdate: ({ editor: e, transaction }) => {
         // The server saves the shared document; this copy is what a switch
         // to markdown starts from.
         document.current = null;
+        if (!transaction.getMeta(ySyncPluginKey) && !transaction.getMeta(REBASE_META)) typed.current = true;
         const { $from } = e.state.selection;
         const text = $from.parent.textContent;
         if ($from.parent.type.name === 'paragraph' && text.startsWith('/') && !text.includes(' ')) {
@@ -430,7 +450,7 @@ export function PageEditor({ spaceId, changeRequest, page, document, pages = [],
     editor.view.setProps({ nodeViews: Object.fromEntries(Object.entries(views).map(([name, make]) => [name, (...args) => make(...args)])) });
   }, [live.ready, live.readOnly, mode]);
 
-  useEffect(() => () => save.current.flush(), []);
+  useEffect(() => () => save.current.flush().catch(() => {}), []);
 
   const items = slash ? SLASH_ITEMS.filter((i) => i.label.toLowerCase().includes(slash.query)) : [];
 
@@ -501,21 +521,36 @@ export function PageEditor({ spaceId, changeRequest, page, document, pages = [],
   };
 
   const switchMode = async () => {
-    await save.current.flush();
-    if (mode === 'rich') {
-      // What is on screen is saved at once (the server saves the shared
-      // document a moment after typing stops).
-      const editor = editorRef.current;
-      if (editor && live.ready && !live.readOnly) {
-        await post(`${base}/content`, { changes: [{ operation: 'update_page', page: page.id, document: fromEditor(editor.getJSON()) }] });
+    if (switching) return;
+    setSwitching(true);
+    setProblem(null);
+    try {
+      await save.current.flush();
+      if (mode === 'rich') {
+        // What this editor typed is saved at once when the server has not
+        // saved it yet (it saves the shared document a moment after typing
+        // stops); a page nobody changed is not saved again.
+        const editor = editorRef.current;
+        if (editor && typed.current && live.unsaved && live.ready && !live.readOnly) {
+          await post(`${base}/content`, {
+            changes: [{ operation: 'update_page', page: page.id, document: { document: fromEditor(editor.getJSON()) } }],
+          });
+        }
+        const answer = await get(`${base}/content/page/${page.id}?format=markdown`);
+        setMarkdown(answer.markdown ?? '');
+        setMode('markdown');
+      } else {
+        const answer = await get(`${base}/content/page/${page.id}`);
+        document.current = answer.document;
+        typed.current = false;
+        // The rich editor waits for its new shared document.
+        setLive({ ready: false, readOnly: true, connection: 'connecting' });
+        setMode('rich');
       }
-      const answer = await get(`${base}/content/page/${page.id}?format=markdown`);
-      setMarkdown(answer.markdown ?? '');
-      setMode('markdown');
-    } else {
-      const answer = await get(`${base}/content/page/${page.id}`);
-      document.current = answer.document;
-      setMode('rich');
+    } catch (error) {
+      setProblem(`Switching to ${mode === 'rich' ? 'markdown' : 'rich text'} failed: ${error.message}`);
+    } finally {
+      setSwitching(false);
     }
   };
 
@@ -533,7 +568,7 @@ export function PageEditor({ spaceId, changeRequest, page, document, pages = [],
             save.current.schedule({ title: e.currentTarget.value });
           }}
         />
-        <button type="button" onClick={switchMode} disabled={richUnsafe}>
+        <button type="button" onClick={switchMode} disabled={richUnsafe || switching}>
           {mode === 'rich' ? 'Markdown' : 'Rich text'}
         </button>
         {mode === 'rich' && <People people={present} label="On this page" />}
@@ -553,6 +588,11 @@ export function PageEditor({ spaceId, changeRequest, page, document, pages = [],
           e.currentTarget.value = '';
         }}
       />
+      {problem && (
+        <p class="error" role="alert">
+          {problem}
+        </p>
+      )}
       {richUnsafe && (
         <p class="muted" role="note">
           This page holds what the rich editor does not keep whole yet (OpenAPI blocks, figures, headings below level 3, heading anchors, HTML in a line of text or formatted table headers): it is edited as markdown, so nothing is lost.

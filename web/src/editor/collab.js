@@ -19,6 +19,10 @@ const REBASE = 100;
 const REBASED = 101;
 const STATE = 102;
 
+/// The meta of the editor's transactions that fill or rebase the shared
+/// document (the editor tells them from what its writer typed).
+export const REBASE_META = 'quireRebase';
+
 /// Caret colours: white names on them are readable (contrast at least 4.5:1).
 const COLORS = ['#b3261e', '#00667a', '#5b3f8c', '#a04e00', '#1b6e20', '#a3134f', '#0b57b0', '#6b5400'];
 
@@ -153,12 +157,18 @@ async function rebase(session, spaceId, pageId, { base, target }) {
   const load = async (revision) => (await get(`/v1/spaces/${spaceId}/revisions/${revision}/page/${pageId}`)).document;
   const [before, after] = await Promise.all([base ? load(base) : null, load(target)]);
   if (!before) {
-    editor.commands.setContent(toEditor(after));
+    editor.chain().setMeta(REBASE_META, true).setContent(toEditor(after)).run();
   } else {
     const norm = (block) => canonical(editor.schema.nodeFromJSON(block).toJSON());
     const current = editor.getJSON().content ?? [];
     const merged = mergeBlocks(current, toEditor(before).content, toEditor(after).content, norm);
-    if (merged) editor.commands.setContent({ type: 'doc', content: merged.length ? merged : [{ type: 'paragraph' }] });
+    if (merged) {
+      editor
+        .chain()
+        .setMeta(REBASE_META, true)
+        .setContent({ type: 'doc', content: merged.length ? merged : [{ type: 'paragraph' }] })
+        .run();
+    }
   }
   send(session.provider, REBASED, { target });
 }

@@ -10,6 +10,17 @@ import { useLoad } from './Home.jsx';
 /// powerful first; `null` is a guest.
 export const ROLES = ['admin', 'create', 'review', 'edit', 'comment', 'read'];
 export const ROLE_NAMES = { admin: 'Admin', create: 'Creator', review: 'Reviewer', edit: 'Editor', comment: 'Commenter', read: 'Reader' };
+/// What each role may do, in one line (each role may do what the ones
+/// below it may); `''` is a guest.
+export const ROLE_DESCRIPTIONS = {
+  admin: 'Runs the organization: members, teams, settings, sites and sign-in, and everything a Creator may.',
+  create: 'Creates, moves and deletes spaces and collections, and everything a Reviewer may.',
+  review: 'Reviews and merges change requests, and everything an Editor may.',
+  edit: 'Edits content in change requests, and everything a Commenter may.',
+  comment: 'Reads content and comments on it.',
+  read: 'Reads the organization\'s content.',
+  '': 'Sees only the spaces and collections shared with them.',
+};
 /// Members shown at first (and added by "Show more").
 const MEMBERS_PAGE = 50;
 
@@ -133,24 +144,28 @@ export function OrgSettings({ orgId }) {
 export function Members({ orgId }) {
   const [shown, setShown] = useState(MEMBERS_PAGE);
   const [{ data, error }, reload] = useLoad(async () => {
-    const [org, members, links] = await Promise.all([
+    const [org, members, links, pending] = await Promise.all([
       get(`/v1/orgs/${orgId}`),
       get(`/v1/orgs/${orgId}/members?limit=${shown}`),
       get(`/v1/orgs/${orgId}/link-invites`).catch(() => ({ items: [] })),
+      get(`/v1/orgs/${orgId}/invites?limit=100`).catch(() => ({ items: [] })),
     ]);
-    return { org, members, links: links.items };
+    return { org, members, links: links.items, pending: pending.items };
   }, [orgId, shown]);
   const [run, feedback] = useAction();
   const [issued, setIssued] = useState(null);
+  // The invite form's role stays what the admin chose, invitation after
+  // invitation ('' is a guest).
+  const [inviteRole, setInviteRole] = useState('edit');
   if (error) return <main id="main" class="page"><p class="error" role="alert">{error.message}</p></main>;
   if (!data) return <main id="main" class="page" aria-busy="true" />;
-  const { org, members, links } = data;
+  const { org, members, links, pending } = data;
 
   const invite = (event) => {
     event.preventDefault();
     const form = event.currentTarget;
     const email = form.elements.email.value.trim();
-    const role = form.elements.role.value || null;
+    const role = inviteRole || null;
     run(async () => {
       await post(`/v1/orgs/${orgId}/invites`, { emails: [{ email, role }] });
       // Someone without a sign-in of their own gets a one-time link to hand
@@ -161,7 +176,7 @@ export function Members({ orgId }) {
         throw e;
       });
       setIssued({ email, url: link?.url ?? null });
-      form.reset();
+      form.elements.email.value = '';
       await reload();
     }, `${email} is invited.`);
   };
@@ -182,10 +197,24 @@ export function Members({ orgId }) {
         <form class="inline-form" onSubmit={invite}>
           <label><span class="visually-hidden">Email to invite</span><input name="email" type="email" placeholder="name@example.com" required /></label>
           <label><span class="visually-hidden">Role of the invited person</span>
-            <RoleOptions name="role" initial="edit" />
+            <select name="role" value={inviteRole} aria-describedby="invite-role-help" onChange={(e) => setInviteRole(e.currentTarget.value)}>
+              {ROLES.map((r) => (
+                <option key={r} value={r}>{ROLE_NAMES[r]}</option>
+              ))}
+              <option value="">Guest</option>
+            </select>
           </label>
           <button type="submit" class="primary">Invite by email</button>
         </form>
+        <p id="invite-role-help" class="muted">{ROLE_NAMES[inviteRole] ?? 'Guest'}: {ROLE_DESCRIPTIONS[inviteRole]}</p>
+        <details>
+          <summary>What each role may do</summary>
+          <dl class="roles" aria-label="Roles">
+            {[...ROLES, ''].map((r) => (
+              <div key={r}><dt>{ROLE_NAMES[r] ?? 'Guest'}</dt><dd>{ROLE_DESCRIPTIONS[r]}</dd></div>
+            ))}
+          </dl>
+        </details>
         {issued?.url && (
           <p class="issued">
             Give {issued.email} this one-time link to join: <input aria-label={`Link for ${issued.email}`} readOnly value={issued.url} onFocus={(e) => e.currentTarget.select()} />
@@ -218,6 +247,29 @@ export function Members({ orgId }) {
         )}
         {feedback}
       </section>
+      {pending.length > 0 && (
+        <section aria-labelledby="pending-heading">
+          <h2 id="pending-heading">Pending invitations</h2>
+          <table class="grid" aria-label="Pending invitations">
+            <thead><tr><th scope="col">Email</th><th scope="col">Role</th><th scope="col">Invited by</th><th scope="col">Sent</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
+            <tbody>
+              {pending.map((invitation) => (
+                <tr key={invitation.id}>
+                  <td>{invitation.email}</td>
+                  <td>{ROLE_NAMES[invitation.role] ?? 'Guest'}</td>
+                  <td>{invitation.invitedBy?.displayName ?? <span class="muted">Someone no longer here</span>}</td>
+                  <td><time dateTime={invitation.createdAt}>{new Date(invitation.createdAt).toLocaleDateString()}</time></td>
+                  <td>
+                    <button type="button" aria-label={`Revoke the invitation of ${invitation.email}`} onClick={() => run(async () => { await del(`/v1/orgs/${orgId}/invites/${invitation.id}`); await reload(); }, `The invitation of ${invitation.email} was revoked.`)}>
+                      Revoke
+                    </button>
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </section>
+      )}
       <table class="grid" aria-label="Members">
         <thead><tr><th scope="col">Name</th><th scope="col">Email</th><th scope="col">Role</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
         <tbody>

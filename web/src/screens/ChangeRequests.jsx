@@ -87,9 +87,15 @@ export function DiffView({ lines, label }) {
   );
 }
 
+/// The revision a change request's changes are shown against: the space's
+/// revision it was last based on (opened from, updated from, merged onto).
+function baseOf(cr) {
+  return cr.revisionMergedAncestor || cr.revisionInitial;
+}
+
 async function changedPages(spaceId, cr) {
   const [before, after] = await Promise.all([
-    get(`/v1/spaces/${spaceId}/revisions/${cr.revisionInitial}`),
+    get(`/v1/spaces/${spaceId}/revisions/${baseOf(cr)}`),
     get(`/v1/spaces/${spaceId}/change-requests/${cr.id}/content`),
   ]);
   const old = new Map(flatten(before.pages).map(({ page }) => [page.id, page]));
@@ -98,7 +104,7 @@ async function changedPages(spaceId, cr) {
     if (page.type !== 'document') continue;
     const was = old.get(page.id);
     const now = await get(`/v1/spaces/${spaceId}/change-requests/${cr.id}/content/page/${page.id}?format=markdown`);
-    const then = was ? await get(`/v1/spaces/${spaceId}/revisions/${cr.revisionInitial}/page/${page.id}?format=markdown`) : null;
+    const then = was ? await get(`/v1/spaces/${spaceId}/revisions/${baseOf(cr)}/page/${page.id}?format=markdown`) : null;
     const moved = was && was.path !== page.path;
     if (!was || then.markdown !== now.markdown || was.title !== page.title || moved) {
       changes.push({ page, was, before: then?.markdown ?? '', after: now.markdown ?? '', moved });
@@ -128,7 +134,7 @@ function PageChange({ spaceId, cr, change, onComment }) {
     setView('rendered');
     if (docs) return;
     const [before, after] = await Promise.all([
-      change.was ? get(`/v1/spaces/${spaceId}/revisions/${cr.revisionInitial}/page/${change.page.id}`) : null,
+      change.was ? get(`/v1/spaces/${spaceId}/revisions/${baseOf(cr)}/page/${change.page.id}`) : null,
       change.deleted ? null : get(`/v1/spaces/${spaceId}/change-requests/${cr.id}/content/page/${change.page.id}`),
     ]);
     setDocs({ before: before?.document, after: after?.document });
@@ -177,9 +183,13 @@ function PageChange({ spaceId, cr, change, onComment }) {
 
 export function ChangeRequest({ spaceId, number, me }) {
   const [{ data, error }, reload] = useLoad(async () => {
-    const [crs, space] = await Promise.all([all(`/v1/spaces/${spaceId}/change-requests`), get(`/v1/spaces/${spaceId}`)]);
-    const cr = crs.find((c) => c.number === number);
-    if (!cr) throw new Error(`change request #${number} not found`);
+    // By its number, whatever its status (the API takes an id or a number).
+    const [cr, space] = await Promise.all([
+      get(`/v1/spaces/${spaceId}/change-requests/${encodeURIComponent(number)}`).catch((e) => {
+        throw e.status === 404 ? new Error(`change request #${number} not found`) : e;
+      }),
+      get(`/v1/spaces/${spaceId}`),
+    ]);
     const [changes, conflicts] = await Promise.all([
       changedPages(spaceId, cr),
       cr.status === 'open' ? get(`/v1/spaces/${spaceId}/change-requests/${cr.id}/conflicts`).then((c) => c.items) : [],
@@ -204,7 +214,15 @@ export function ChangeRequest({ spaceId, number, me }) {
     <main id="main" class="page">
       <p class="crumbs"><a href={`/s/${spaceId}/change-requests`}>Change requests</a></p>
       <h1>#{cr.number} {cr.subject || 'Untitled'}</h1>
-      <p class="muted">{cr.status} · opened by {cr.createdBy?.displayName}</p>
+      <p class="muted">
+        <span class={`badge cr-${cr.status}`}>{cr.status}</span> · opened by {cr.createdBy?.displayName}
+        {cr.status === 'merged' && cr.mergedBy && ` · merged by ${cr.mergedBy.displayName}`}
+      </p>
+      {cr.status !== 'open' && (
+        <p class="muted" role="note">
+          This change request is {cr.status}: it is shown read-only.
+        </p>
+      )}
       {problem && <p class="error" role="alert">{problem}</p>}
       <div class="toolbar">
         {cr.status === 'open' && (

@@ -86,7 +86,7 @@ function ReviewForm({ base, reload }) {
   );
 }
 
-function Comment({ base, comment, reload }) {
+function Comment({ base, comment, reload, readOnly }) {
   const [replies, setReplies] = useState(null);
   const showReplies = async () => setReplies(await all(`${base}/comments/${comment.id}/replies`));
   const reply = async (event) => {
@@ -114,12 +114,18 @@ function Comment({ base, comment, reload }) {
       </p>
       <p>{comment.body.markdown}</p>
       <div class="toolbar">
-        <button type="button" onClick={() => put(`${base}/comments/${comment.id}`, { addedReactions: ['👍'] }).then(reload)}>
-          <span aria-hidden="true">👍</span> {thumbs?.count ?? 0}<span class="visually-hidden"> thumbs up</span>
-        </button>
-        <button type="button" onClick={() => put(`${base}/comments/${comment.id}`, { resolved: !resolved }).then(reload)}>
-          {resolved ? 'Reopen' : 'Resolve'}
-        </button>
+        {readOnly ? (
+          thumbs?.count > 0 && <span class="badge"><span aria-hidden="true">👍</span> {thumbs.count}<span class="visually-hidden"> thumbs up</span></span>
+        ) : (
+          <>
+            <button type="button" onClick={() => put(`${base}/comments/${comment.id}`, { addedReactions: ['👍'] }).then(reload)}>
+              <span aria-hidden="true">👍</span> {thumbs?.count ?? 0}<span class="visually-hidden"> thumbs up</span>
+            </button>
+            <button type="button" onClick={() => put(`${base}/comments/${comment.id}`, { resolved: !resolved }).then(reload)}>
+              {resolved ? 'Reopen' : 'Resolve'}
+            </button>
+          </>
+        )}
         {comment.replies > 0 && !replies && <button type="button" onClick={showReplies}>{comment.replies} repl{comment.replies === 1 ? 'y' : 'ies'}</button>}
       </div>
       {replies && (
@@ -127,15 +133,18 @@ function Comment({ base, comment, reload }) {
           {replies.map((r) => <li key={r.id}><strong>{r.postedBy.displayName}</strong> {r.body.markdown}</li>)}
         </ul>
       )}
-      <form class="inline-form" onSubmit={reply}>
-        <label><span class="visually-hidden">Reply to {comment.postedBy.displayName}</span><input name="reply" placeholder="Reply…" required /></label>
-        <button type="submit">Reply</button>
-      </form>
+      {!readOnly && (
+        <form class="inline-form" onSubmit={reply}>
+          <label><span class="visually-hidden">Reply to {comment.postedBy.displayName}</span><input name="reply" placeholder="Reply…" required /></label>
+          <button type="submit">Reply</button>
+        </form>
+      )}
     </li>
   );
 }
 
-function Discussion({ base, comments, reload }) {
+/// The discussion; read-only once the change request is merged or closed.
+function Discussion({ base, comments, reload, readOnly }) {
   const submit = async (event) => {
     event.preventDefault();
     const form = event.currentTarget;
@@ -148,12 +157,15 @@ function Discussion({ base, comments, reload }) {
     <section aria-labelledby="discussion-heading">
       <h2 id="discussion-heading">Discussion</h2>
       <ul class="comments">
-        {comments.map((c) => <Comment key={c.id} base={base} comment={c} reload={reload} />)}
+        {comments.map((c) => <Comment key={c.id} base={base} comment={c} reload={reload} readOnly={readOnly} />)}
       </ul>
-      <form class="stack" onSubmit={submit}>
-        <label>New comment<textarea name="comment" rows={3} required /></label>
-        <button type="submit">Comment</button>
-      </form>
+      {comments.length === 0 && <p class="muted">No comment.</p>}
+      {!readOnly && (
+        <form class="stack" onSubmit={submit}>
+          <label>New comment<textarea name="comment" rows={3} required /></label>
+          <button type="submit">Comment</button>
+        </form>
+      )}
     </section>
   );
 }
@@ -212,7 +224,7 @@ export function ReviewPanel({ spaceId, cr, me, orgId, refresh = 0 }) {
   return (
     <div class="review-panel">
       <Reviewers base={base} cr={cr} me={me} orgId={orgId} reload={reload} data={data} />
-      <Discussion base={base} comments={data.comments} reload={reload} />
+      <Discussion base={base} comments={data.comments} reload={reload} readOnly={cr.status !== 'open'} />
     </div>
   );
 }

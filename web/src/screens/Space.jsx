@@ -286,9 +286,10 @@ export function EditPage({ spaceId, number, pageId }) {
   // Titles typed in the editor, shown in the tree at once.
   const [renamed, setRenamed] = useState({});
   const [{ data, error }, reload] = useLoad(async () => {
-    const crs = await all(`/v1/spaces/${spaceId}/change-requests`);
-    const cr = crs.find((c) => c.number === number);
-    if (!cr) throw new Error(`change request #${number} not found`);
+    // By its number, whatever its status (the API takes an id or a number).
+    const cr = await get(`/v1/spaces/${spaceId}/change-requests/${encodeURIComponent(number)}`).catch((e) => {
+      throw e.status === 404 ? new Error(`change request #${number} not found`) : e;
+    });
     const content = await get(`/v1/spaces/${spaceId}/change-requests/${cr.id}/content`);
     const rows = flatten(content.pages).filter(({ page }) => page.type === 'document');
     const id = pageId || rows[0]?.page.id;

@@ -2,7 +2,8 @@
 //! backend, checked afterwards through the API:
 //! - `web/tests/admin.mjs`: settings, members invited by email and by
 //!   link, roles, removal, teams, a space shared with a team and why a
-//!   member holds her role there;
+//!   member holds her role there, an invitation kept as Reviewer, listed
+//!   as pending and revoked;
 //! - `web/tests/admin-sites.mjs`: a site published with a share link and
 //!   read through it, its look with the live preview, visitor
 //!   authentication and the adaptive schema; Git Sync connected and
@@ -51,6 +52,14 @@ async fn an_organization_is_run_from_the_browser(backend: Backend) {
         out.contains("ok   someone with an account invited by email joins only once they accept"),
         "{out}"
     );
+    assert!(
+        out.contains("ok   an invitation keeps its role in the picker, is listed as pending, and is revoked"),
+        "{out}"
+    );
+    // The revoked invitation is gone, and nobody else is waiting.
+    let pending = app.get(&ada, &format!("/v1/orgs/{org}/invites")).await;
+    pending.assert_status(200);
+    assert_eq!(pending.body["items"], json!([]), "{}", pending.body);
     // What the screens did, read back through the API.
     let res = app.get(&ada, &format!("/v1/orgs/{org}")).await;
     assert_eq!(res.body["title"], "Acme Handbook");

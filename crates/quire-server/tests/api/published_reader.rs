@@ -8,7 +8,7 @@ use serde_json::json;
 
 use crate::pdf::poppler;
 use crate::published_sites::{docs_site, fetch};
-use crate::support::{TestApp, both_backends};
+use crate::support::both_backends;
 
 /// The value of the first `attribute="…"` after `after` in `html`.
 fn attribute_after(html: &str, after: &str, attribute: &str) -> String {
