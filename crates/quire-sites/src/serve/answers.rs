@@ -378,7 +378,8 @@ async fn found_in(
             Err(quire_app::error::AppError::Invalid(message)) => return Ok(Err(message)),
             Err(other) => return Err(other),
         };
-    let mut views: HashMap<String, (Arc<Snapshot>, Arc<ReadingOrder>, String)> = HashMap::new();
+    // Per space: its snapshot, what this visitor may not see, its URL.
+    let mut views: HashMap<String, (Arc<Snapshot>, Withheld, String)> = HashMap::new();
     let mut found = Vec::new();
     for hit in hits {
         let Some((section, space)) = spaces.iter().find(|(_, s)| s.space.id == hit.space_id) else {
@@ -386,16 +387,15 @@ async fn found_in(
         };
         if !views.contains_key(&hit.space_id) {
             let snapshot = published::snapshot(&state.app, &space.space).await?;
-            let order = reading_order(state, &snapshot);
+            let withheld = visit.withheld(&reading_order(state, &snapshot));
             let base = space_url(&visit.base, *section, space);
-            views.insert(hit.space_id.clone(), (snapshot, order, base));
+            views.insert(hit.space_id.clone(), (snapshot, withheld, base));
         }
-        let (snapshot, order, base) = &views[&hit.space_id];
-        let withheld = visit.withheld(order);
+        let (snapshot, withheld, base) = &views[&hit.space_id];
         if withheld.page(snapshot, &hit.page_id) {
             continue;
         }
-        let links = SpaceLinks::new(snapshot, base, &withheld);
+        let links = SpaceLinks::new(snapshot, base, withheld);
         let best = hit.sections.iter().find(|s| s.matched).or(hit.sections.first());
         let page = links.page_url(&hit.page_id);
         let mut path = page.clone();
