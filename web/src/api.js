@@ -62,3 +62,13 @@ export async function currentSession() {
     throw error;
   }
 }
+
+/// Ends this browser's session; one that had already ended counts as ended.
+export async function signOut() {
+  try {
+    await post('/auth/sign-out');
+  } catch (error) {
+    if (error.status !== 401) throw error;
+  }
+  setCsrf(null);
+}

@@ -51,7 +51,17 @@ export async function saveThroughEditor(page, url, space, number, pageId) {
     // once the editor says so.
     await page.locator('.save-state[data-state="saved"]').waitFor();
     await page.locator('.editor-surface .ProseMirror[contenteditable="true"]').waitFor();
-    await page.evaluate(() => window.quireEditor.commands.focus('start'));
+    // Into the first line of text (a page may begin with a block without
+    // text, which typing would replace).
+    await page.evaluate(() => {
+      const editor = window.quireEditor;
+      let at = null;
+      editor.state.doc.descendants((node, pos) => {
+        if (at === null && node.isTextblock && node.type.spec.code !== true) at = pos + 1;
+        return at === null;
+      });
+      editor.commands.focus(at ?? 'end');
+    });
     await page.waitForFunction(() => document.activeElement?.classList.contains('ProseMirror'));
   }
   await page.keyboard.type('x');

@@ -80,8 +80,14 @@ await step('what one types appears in the other editor, carets too', async () =>
     await page.evaluate((w) => {
       const editor = window.quireEditor;
       // Grace: the start of the first paragraph; Ada: the end.
-      const paragraph = editor.state.doc.child(1);
-      const start = editor.state.doc.child(0).nodeSize + 1;
+      let paragraph = null;
+      let start = 0;
+      editor.state.doc.forEach((node, offset) => {
+        if (!paragraph && node.type.name === 'paragraph') {
+          paragraph = node;
+          start = offset + 1;
+        }
+      });
       editor.commands.focus(w === 'start' ? start : start + paragraph.content.size);
     }, where);
     await page.waitForFunction(() => document.activeElement?.classList.contains('ProseMirror'));

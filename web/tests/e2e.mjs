@@ -293,9 +293,13 @@ await step('the change request shows its diff, side by side', async () => {
   await page.getByRole('link', { name: 'Review and merge' }).click();
   await page.getByRole('heading', { name: '1 changed page' }).waitFor();
   reviewUrl = page.url();
+  // The rendered changes first: the page's blocks, the new ones marked.
+  await page.locator('.diff-block-added').first().waitFor();
+  await screen(page, 'review-desktop');
+  await page.getByRole('tab', { name: 'Markdown diff' }).click();
   const added = await page.locator('.diff-added').allTextContents();
   assert.ok(added.some((line) => line.includes('# Getting started')), added.join('\n'));
-  await screen(page, 'review-desktop');
+  await screen(page, 'review-markdown-desktop');
   await page.getByRole('tab', { name: 'Side by side' }).click();
   await page.getByRole('heading', { name: 'After' }).waitFor();
   await shot(page, 'review-side-by-side-desktop');
@@ -374,6 +378,7 @@ await step('a merged change request opens from the list, read-only', async () =>
   await page.waitForURL(reviewUrl);
   await page.getByRole('heading', { name: '1 changed page' }).waitFor();
   await page.getByText('This change request is merged: it is shown read-only.').waitFor();
+  await page.getByRole('tab', { name: 'Markdown diff' }).click();
   const added = await page.locator('.diff-added').allTextContents();
   assert.ok(added.some((line) => line.includes('# Getting started')), added.join('\n'));
   await page.locator('.comment', { hasText: 'Merging this one now.' }).waitFor();
@@ -619,7 +624,22 @@ await step('pasting from Google Docs and Word gives clean blocks; an image is up
   await page.keyboard.press('Enter');
   const png = Buffer.from('iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8BQDwAEhQGAhKmMIQAAAABJRU5ErkJggg==', 'base64');
   await page.getByLabel('Upload a file').setInputFiles({ name: 'diagram.png', mimeType: 'image/png', buffer: png });
-  await page.locator('.opaque-title', { hasText: 'Images' }).waitFor();
+  // The image is shown, and takes a caption.
+  const images = page.locator('.images-block');
+  await images.locator('img[src]').waitFor();
+  await page.waitForFunction(() => document.querySelector('.images-block img')?.naturalWidth > 0);
+  await images.getByLabel('Caption').fill('A diagram');
+  await images.getByLabel('Alternative text').fill('The diagram');
+  // Back to the line after the image.
+  await page.evaluate(() => {
+    const editor = window.quireEditor;
+    let after = null;
+    editor.state.doc.forEach((node, offset) => {
+      if (node.type.name === 'opaque' && JSON.parse(node.attrs.json).type === 'images') after = offset + node.nodeSize + 1;
+    });
+    editor.commands.focus(after);
+  });
+  await page.waitForFunction(() => document.activeElement?.classList.contains('ProseMirror'));
   // A link to another page, picked by typing its title.
   await page.keyboard.type('See ');
   await page.keyboard.press('Enter');
@@ -648,7 +668,7 @@ await step('pasting from Google Docs and Word gives clean blocks; an image is up
   const crs = JSON.parse((await call(page, 'GET', `/v1/spaces/${spaceId}/change-requests?status=open`)).body).items;
   const cr = crs.find((c) => String(c.number) === number);
   const markdown = JSON.parse((await call(page, 'GET', `/v1/spaces/${spaceId}/change-requests/${cr.id}/content/page/${pageId}?format=markdown`)).body).markdown;
-  for (const expected of ['## Install', 'Run the **installer** twice.', '- One', '- Two', 'From *Word* as well', '![](/files/', '[Second](', '{% content-ref url="']) {
+  for (const expected of ['## Install', 'Run the **installer** twice.', '- One', '- Two', 'From *Word* as well', '![The diagram](/files/', '"A diagram")', '[Second](', '{% content-ref url="']) {
     assert.ok(markdown.includes(expected), `the pasted page holds ${expected}:\n${markdown}`);
   }
   for (const unwanted of ['**Run', 'mso', 'o:p', 'font-']) {

@@ -5,10 +5,14 @@
 //
 //   QUIRE_URL=http://127.0.0.1:8092 QUIRE_LINK=<sign-in link> QUIRE_SPACE=<space id> \
 //     node tests/real-content.mjs [--limit N]
+//
+// or, with QUIRE_REPO (a Git URL the server may fetch: `file://` needs
+// `--allow-private-fetch`) instead of QUIRE_SPACE, into a new space
+// imported through Git Sync first (QUIRE_REF, default `refs/heads/main`;
+// QUIRE_PROJECT_DIR for a repository holding several spaces).
 import { call, launch, saveThroughEditor } from './browser.mjs';
 
 const url = process.env.QUIRE_URL;
-const space = process.env.QUIRE_SPACE;
 const limitAt = process.argv.indexOf('--limit');
 const limit = limitAt > 0 ? Number(process.argv[limitAt + 1]) : Infinity;
 const browser = await launch();
@@ -46,6 +50,27 @@ function form(markdown) {
     .trimEnd();
 }
 
+/// A new space holding QUIRE_REPO, imported through Git Sync.
+async function imported() {
+  const org = await json('POST', '/v1/orgs', { title: 'Real content' });
+  const created = await json('POST', `/v1/orgs/${org.id}/spaces`, { title: process.env.QUIRE_REPO.split('/').pop() });
+  const body = { url: process.env.QUIRE_REPO, ref: process.env.QUIRE_REF ?? 'refs/heads/main' };
+  if (process.env.QUIRE_PROJECT_DIR) body.repoProjectDirectory = process.env.QUIRE_PROJECT_DIR;
+  const started = Date.now();
+  await json('POST', `/v1/spaces/${created.id}/git/import`, body);
+  for (;;) {
+    const info = await json('GET', `/v1/spaces/${created.id}/git/info`);
+    const state = info.operation?.state ?? info.state;
+    if (state === 'failure' || info.operation?.error) throw new Error(`import failed: ${JSON.stringify(info)}`);
+    if (state === 'success') break;
+    if (Date.now() - started > 600_000) throw new Error(`import still running: ${JSON.stringify(info)}`);
+    await page.waitForTimeout(500);
+  }
+  console.log(`imported ${process.env.QUIRE_REPO} in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+  return created.id;
+}
+
+const space = process.env.QUIRE_SPACE ?? (await imported());
 const content = await json('GET', `/v1/spaces/${space}/content`);
 const pages = [];
 const walk = (list) => list.forEach((p) => (p.type === 'document' && pages.push(p), walk(p.pages ?? [])));

@@ -150,6 +150,19 @@ fn inlines(content: &[Value]) -> Vec<Value> {
     out
 }
 
+/// The text of a heading's content as `document.js`'s `headingText` reads
+/// it: its text, and each kept inline's JSON as the editor holds it.
+fn heading_text(node: &Value) -> String {
+    content(node)
+        .iter()
+        .map(|n| match n["type"].as_str() {
+            Some("text") => n["text"].as_str().unwrap_or_default(),
+            Some("opaqueInline") => attr_str(n, "json").unwrap_or_default(),
+            _ => "",
+        })
+        .collect()
+}
+
 fn paragraph(content: &[Value]) -> Value {
     let nodes = inlines(content);
     let nodes = if nodes.is_empty() {
@@ -173,7 +186,12 @@ fn block_of(node: &Value) -> Value {
                 .and_then(Value::as_f64)
                 .unwrap_or(1.0)
                 .clamp(1.0, 3.0) as u8;
-            block(&format!("heading-{level}"), json!({}), inlines(content(node)))
+            // The anchor travels with the text it was made for (as
+            // `document.js` does).
+            let keeps =
+                attr_str(node, "anchor").filter(|_| attr_str(node, "anchorText") == Some(heading_text(node).as_str()));
+            let data = keeps.map_or_else(|| json!({}), |anchor| json!({ "id": anchor }));
+            block(&format!("heading-{level}"), data, inlines(content(node)))
         }
         "blockquote" => block("blockquote", json!({}), blocks(content(node))),
         "horizontalRule" => json!({ "object": "block", "type": "divider", "isVoid": true, "data": {} }),

@@ -200,7 +200,7 @@ impl Edits {
                 {
                     return Err(invalid(index, format!("ref {name:?} is used twice in this batch")));
                 }
-                let text = document_markdown(index, document)?;
+                let text = document_markdown(index, document, None)?;
                 let front = markdown::split_front_matter(&text).0.unwrap_or_default();
                 let title = markdown::front_matter_value(front, "title")
                     .or(fields.title.clone())
@@ -256,19 +256,22 @@ impl Edits {
                     meta.title = title.clone();
                 }
                 if let Some(document) = document {
-                    // A JSON document has no front matter (the page's layout
-                    // and other settings): the page keeps the one it has.
-                    let keeps_front_matter = matches!(document, DocumentInput::Json { .. });
-                    let mut text = document_markdown(index, document)?;
                     if !matches!(meta.kind, PageKind::Document) {
                         return Err(invalid(index, "only document pages have a document"));
                     }
-                    if keeps_front_matter && let Some(hash) = &current.meta.document {
-                        let old = self.revisions.document(hash).await?;
-                        if let (Some(front), _) = quire_content::markdown::split_front_matter(&old) {
-                            text = format!("---\n{front}---\n\n{text}");
-                        }
-                    }
+                    // A JSON document is written over the page's markdown: it
+                    // keeps its front matter (a JSON document has none) and
+                    // the blocks it did not change as they were written.
+                    let old = match (&document, &current.meta.document) {
+                        (DocumentInput::Json { .. }, Some(hash)) => Some(self.revisions.document(hash).await?),
+                        _ => None,
+                    };
+                    let over = old.as_deref().map(|old| Over {
+                        old,
+                        old_title: &current.meta.title,
+                        title: &meta.title,
+                    });
+                    let text = document_markdown(index, document, over)?;
                     meta.document = Some(draft.put_document(&text));
                     refs.written.push((id.clone(), text));
                 }
@@ -414,12 +417,27 @@ fn page_condition(index: usize, condition: Option<&str>) -> EngineResult<Option<
     }
 }
 
-/// The markdown of a document input, at most [`MAX_PAGE_MARKDOWN_BYTES`].
-fn document_markdown(index: usize, document: DocumentInput) -> EngineResult<String> {
+/// The page a JSON document is written over: its markdown and title
+/// before the change, and its title after.
+struct Over<'a> {
+    old: &'a str,
+    old_title: &'a str,
+    title: &'a str,
+}
+
+/// The markdown of a document input, at most [`MAX_PAGE_MARKDOWN_BYTES`];
+/// a JSON document (the page's content without its title heading) is
+/// written over the page's markdown when it has one.
+fn document_markdown(index: usize, document: DocumentInput, over: Option<Over>) -> EngineResult<String> {
     let markdown = match document {
         DocumentInput::Markdown { markdown } => markdown,
-        DocumentInput::Json { document } => quire_content::document::document_to_markdown(&document)
-            .map_err(|e| invalid(index, format!("document: {e}")))?,
+        DocumentInput::Json { document } => match over {
+            Some(Over { old, old_title, title }) => {
+                quire_content::document::page_markdown_over(&document, old, old_title, title)
+            }
+            None => quire_content::document::document_to_markdown(&document),
+        }
+        .map_err(|e| invalid(index, format!("document: {e}")))?,
         DocumentInput::Empty => String::new(),
     };
     if markdown.len() > MAX_PAGE_MARKDOWN_BYTES {

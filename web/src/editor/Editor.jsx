@@ -5,7 +5,7 @@
 import { Editor as TiptapEditor } from '@tiptap/core';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { post, get } from '../api.js';
-import { extensions, HINT_STYLES, knowPages, voidBlock } from './extensions.js';
+import { extensions, HINT_STYLES, knowFiles, knowPages, voidBlock } from './extensions.js';
 import { containerItem } from './containers.js';
 import { canonical } from './document.js';
 import { fromEditor } from './document.js';
@@ -272,61 +272,6 @@ function PagePicker({ pages, title, onPick, onClose }) {
   );
 }
 
-/// Markdown the JSON document the rich editor edits cannot carry whole
-/// (found by sending every page of GitBook's own documentation through
-/// it): GitBook's older OpenAPI blocks (`{% openapi src=… %}`); headings below
-/// level 3; figures; explicit heading anchors; HTML inside a line of text
-/// (an HTML block, such as GitBook's card tables, is kept whole); and
-/// table headers with formatting (a column title is plain text). A page
-/// with any of them is edited as markdown, so saving never loses them.
-const RICH_UNSAFE = [
-  /\{%\s*(openapi|swagger)\s/,
-  /^#{4,6}\s/m,
-  /<figure\b/,
-  /^#{1,3}\s.*<a\s[^>]*\bid=/m,
-  /^\|[^\n]*[*_`][^\n]*\n\|\s*:?-{2,}/m,
-];
-
-/// The tags that open an HTML block on a line of their own (CommonMark's
-/// sixth kind), which the document keeps as written.
-const HTML_BLOCK =
-  /^ {0,3}<\/?(address|article|aside|blockquote|caption|center|col|colgroup|dd|details|dialog|div|dl|dt|fieldset|figcaption|footer|form|h[1-6]|header|hr|iframe|legend|li|main|menu|nav|ol|p|section|summary|table|tbody|td|tfoot|th|thead|tr|ul)(\s|\/?>|$)/i;
-const TAG = /<(?!(details|summary)\b)[a-zA-Z][\w-]*(\s[^>]*)?\/?>/;
-
-/// Whether a line of text (outside code) holds an HTML tag the JSON
-/// document would turn into text.
-function inlineHtml(markdown) {
-  let fence = null;
-  let inBlock = false;
-  for (const line of markdown.split('\n')) {
-    const opens = /^ {0,3}(`{3,}|~{3,})/.exec(line);
-    if (fence) {
-      if (opens && opens[1][0] === fence[0] && opens[1].length >= fence.length) fence = null;
-      continue;
-    }
-    if (opens) {
-      fence = opens[1];
-      continue;
-    }
-    if (line.trim() === '') {
-      inBlock = false;
-      continue;
-    }
-    if (inBlock) continue;
-    if (HTML_BLOCK.test(line)) {
-      inBlock = true;
-      continue;
-    }
-    if (TAG.test(line.replace(/`[^`]*`/g, ''))) return true;
-  }
-  return false;
-}
-
-/// Whether a page's markdown is safe to edit in the rich editor.
-export function richEditable(markdown) {
-  return !RICH_UNSAFE.some((pattern) => pattern.test(markdown)) && !inlineHtml(markdown);
-}
-
 /// The shared document's state in one word (tests and styles read it).
 function liveState(live, title) {
   // Read-only for a reason the server gave (merged, access ended), online or not.
@@ -355,8 +300,9 @@ export function PageEditor({ spaceId, changeRequest, page, document, pages = [],
   const editorRef = useRef(null);
   const [state, setState] = useState('saved');
   const [title, setTitle] = useState(page.title);
-  const richUnsafe = !richEditable(initialMarkdown);
-  const [mode, setMode] = useState(richUnsafe ? 'markdown' : 'rich');
+  // Every page opens in the block editor: what it has no view for travels
+  // whole, and the server keeps the markdown of blocks nobody changed.
+  const [mode, setMode] = useState('rich');
   const [markdown, setMarkdown] = useState(initialMarkdown);
   const [slash, setSlash] = useState(null);
   const [picking, setPicking] = useState(false);
@@ -382,6 +328,7 @@ export function PageEditor({ spaceId, changeRequest, page, document, pages = [],
   useEffect(() => {
     if (mode !== 'rich') return undefined;
     knowPages(pages);
+    knowFiles(`${base}/content`);
     const session = connect({
       spaceId,
       changeRequestId: changeRequest.id,
@@ -568,7 +515,7 @@ export function PageEditor({ spaceId, changeRequest, page, document, pages = [],
             save.current.schedule({ title: e.currentTarget.value });
           }}
         />
-        <button type="button" onClick={switchMode} disabled={richUnsafe || switching}>
+        <button type="button" onClick={switchMode} disabled={switching}>
           {mode === 'rich' ? 'Markdown' : 'Rich text'}
         </button>
         {mode === 'rich' && <People people={present} label="On this page" />}
@@ -591,11 +538,6 @@ export function PageEditor({ spaceId, changeRequest, page, document, pages = [],
       {problem && (
         <p class="error" role="alert">
           {problem}
-        </p>
-      )}
-      {richUnsafe && (
-        <p class="muted" role="note">
-          This page holds what the rich editor does not keep whole yet (OpenAPI blocks, figures, headings below level 3, heading anchors, HTML in a line of text or formatted table headers): it is edited as markdown, so nothing is lost.
         </p>
       )}
       {mode === 'rich' ? (

@@ -48,7 +48,10 @@ function leafText(leaf) {
 function inlines(nodes = []) {
   const out = [];
   for (const node of nodes) {
-    if (node.object === 'text') {
+    if (node.object === 'text' && node.key?.startsWith('quire-html-')) {
+      // An HTML tag as written (`<mark …>`, `<kbd>`): kept whole.
+      out.push({ type: 'opaqueInline', attrs: { json: canonical(node) } });
+    } else if (node.object === 'text') {
       for (const leaf of node.leaves ?? []) out.push(...leafText(leaf));
     } else if (node.object === 'inline' && node.type === 'link') {
       const ref = node.data?.ref ?? {};
@@ -62,6 +65,11 @@ function inlines(nodes = []) {
     }
   }
   return out;
+}
+
+/// The text of a heading's editor content, what its anchor was made for.
+export function headingText(content = []) {
+  return content.map((n) => (n.type === 'text' ? n.text : n.type === 'opaqueInline' ? n.attrs.json : '')).join('');
 }
 
 function blocks(nodes = []) {
@@ -78,8 +86,12 @@ function blockToEditor(node) {
       return { type: 'paragraph', content: inlines(node.nodes) };
     case 'heading-1':
     case 'heading-2':
-    case 'heading-3':
-      return { type: 'heading', attrs: { level: Number(node.type.slice(-1)) }, content: inlines(node.nodes) };
+    case 'heading-3': {
+      // The anchor travels with the text it was made for: a heading whose
+      // text is changed gets one from its new text.
+      const content = inlines(node.nodes);
+      return { type: 'heading', attrs: { level: Number(node.type.slice(-1)), anchor: data.id ?? null, anchorText: headingText(content) }, content };
+    }
     case 'blockquote':
       return { type: 'blockquote', content: blocks(node.nodes) };
     case 'divider':
@@ -257,8 +269,10 @@ function blockBack(node) {
   switch (node.type) {
     case 'paragraph':
       return paragraphBack(node);
-    case 'heading':
-      return block(`heading-${Math.min(3, Math.max(1, attrs.level))}`, {}, inlinesBack(node.content));
+    case 'heading': {
+      const keeps = attrs.anchor && headingText(node.content) === attrs.anchorText;
+      return block(`heading-${Math.min(3, Math.max(1, attrs.level))}`, keeps ? { id: attrs.anchor } : {}, inlinesBack(node.content));
+    }
     case 'blockquote':
       return block('blockquote', {}, blocksBack(node.content));
     case 'horizontalRule':

@@ -11,6 +11,7 @@ import CodeBlock from '@tiptap/extension-code-block';
 import Link from '@tiptap/extension-link';
 import { TaskList, TaskItem } from '@tiptap/extension-list';
 import { canonical } from './document.js';
+import { get } from '../api.js';
 import { addRowAfter, goToNextCell, tableEditing } from '@tiptap/pm/tables';
 import { containerNodes, headedView } from './containers.js';
 
@@ -41,6 +42,7 @@ export const VOID_FIELDS = {
   embed: () => [['url', 'Embed URL']],
   math: () => [['formula', 'Formula (TeX)']],
   'openapi-operation': () => [['ref.spec', 'OpenAPI spec'], ['method', 'Method'], ['path', 'Path']],
+  'openapi-schemas': () => [['ref.spec', 'OpenAPI spec'], ['schemas', 'Schemas (comma-separated)']],
   'reusable-content': () => [['ref.reusableContent', 'Reusable content']],
   file: (block) => [[refField(block), block.data?.ref?.kind === 'url' ? 'File URL' : 'File'], [CAPTION, 'Caption']],
   'content-ref': (block) => (block.data?.ref?.kind === 'url' ? [['ref.url', 'Link URL']] : []),
@@ -50,6 +52,7 @@ export const VOID_FIELDS = {
 const CAPTION = '#caption';
 
 function getField(block, path) {
+  if (path === 'schemas') return (block.data?.schemas ?? []).join(', ');
   if (path !== CAPTION) return getPath(block.data, path);
   const caption = (block.fragments ?? []).find((f) => f.fragment === 'caption');
   return (caption?.nodes ?? [])
@@ -58,6 +61,10 @@ function getField(block, path) {
 }
 
 function setField(block, path, value) {
+  if (path === 'schemas') {
+    const names = value.split(',').map((name) => name.trim()).filter(Boolean);
+    return { ...block, data: { ...block.data, schemas: names } };
+  }
   if (path !== CAPTION) return { ...block, data: setPath(block.data, path, value) };
   const leaf = { object: 'leaf', text: value, marks: [] };
   const paragraph = { object: 'block', type: 'paragraph', isVoid: false, data: {}, nodes: [{ object: 'text', leaves: [leaf] }] };
@@ -73,10 +80,97 @@ export function knowPages(pages) {
   for (const page of pages) pageTitles.set(page.id, page.title);
 }
 
+/// Where the edited content's files are read (the change request's
+/// `content`), and their download addresses once asked for, by id.
+let filesBase = null;
+const fileAddresses = new Map();
+export function knowFiles(base) {
+  if (base !== filesBase) fileAddresses.clear();
+  filesBase = base;
+}
+
+/// The address an image's reference shows: a URL as is, a file of the
+/// space by its download address (asked for once).
+function imageAddress(ref) {
+  if (ref?.kind === 'url') return Promise.resolve(ref.url);
+  if (ref?.kind !== 'file' || !filesBase) return Promise.resolve(null);
+  if (!fileAddresses.has(ref.file)) {
+    fileAddresses.set(
+      ref.file,
+      get(`${filesBase}/files/${encodeURIComponent(ref.file)}`)
+        .then((file) => file?.downloadURL ?? null)
+        .catch(() => null),
+    );
+  }
+  return fileAddresses.get(ref.file);
+}
+
+/// The text of a caption fragment.
+function captionText(node) {
+  const caption = (node.fragments ?? []).find((f) => f.fragment === 'caption');
+  return (caption?.nodes ?? [])
+    .map((p) => (p.nodes ?? []).flatMap((t) => (t.leaves ?? []).map((l) => l.text ?? '')).join(''))
+    .join('\n');
+}
+
+/// An image with `text` as its caption (one paragraph, empty or not).
+function withCaption(image, text) {
+  const paragraph = { object: 'block', type: 'paragraph', isVoid: false, data: {}, nodes: [{ object: 'text', leaves: [{ object: 'leaf', text, marks: [] }] }] };
+  const fragments = (image.fragments ?? []).filter((f) => f.fragment !== 'caption');
+  fragments.push({ object: 'fragment', fragment: 'caption', nodes: [paragraph] });
+  return { ...image, fragments };
+}
+
+/// An `images` block shown as its images, each with its caption, and (when
+/// editable) inputs for the alternative text and caption.
+function imagesView(dom, block, editable, change) {
+  dom.classList.add('images-block');
+  (block.nodes ?? []).forEach((image, i) => {
+    const figure = document.createElement('figure');
+    const img = document.createElement('img');
+    img.alt = image.data?.alt ?? '';
+    img.loading = 'lazy';
+    imageAddress(image.data?.ref).then((src) => {
+      if (src) img.src = src;
+      else img.replaceWith(Object.assign(document.createElement('span'), { className: 'muted', textContent: 'Image not found' }));
+    });
+    figure.append(img);
+    const caption = captionText(image);
+    if (!editable) {
+      if (caption) figure.append(Object.assign(document.createElement('figcaption'), { textContent: caption }));
+    } else {
+      for (const [label, read, write] of [
+        ['Caption', () => caption, (value) => withCaption(image, value)],
+        ['Alternative text', () => image.data?.alt ?? '', (value) => ({ ...image, data: { ...image.data, alt: value } })],
+      ]) {
+        const wrap = document.createElement('label');
+        wrap.textContent = label;
+        const input = document.createElement('input');
+        input.value = read();
+        input.addEventListener('input', () => {
+          image = write(input.value);
+          if (label === 'Alternative text') {
+            img.alt = input.value;
+            if (!input.value) delete image.data.alt;
+          }
+          const nodes = [...block.nodes];
+          nodes[i] = image;
+          block = { ...block, nodes };
+          change(block);
+        });
+        wrap.append(input);
+        figure.append(wrap);
+      }
+    }
+    dom.append(figure);
+  });
+}
+
 const BLOCK_NAMES = {
   embed: 'Embed',
   math: 'Math',
   'openapi-operation': 'OpenAPI operation',
+  'openapi-schemas': 'OpenAPI schemas',
   tabs: 'Tabs',
   expandable: 'Expandable',
   table: 'Table',
@@ -133,6 +227,19 @@ const Opaque = Node.create({
       const title = document.createElement('div');
       title.className = 'opaque-title';
       title.textContent = block.key?.startsWith('quire-html-') ? 'HTML' : (BLOCK_NAMES[block.type] ?? `${block.type ?? 'Unknown'} block`);
+      if (block.type === 'images') {
+        imagesView(dom, block, editor.isEditable, (changed) => {
+          block = changed;
+          const pos = getPos();
+          if (typeof pos === 'number') editor.view.dispatch(editor.view.state.tr.setNodeMarkup(pos, undefined, { json: canonical(block) }));
+        });
+        return {
+          dom,
+          stopEvent: (event) => event.target instanceof HTMLInputElement,
+          ignoreMutation: () => true,
+          update: (updated) => updated.type.name === 'opaque' && updated.attrs.json === canonical(block),
+        };
+      }
       dom.append(title);
       const fields = VOID_FIELDS[block.type]?.(block);
       const ref = block.data?.ref;
@@ -384,11 +491,31 @@ const OpaqueInline = Node.create({
   renderHTML({ node }) {
     let kind = 'inline';
     try {
-      kind = JSON.parse(node.attrs.json).type ?? kind;
+      const inline = JSON.parse(node.attrs.json);
+      // An HTML tag as written shows as the tag.
+      kind = inline.key?.startsWith('quire-html-') ? (inline.leaves ?? []).map((l) => l.text).join('') : (inline.type ?? kind);
     } catch {
       /* shown as an inline */
     }
     return ['span', { 'data-opaque': '', 'data-json': node.attrs.json, class: 'opaque-inline' }, kind];
+  },
+});
+
+/// Headings keep the anchor they were read with and the text it was made
+/// for (`document.js` sends the anchor back only while the text is the
+/// same); the anchor is the heading's `id`, so `#anchor` links find it.
+const HeadingAnchors = Extension.create({
+  name: 'headingAnchors',
+  addGlobalAttributes() {
+    return [
+      {
+        types: ['heading'],
+        attributes: {
+          anchor: { default: null, renderHTML: (attrs) => (attrs.anchor ? { id: attrs.anchor } : {}), parseHTML: () => null },
+          anchorText: { default: null, renderHTML: () => ({}), parseHTML: () => null },
+        },
+      },
+    ];
   },
 });
 
@@ -414,6 +541,7 @@ export function extensions({ collaboration } = {}) {
   return [
     StarterKit.configure({ link: false, codeBlock: false, underline: false, ...(collaboration ? { undoRedo: false } : {}) }),
     ...(collaboration ?? []),
+    HeadingAnchors,
     CodeWithTitle.configure({ HTMLAttributes: { class: 'code' } }),
     LinkWithRef.configure({ openOnClick: false, autolink: true, HTMLAttributes: { rel: 'noopener' } }),
     TaskList,

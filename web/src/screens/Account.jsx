@@ -3,10 +3,10 @@
 import { useState } from 'preact/hooks';
 import { CopyField } from './Admin.jsx';
 import { get, put, del, post } from '../api.js';
-import { navigate } from '../router.js';
 import { useLoad } from './Home.jsx';
+import { NewPassword } from './SignIn.jsx';
 
-export function Account({ me, onSignedOut }) {
+export function Account({ me, onSignOut }) {
   const [{ data: sessions, error }, reload] = useLoad(() => get('/auth/sessions').then((l) => l.items), []);
   const [message, setMessage] = useState(null);
   const change = async (event) => {
@@ -53,20 +53,11 @@ export function Account({ me, onSignedOut }) {
       {message && <p role="status">{message}</p>}
       <form class="stack narrow-form" onSubmit={change}>
         <label>Current password<input name="currentPassword" type="password" autocomplete="current-password" /></label>
-        <label>New password<input name="newPassword" type="password" autocomplete="new-password" minLength={10} required /></label>
+        <NewPassword label="New password" name="newPassword" required />
         <button type="submit">Change password</button>
       </form>
       <Tokens />
-      <button
-        type="button"
-        onClick={async () => {
-          await post('/auth/sign-out');
-          onSignedOut();
-          navigate('/sign-in');
-        }}
-      >
-        Sign out
-      </button>
+      <button type="button" onClick={onSignOut}>Sign out</button>
     </main>
   );
 }

@@ -1,11 +1,13 @@
-// Review: change requests by status; one change request's pages side by
-// side with what they were when it started (rendered, and as a markdown
-// diff), and its merge.
-import { useState } from 'preact/hooks';
+// Review: change requests by status; one change request's pages compared
+// with what they were when it started (the changes rendered, both versions
+// side by side, a markdown diff), and its merge.
+import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { all, get, post } from '../api.js';
 import { navigate } from '../router.js';
 import { useLoad } from './Home.jsx';
-import { DocumentView, flatten } from './Space.jsx';
+import { flatten } from './Space.jsx';
+import { documentDiff, lineDiff, markLines } from '../diff.js';
+import { ChangesView, SideBySide } from '../RenderedDiff.jsx';
 import { PageComment, ReviewPanel } from './Review.jsx';
 import { ConflictPanel } from './Conflicts.jsx';
 import { PdfButton } from '../Pdf.jsx';
@@ -38,49 +40,30 @@ export function ChangeRequests({ spaceId }) {
   );
 }
 
-/// Lines of `a` and `b` as a diff: each line kept, removed or added.
-export function lineDiff(a, b) {
-  const x = a.split('\n');
-  const y = b.split('\n');
-  const n = x.length;
-  const m = y.length;
-  const lcs = Array.from({ length: n + 1 }, () => new Uint32Array(m + 1));
-  for (let i = n - 1; i >= 0; i -= 1) {
-    for (let j = m - 1; j >= 0; j -= 1) {
-      lcs[i][j] = x[i] === y[j] ? lcs[i + 1][j + 1] + 1 : Math.max(lcs[i + 1][j], lcs[i][j + 1]);
-    }
-  }
-  const out = [];
-  let i = 0;
-  let j = 0;
-  while (i < n && j < m) {
-    if (x[i] === y[j]) {
-      out.push({ kind: 'same', text: x[i] });
-      i += 1;
-      j += 1;
-    } else if (lcs[i + 1][j] >= lcs[i][j + 1]) {
-      out.push({ kind: 'removed', text: x[i] });
-      i += 1;
-    } else {
-      out.push({ kind: 'added', text: y[j] });
-      j += 1;
-    }
-  }
-  while (i < n) out.push({ kind: 'removed', text: x[i++] });
-  while (j < m) out.push({ kind: 'added', text: y[j++] });
-  return out;
+// Other screens take the line diff from here too.
+export { lineDiff };
+
+/// A line's words: kept, added (`<ins>`) and removed (`<del>`).
+function Words({ parts }) {
+  return parts.map((part) => {
+    if (part.kind === 'added') return <ins class="diff-word diff-word-added">{part.text}</ins>;
+    if (part.kind === 'removed') return <del class="diff-word diff-word-removed">{part.text}</del>;
+    return part.text;
+  });
 }
 
 /// A line diff, each line marked (and named for screen readers) as added
-/// or removed.
+/// or removed, and in a removed line replaced by an added one, the words
+/// that changed (`<del>`, `<ins>`).
 export function DiffView({ lines, label }) {
+  const marked = useMemo(() => markLines(lines), [lines]);
   return (
     <pre class="diff" aria-label={label}>
-      {lines.map((line) => (
+      {marked.map((line) => (
         <div class={`diff-${line.kind}`}>
           <span aria-hidden="true">{line.kind === 'added' ? '+ ' : line.kind === 'removed' ? '- ' : '  '}</span>
           <span class="visually-hidden">{line.kind === 'same' ? '' : `${line.kind}: `}</span>
-          {line.text}
+          {line.parts ? <Words parts={line.parts} /> : line.text}
         </div>
       ))}
     </pre>
@@ -93,24 +76,35 @@ function baseOf(cr) {
   return cr.revisionMergedAncestor || cr.revisionInitial;
 }
 
+/// The pages a change request changed: added, deleted, moved, renamed or
+/// with other content (their `documentId`, which names the content, differs
+/// from the base's), each with its markdown before and after. Only the
+/// changed pages' markdown is read, all at once.
 async function changedPages(spaceId, cr) {
   const [before, after] = await Promise.all([
     get(`/v1/spaces/${spaceId}/revisions/${baseOf(cr)}`),
     get(`/v1/spaces/${spaceId}/change-requests/${cr.id}/content`),
   ]);
   const old = new Map(flatten(before.pages).map(({ page }) => [page.id, page]));
-  const changes = [];
+  const found = [];
   for (const { page } of flatten(after.pages)) {
     if (page.type !== 'document') continue;
     const was = old.get(page.id);
-    const now = await get(`/v1/spaces/${spaceId}/change-requests/${cr.id}/content/page/${page.id}?format=markdown`);
-    const then = was ? await get(`/v1/spaces/${spaceId}/revisions/${baseOf(cr)}/page/${page.id}?format=markdown`) : null;
-    const moved = was && was.path !== page.path;
-    if (!was || then.markdown !== now.markdown || was.title !== page.title || moved) {
-      changes.push({ page, was, before: then?.markdown ?? '', after: now.markdown ?? '', moved });
-    }
     old.delete(page.id);
+    const moved = Boolean(was && was.path !== page.path);
+    if (was && was.documentId === page.documentId && was.title === page.title && !moved) continue;
+    found.push({ page, was, moved });
   }
+  const markdown = (path) => get(`${path}?format=markdown`).then((answer) => answer.markdown ?? '');
+  const changes = await Promise.all(
+    found.map(async ({ page, was, moved }) => {
+      const [then, now] = await Promise.all([
+        was ? markdown(`/v1/spaces/${spaceId}/revisions/${baseOf(cr)}/page/${page.id}`) : '',
+        markdown(`/v1/spaces/${spaceId}/change-requests/${cr.id}/content/page/${page.id}`),
+      ]);
+      return { page, was, before: then, after: now, moved };
+    }),
+  );
   for (const page of old.values()) {
     if (page.type === 'document') changes.push({ page, was: page, deleted: true, before: '', after: '' });
   }
@@ -127,33 +121,61 @@ function headingsOf(document) {
     }));
 }
 
+/// Whether an element has come near the screen (and stays so once it
+/// has): what is heavy to show waits for it.
+function useNear(ref) {
+  const [near, setNear] = useState(typeof IntersectionObserver === 'undefined');
+  useEffect(() => {
+    if (near || !ref.current) return undefined;
+    const observer = new IntersectionObserver((entries) => entries.some((e) => e.isIntersecting) && setNear(true), { rootMargin: '600px 0px' });
+    observer.observe(ref.current);
+    return () => observer.disconnect();
+  }, [near]);
+  return near;
+}
+
+/// The ways a page's changes are shown.
+const VIEWS = [
+  ['changes', 'Changes'],
+  ['side', 'Side by side'],
+  ['markdown', 'Markdown diff'],
+];
+
 function PageChange({ spaceId, cr, change, onComment }) {
-  const [view, setView] = useState('diff');
-  const [docs, setDocs] = useState(null);
-  const showRendered = async () => {
-    setView('rendered');
-    if (docs) return;
+  const [view, setView] = useState('changes');
+  const here = useRef(null);
+  const near = useNear(here);
+  // Both versions' JSON documents, once the page is near the screen.
+  const [{ data: docs, error }] = useLoad(async () => {
+    if (!near) return null;
     const [before, after] = await Promise.all([
       change.was ? get(`/v1/spaces/${spaceId}/revisions/${baseOf(cr)}/page/${change.page.id}`) : null,
       change.deleted ? null : get(`/v1/spaces/${spaceId}/change-requests/${cr.id}/content/page/${change.page.id}`),
     ]);
-    setDocs({ before: before?.document, after: after?.document });
-  };
+    return { before: before?.document ?? null, after: after?.document ?? null };
+  }, [near, spaceId, cr.id, change]);
+  const diff = useMemo(() => docs && documentDiff(docs.before, docs.after), [docs]);
+  const lines = useMemo(() => lineDiff(change.before, change.after), [change]);
   const status = change.deleted ? 'deleted' : !change.was ? 'added' : change.moved ? `moved from ${change.was.path}` : 'edited';
   const [headings, setHeadings] = useState(null);
   const startComment = async () => {
-    const now = await get(`/v1/spaces/${spaceId}/change-requests/${cr.id}/content/page/${change.page.id}`);
-    setHeadings(headingsOf(now.document));
+    const now = docs?.after ?? (await get(`/v1/spaces/${spaceId}/change-requests/${cr.id}/content/page/${change.page.id}`)).document;
+    setHeadings(headingsOf(now));
   };
+  const id = `change-${change.page.id}`;
+  const title = change.page.title;
   return (
-    <section class="page-change">
+    <section class="page-change" ref={here}>
       <h3>
-        {change.page.title} <span class="badge">{status}</span>
-        {change.was && change.was.title !== change.page.title && <span class="muted"> (was “{change.was.title}”)</span>}
+        {title} <span class="badge">{status}</span>
+        {change.was && change.was.title !== title && <span class="muted"> (was “{change.was.title}”)</span>}
       </h3>
-      <div class="tabs" role="tablist" aria-label={`How to show ${change.page.title}`}>
-        <button type="button" role="tab" aria-selected={view === 'diff'} onClick={() => setView('diff')}>Markdown diff</button>
-        <button type="button" role="tab" aria-selected={view === 'rendered'} onClick={showRendered}>Side by side</button>
+      <div class="tabs" role="tablist" aria-label={`How to show ${title}`}>
+        {VIEWS.map(([name, text]) => (
+          <button type="button" role="tab" id={`${id}-${name}`} aria-controls={`${id}-panel`} aria-selected={view === name} onClick={() => setView(name)}>
+            {text}
+          </button>
+        ))}
       </div>
       {!change.deleted && cr.status === 'open' && !headings && (
         <button type="button" onClick={startComment}>Comment on this page</button>
@@ -169,14 +191,19 @@ function PageChange({ spaceId, cr, change, onComment }) {
           }}
         />
       )}
-      {view === 'diff' ? (
-        <DiffView lines={lineDiff(change.before, change.after)} label={`Changes to ${change.page.title}`} />
-      ) : (
-        <div class="side-by-side">
-          <div><h4>Before</h4>{docs?.before ? <DocumentView document={docs.before} /> : <p class="muted">No page</p>}</div>
-          <div><h4>After</h4>{docs?.after ? <DocumentView document={docs.after} /> : <p class="muted">No page</p>}</div>
-        </div>
-      )}
+      <div role="tabpanel" id={`${id}-panel`} aria-labelledby={`${id}-${view}`}>
+        {view === 'markdown' ? (
+          <DiffView lines={lines} label={`Changes to ${title}`} />
+        ) : error ? (
+          <p class="error" role="alert">{error.message}</p>
+        ) : !diff ? (
+          <p class="muted" aria-busy="true">Loading the page…</p>
+        ) : view === 'changes' ? (
+          <ChangesView diff={diff} label={`Changes to ${title}`} />
+        ) : (
+          <SideBySide diff={diff} before={docs.before} after={docs.after} />
+        )}
+      </div>
     </section>
   );
 }

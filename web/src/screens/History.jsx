@@ -8,7 +8,8 @@ import { all, get, post } from '../api.js';
 import { navigate } from '../router.js';
 import { useLoad } from './Home.jsx';
 import { flatten } from './Space.jsx';
-import { DiffView, lineDiff } from './ChangeRequests.jsx';
+import { DiffView } from './ChangeRequests.jsx';
+import { lineDiff } from '../diff.js';
 
 /// Opens a change request that puts the pages `ids` back as they were at
 /// `revision`; returns its number.

@@ -1,5 +1,6 @@
 // Signing in: email and password, the OpenID provider when the server has
-// one, and one-time links (sign-in, password reset, invitation).
+// one, and one-time links (sign-in, password reset, invitation); the field
+// for a new password, shared with the account screen.
 import { useEffect, useState } from 'preact/hooks';
 import { get, post, setCsrf } from '../api.js';
 import { navigate } from '../router.js';
@@ -102,13 +103,57 @@ export function LinkScreen({ onSignedIn }) {
           {info.needsDisplayName && (
             <label>Your name<input name="displayName" autocomplete="name" required /></label>
           )}
-          <label>
-            {info.needsPassword ? 'New password (10 characters or more)' : 'Set a password (optional)'}
-            <input name="password" type="password" autocomplete="new-password" minLength={10} required={info.needsPassword} />
-          </label>
+          <NewPassword label={info.needsPassword ? 'New password' : 'Set a password (optional)'} required={info.needsPassword} />
           <button type="submit" class="primary">Continue</button>
         </form>
       )}
     </main>
+  );
+}
+
+// The shortest password the server takes (quire-sign-in's MIN_LENGTH), in
+// characters as it counts them (code points, not UTF-16 units).
+const PASSWORD_MIN = 10;
+const tooShort = (password) => password !== '' && [...password].length < PASSWORD_MIN;
+const TOO_SHORT = `Too short: a password needs at least ${PASSWORD_MIN} characters.`;
+
+/// A new password's field: the minimum stated beside it and, when what was
+/// typed is shorter, said in place on submitting (the form is not sent).
+export function NewPassword({ label, name = 'password', required = false }) {
+  const [short, setShort] = useState(false);
+  const hint = `${name}-hint`;
+  const problem = `${name}-problem`;
+  return (
+    <div class="field">
+      <label>
+        {label}
+        <input
+          name={name}
+          type="password"
+          autocomplete="new-password"
+          minLength={PASSWORD_MIN}
+          required={required}
+          aria-describedby={short ? `${hint} ${problem}` : hint}
+          aria-invalid={short ? 'true' : undefined}
+          onInput={(event) => {
+            const input = event.currentTarget;
+            input.setCustomValidity(tooShort(input.value) ? TOO_SHORT : '');
+            if (!tooShort(input.value)) setShort(false);
+          }}
+          onInvalid={(event) => {
+            const input = event.currentTarget;
+            if (!tooShort(input.value)) return;
+            // Our message instead of the browser's bubble.
+            event.preventDefault();
+            setShort(true);
+            input.focus();
+          }}
+        />
+      </label>
+      <p id={hint} class="hint-text muted">At least {PASSWORD_MIN} characters.</p>
+      {short && (
+        <p id={problem} class="hint-text error" role="alert">{TOO_SHORT}</p>
+      )}
+    </div>
   );
 }

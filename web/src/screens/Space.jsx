@@ -10,7 +10,8 @@ import { toEditor } from '../editor/document.js';
 import { PageEditor } from '../editor/Editor.jsx';
 import { People } from '../People.jsx';
 import { doing, usePresence } from '../presence.js';
-import { DiffView, lineDiff } from './ChangeRequests.jsx';
+import { DiffView } from './ChangeRequests.jsx';
+import { lineDiff } from '../diff.js';
 import { restore } from './History.jsx';
 import { PdfButton } from '../Pdf.jsx';
 
@@ -152,19 +153,21 @@ function Here({ people }) {
   );
 }
 
-/// A document shown read-only, with the editor's own rendering.
-export function DocumentView({ document }) {
+/// A document shown read-only, with the editor's own rendering: the API's
+/// `document`, or `content` (the editor's JSON) with `more` extensions (a
+/// diff's marks), named `label`.
+export function DocumentView({ document, content, more = [], label = 'Page content' }) {
   const mount = useRef(null);
   useEffect(() => {
     const editor = new TiptapEditor({
       element: mount.current,
-      extensions: extensions(),
-      content: toEditor(document),
+      extensions: [...extensions(), ...more],
+      content: content ?? toEditor(document),
       editable: false,
-      editorProps: { attributes: { class: 'prose', 'aria-label': 'Page content' } },
+      editorProps: { attributes: { class: 'prose', 'aria-label': label } },
     });
     return () => editor.destroy();
-  }, [document]);
+  }, [document, content]);
   return <div ref={mount} />;
 }
 

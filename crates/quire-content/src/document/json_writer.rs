@@ -332,18 +332,27 @@ fn inline_nodes(content: &[Inline]) -> Vec<Value> {
     let mut i = 0;
     while i < content.len() {
         match &content[i] {
-            Inline::Text { .. } | Inline::Html(_) => {
+            Inline::Text { .. } => {
                 let run = content[i..]
                     .iter()
                     .map_while(|inline| match inline {
                         Inline::Text { text, marks } => Some((text.as_str(), *marks)),
-                        Inline::Html(tag) => Some((tag.as_str(), Marks::NONE)),
                         _ => None,
                     })
                     .collect::<Vec<_>>();
                 i += run.len();
                 nodes.push(text_node(run.into_iter()));
                 continue;
+            }
+            // The JSON document has no HTML: a tag is the text of a text
+            // node whose key says so, which the reader turns back into the
+            // tag (an editor that keeps keys keeps it).
+            Inline::Html(tag) => {
+                let mut node = text_node(std::iter::once((tag.as_str(), Marks::NONE)));
+                if let Value::Object(map) = &mut node {
+                    map.insert("key".into(), super::json_reader::HTML_INLINE_KEY.into());
+                }
+                nodes.push(node);
             }
             Inline::Link { target, content } => nodes.push(object([
                 ("object", "inline".into()),
@@ -393,7 +402,6 @@ fn inline_nodes(content: &[Inline]) -> Vec<Value> {
 }
 
 /// A text node of the pieces given, neighbours with the same marks one leaf
-/// (inline HTML tags are unmarked text between text).
 fn text_node<'a>(pieces: impl Iterator<Item = (&'a str, Marks)>) -> Value {
     let mut merged: Vec<(String, Marks)> = Vec::new();
     for (text, marks) in pieces {

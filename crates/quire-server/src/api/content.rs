@@ -239,7 +239,9 @@ async fn page_view(
     if let Some(text) = markdown {
         match format {
             Format::Markdown => view.markdown = Some(text.to_string()),
-            Format::Document => view.document = Some(quire_content::document::markdown_to_document(&text)),
+            Format::Document => {
+                view.document = Some(quire_content::document::page_document(&text, &view.title));
+            }
         }
     }
     Ok(view)

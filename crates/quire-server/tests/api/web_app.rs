@@ -100,3 +100,30 @@ mod the_web_app_in_chromium {
         super::the_web_app_in_chromium(crate::support::Backend::Postgres).await
     }
 }
+
+/// The web application's pure modules (`web/tests/*.test.mjs`: the review
+/// screen's block, word and line diffs) under Node's own test runner.
+#[test]
+fn the_web_apps_unit_tests_pass() {
+    let tests: Vec<String> = std::fs::read_dir(web_dir().join("tests"))
+        .expect("web/tests")
+        .flatten()
+        .map(|entry| entry.file_name().to_string_lossy().into_owned())
+        .filter(|name| name.ends_with(".test.mjs"))
+        .map(|name| format!("tests/{name}"))
+        .collect();
+    assert!(!tests.is_empty(), "no unit test found in web/tests");
+    let out = Command::new("node")
+        .arg("--test")
+        .args(&tests)
+        .current_dir(web_dir())
+        .output()
+        .expect("run node --test");
+    let report = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(out.status.success(), "{report}");
+    assert!(report.contains("# fail 0"), "{report}");
+}

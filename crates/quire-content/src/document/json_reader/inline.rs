@@ -26,6 +26,11 @@ pub(super) fn read_inlines(nodes: &[Value], path: &Path, holder: Holder) -> Resu
     for (i, node) in nodes.iter().enumerate() {
         let path = path.index(i);
         match node.get("object").and_then(Value::as_str) {
+            Some("text") if node.get("key").and_then(Value::as_str) == Some(super::HTML_INLINE_KEY) => {
+                let mut tag = Vec::new();
+                push_leaves(node, &path, &mut tag)?;
+                out.push(Inline::Html(super::super::text::plain_text(&tag)));
+            }
             Some("text") => push_leaves(node, &path, &mut out)?,
             Some("inline") => out.push(read_inline(node, &path, holder)?),
             _ => return Err(invalid(&path, "expected a text or inline node")),

@@ -117,10 +117,12 @@ fn place_name(place: Place) -> &'static str {
 
 const NON_VOID: &Value = &Value::Bool(false);
 
-/// A block at `path`, allowed in `place`.
 /// The key prefix of paragraphs that carry HTML kept as written.
 pub(crate) const HTML_KEY: &str = "quire-html-";
+/// The key of a text node that is an inline HTML tag as written.
+pub(crate) const HTML_INLINE_KEY: &str = "quire-html-inline";
 
+/// A block at `path`, allowed in `place`.
 fn read_block(node: &Value, path: &Path, place: Place) -> Result<Block> {
     let kind = block_type(node, path)?;
     let block = Obj::of(node, path)?;

@@ -14,6 +14,7 @@
 mod commonmark;
 mod figure;
 mod tags;
+mod units;
 
 use std::collections::HashSet;
 
@@ -26,23 +27,28 @@ use crate::markdown::split_front_matter;
 use tags::Segment;
 
 pub(crate) use tags::quote_attr;
+pub(super) use units::{Unit, source_units};
 
 impl Document {
     /// Reads a page's markdown. Never fails: what is not markdown we know
     /// is text.
     pub fn from_markdown(markdown: &str) -> Document {
         let (front_matter, body) = split_front_matter(markdown);
-        let mut ids = Ids::default();
-        let blocks = segment_blocks(tags::segments(body, 0), &mut ids);
         Document {
             front_matter: front_matter.map(str::to_owned),
-            blocks: fit_blocks(blocks, Place::Top),
+            blocks: read_body(body, &mut Ids::default()),
         }
     }
 }
 
+/// The blocks of markdown without front matter, headings named after
+/// those `ids` already holds.
+fn read_body(body: &str, ids: &mut Ids) -> Vec<Block> {
+    fit_blocks(segment_blocks(tags::segments(body, 0), ids), Place::Top)
+}
+
 /// Heading ids, unique within a document.
-#[derive(Default)]
+#[derive(Default, Clone)]
 struct Ids {
     headings: HashSet<String>,
 }

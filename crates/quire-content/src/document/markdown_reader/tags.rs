@@ -176,7 +176,7 @@ pub(super) fn in_fence(fence: &mut Option<(char, usize)>, line: &str) -> bool {
 }
 
 /// Whether `s` is blank to markdown: spaces, tabs and line ends only.
-fn is_blank(s: &str) -> bool {
+pub(super) fn is_blank(s: &str) -> bool {
     s.trim_matches([' ', '\t', '\r', '\n']).is_empty()
 }
 
@@ -210,7 +210,7 @@ fn strip_container_markers(line: &str) -> &str {
 
 /// The line closing the tag opened on `lines[start]`, nested tags of the
 /// same name counted.
-fn find_end(lines: &[&str], start: usize, name: &str) -> Option<usize> {
+pub(super) fn find_end(lines: &[&str], start: usize, name: &str) -> Option<usize> {
     let mut depth = 1;
     let mut fence = None;
     for (j, line) in lines.iter().enumerate().skip(start + 1) {
