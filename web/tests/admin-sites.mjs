@@ -253,13 +253,18 @@ await step('a space is connected to a Git repository and imported, its problems 
   await ada.getByRole('link', { name: 'Git Sync' }).click();
   await ada.getByRole('heading', { name: 'Git Sync' }).waitFor();
   await ada.getByLabel('Repository URL').fill(env.QUIRE_REPO);
-  await ada.getByLabel('Branch').fill('main');
+  // The repository's branches, its default chosen.
+  await ada.getByRole('button', { name: 'Find the branches' }).click();
+  const branch = ada.getByLabel('Branch');
+  await ada.locator('select[name="branch"]').waitFor();
+  assert.equal(await branch.inputValue(), 'main');
+  assert.deepEqual(await branch.locator('option').allTextContents(), ['main (default)']);
   await ada.getByRole('button', { name: 'Import from the repository' }).click();
   await ada.getByRole('status').filter({ hasText: 'Import: Done' }).waitFor({ timeout: 60_000 });
   await ada.getByText('2 pages and 0 files imported').waitFor();
   await ada.getByRole('table', { name: 'Problems of the last operation' }).getByText('missing.md').waitFor();
   await screen(ada, 'git-sync');
-  await ada.goto(`${url}/s/${env.QUIRE_IMPORTED}/`);
+  await ada.getByRole('link', { name: 'Open the imported pages' }).click();
   await ada.getByRole('link', { name: 'Setup' }).waitFor();
 });
 

@@ -177,6 +177,33 @@ pub(crate) fn git_error(err: GitError) -> AppError {
     }
 }
 
+/// The branches of the repository at `url` and the one its `HEAD` names,
+/// to choose a branch before connecting a space (editors and above; the
+/// network policy applies as to an import). Nothing is recorded.
+pub async fn branches(
+    app: &App,
+    caller: &Caller,
+    space_id: &str,
+    url: &str,
+) -> AppResult<quire_adapters::git::Branches> {
+    let mut conn = app.db.read().await?;
+    let (_, access) = access::space(&mut conn, caller, space_id, None).await?;
+    access.require(Role::Edit, "connect the space to Git")?;
+    drop(conn);
+    if url.trim().is_empty() {
+        return Err(AppError::invalid("url is required"));
+    }
+    app.git.branches(url).await.map_err(|err| match err {
+        GitError::Refused(message) => AppError::invalid(message),
+        // git's own message, its secrets redacted: what the repository said.
+        GitError::Failed(message) => AppError::invalid(format!("the repository could not be read: {message}")),
+        GitError::Timeout(seconds) => {
+            AppError::invalid(format!("the repository did not answer within {seconds} seconds"))
+        }
+        other => git_error(other),
+    })
+}
+
 /// What every event says about the repository, checked.
 struct Connection {
     url: String,

@@ -2,6 +2,7 @@
 // to it, and what the latest operation did (pages and files written, the
 // problems met). Reads `GET /v1/spaces/{id}/git/info` again every second
 // while an operation runs.
+import { useState } from 'preact/hooks';
 import { get, post } from '../api.js';
 import { Pending, usePolling, useLoad } from './Home.jsx';
 import { useAction } from './Admin.jsx';
@@ -33,11 +34,33 @@ export function GitSync({ spaceId }) {
     return { space, info, git: content.git ?? null };
   }, [spaceId]);
   const [run, feedback] = useAction();
+  // The repository's branches once asked for: its default and every one.
+  const [branches, setBranches] = useState(null);
+  const [branch, setBranch] = useState(null);
+  const [finding, setFinding] = useState(null);
   const operation = data?.info?.operation;
   const busy = operation && (operation.state === 'running' || operation.state === 'pending');
   usePolling(busy, reload);
   if (!data) return <Pending error={error} />;
   const known = data.info?.url && !data.info.url.includes('***') ? data.info.url : '';
+  const connectedBranch = data.git?.ref?.replace(/^refs\/heads\//, '') ?? '';
+  const shortName = (ref) => ref.replace(/^refs\/heads\//, '');
+  /// Asks the repository for its branches; the branch field takes its
+  /// default unless one of its branches is already chosen.
+  const findBranches = async (form) => {
+    setFinding('Reading the repository…');
+    try {
+      const found = await post(`/v1/spaces/${spaceId}/git/branches`, { url: form.url.value });
+      setBranches(found);
+      const names = found.items.map(shortName);
+      const current = form.branch.value;
+      if (!names.includes(current) && found.default) setBranch(shortName(found.default));
+      setFinding(names.length ? null : 'The repository has no branch yet: exporting creates the one named.');
+    } catch (error) {
+      setBranches(null);
+      setFinding(error.message);
+    }
+  };
   const start = (direction) => (event) => {
     event.preventDefault();
     const form = (event.currentTarget.form ?? event.currentTarget).elements;
@@ -45,6 +68,13 @@ export function GitSync({ spaceId }) {
     if (form.directory.value) body.repoProjectDirectory = form.directory.value.replace(/^\/+|\/+$/g, '');
     if (direction === 'export') body.commitMessage = form.message.value || 'Update from Quire';
     run(async () => {
+      // A first import with the branch left as it was takes the
+      // repository's default branch when it has no such branch (`master`
+      // in GitBook-era repositories).
+      if (direction === 'import' && !connectedBranch && branch === null && !branches) {
+        const found = await post(`/v1/spaces/${spaceId}/git/branches`, { url: body.url }).catch(() => null);
+        if (found?.default && !found.items.includes(body.ref)) body.ref = found.default;
+      }
       await post(`/v1/spaces/${spaceId}/git/${direction}`, body);
       await reload();
     }, direction === 'import' ? 'Import started.' : 'Export started.');
@@ -61,7 +91,25 @@ export function GitSync({ spaceId }) {
       {data.info && <LastOperation info={data.info} git={data.git} />}
       <form class="stack-form" onSubmit={start('import')}>
         <label>Repository URL<input name="url" type="text" required defaultValue={known} placeholder="https://github.com/acme/docs.git" /></label>
-        <label>Branch<input name="branch" defaultValue={data.git?.ref?.replace(/^refs\/heads\//, '') ?? 'main'} /></label>
+        <div class="toolbar">
+          <button type="button" onClick={(e) => findBranches(e.currentTarget.form)}>Find the branches</button>
+          {finding && <span role="status" class="muted">{finding}</span>}
+        </div>
+        <label>
+          Branch
+          {branches && branches.items.length > 0 ? (
+            <select name="branch" value={branch ?? (connectedBranch || shortName(branches.default ?? ''))} onChange={(e) => setBranch(e.currentTarget.value)}>
+              {branches.items.map((ref) => (
+                <option value={shortName(ref)}>
+                  {shortName(ref)}
+                  {ref === branches.default ? ' (default)' : ''}
+                </option>
+              ))}
+            </select>
+          ) : (
+            <input name="branch" value={branch ?? (connectedBranch || 'main')} onInput={(e) => setBranch(e.currentTarget.value)} />
+          )}
+        </label>
         <label>Folder in the repository (empty: its root)<input name="directory" placeholder="docs" /></label>
         <label>Commit message of exports<input name="message" placeholder="Update from Quire" /></label>
         <div class="toolbar">
@@ -102,6 +150,11 @@ function LastOperation({ info, git }) {
                 ? `${result.written} files written, ${result.deleted} deleted${result.commit ? ` in commit ${result.commit.slice(0, 10)}` : ''}.`
                 : `${result.pages} pages and ${result.files} files imported${result.commit ? ` from commit ${result.commit.slice(0, 10)}` : ''}.`}
           </p>
+          {operation.direction === 'import' && operation.state === 'success' && !result.ignored && (
+            <p>
+              <a class="button" href={`/s/${info.installationId}/`}>Open the imported pages</a>
+            </p>
+          )}
           {result.changeRequest && <p>The repository and the space both changed: <a href={`/s/${info.installationId}/change-requests`}>a change request</a> holds the repository's version.</p>}
           <h3>Problems</h3>
           {result.problems.length === 0 ? (

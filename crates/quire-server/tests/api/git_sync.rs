@@ -287,6 +287,19 @@ both_backends! {
             .status()
             .unwrap();
         assert!(status.success());
+        // Before connecting, the branches there are and the default one.
+        let branches = app.post(&ada, &format!("/v1/spaces/{space}/git/branches"), json!({ "url": repo.url() })).await;
+        branches.assert_status(200);
+        assert_eq!(branches.body, json!({ "default": "refs/heads/master", "items": ["refs/heads/master"] }));
+        let nowhere = format!("{}-missing", repo.url());
+        let missing = app.post(&ada, &format!("/v1/spaces/{space}/git/branches"), json!({ "url": nowhere })).await;
+        missing.assert_status(400);
+        assert!(missing.body["error"]["message"].as_str().is_some_and(|m| m.starts_with("the repository could not be read")), "{}", missing.body);
+        app.post(&ada, &format!("/v1/spaces/{space}/git/branches"), json!({ "url": " " })).await.assert_status(400);
+        app.post(&ada, &format!("/v1/spaces/{space}/git/branches"), json!({ "url": repo.url(), "ref": "x" })).await.assert_status(400);
+        let stranger = app.user("Mallory").await;
+        let refused = app.post(&stranger, &format!("/v1/spaces/{space}/git/branches"), json!({ "url": repo.url() })).await;
+        assert!(matches!(refused.status, 403 | 404), "{}", refused.status);
         app.clock.advance_millis(1000);
         app.post(&ada, &format!("/v1/spaces/{space}/git/import"), json!({ "url": repo.url(), "ref": "refs/heads/main" }))
             .await

@@ -207,6 +207,13 @@ fn quire_operations() -> Vec<(&'static str, &'static str, Value)> {
         }
     });
     vec![
+        (
+            "POST",
+            "/spaces/{spaceId}/git/branches",
+            json!({ "type": "object", "required": ["default", "items"], "additionalProperties": false, "properties": {
+                "default": nullable(json!({ "type": "string" })),
+                "items": { "type": "array", "items": { "type": "string" } } } }),
+        ),
         ("GET", "/orgs/{organizationId}/invites", list(&pending_invite)),
         ("DELETE", "/orgs/{organizationId}/invites/{inviteId}", json!(null)),
         (
