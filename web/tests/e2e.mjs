@@ -676,6 +676,154 @@ await step('pasting from Google Docs and Word gives clean blocks; an image is up
   }
 });
 
+await step('discoverable editing: placeholder, + handle, / anywhere, shortcuts dialog, table and code controls', async () => {
+  await page.goto(spaceUrl);
+  await page.getByRole('button', { name: 'New page' }).click();
+  await page.getByLabel('Page title').fill('Discoverable');
+  await saved();
+  const k = page.keyboard;
+  const json = () => page.evaluate(() => window.quireEditor.getJSON());
+  const focusEnd = async () => {
+    await page.evaluate(() => window.quireEditor.commands.focus('end'));
+    await page.waitForFunction(() => document.activeElement?.classList.contains('ProseMirror'));
+  };
+  // An empty page shows the hint, which is a decoration, not text.
+  const hint = editor().locator('p.is-empty[data-placeholder="Type / for blocks, or start writing"]');
+  await hint.waitFor();
+  assert.equal(await editor().textContent(), '');
+  await editor().click();
+  await k.type('Intro text');
+  assert.equal(await hint.count(), 0);
+  await k.press('Enter');
+  await hint.waitFor();
+  // "/" after a space opens the menu filtered by what follows; Escape
+  // closes it and keeps what was typed.
+  await k.press('Backspace');
+  await k.type(' /head');
+  const menu = page.getByRole('listbox', { name: 'Insert a block' });
+  await menu.waitFor();
+  assert.deepEqual(await menu.getByRole('option').allTextContents(), ['Heading 1', 'Heading 2', 'Heading 3']);
+  await k.press('Escape');
+  await menu.waitFor({ state: 'detached' });
+  assert.equal((await json()).content[0].content[0].text, 'Intro text /head');
+  // Choosing removes "/query" and puts the block after the line.
+  await k.type(' /quote');
+  await page.getByRole('option', { name: 'Quote' }).waitFor();
+  await k.press('Enter');
+  await k.type('Quoted');
+  let doc = await json();
+  assert.equal(doc.content[0].content[0].text, 'Intro text /head ');
+  assert.equal(doc.content[1].type, 'blockquote');
+  await k.press('Enter');
+  await k.press('Enter');
+  await k.type('After the quote');
+  // The "+" beside the caret's block opens the same menu; the block goes
+  // after it.
+  await page.getByRole('button', { name: 'Insert a block' }).click();
+  await menu.waitFor();
+  await k.type('divider');
+  await k.press('Enter');
+  doc = await json();
+  assert.deepEqual(doc.content.slice(1, 4).map((n) => n.type), ['blockquote', 'paragraph', 'horizontalRule']);
+  // Escape after "+" takes back the "/" it typed.
+  const before = JSON.stringify(await json());
+  await page.getByRole('button', { name: 'Insert a block' }).click();
+  await menu.waitFor();
+  await k.press('Escape');
+  await menu.waitFor({ state: 'detached' });
+  assert.equal(JSON.stringify(await json()), before);
+  // Markdown shortcuts: ```lang, ---, $$ (a math block, its formula's
+  // input focused).
+  await focusEnd();
+  await k.type('---');
+  await k.type('$$ ');
+  await page.waitForFunction(() => document.activeElement?.closest('label')?.textContent === 'Formula (TeX)');
+  await k.type('E = mc^2');
+  await focusEnd();
+  await k.type('```python ');
+  await k.type('print(1)');
+  doc = await json();
+  const blocks = doc.content.filter((n) => n.type !== 'paragraph');
+  assert.deepEqual(blocks.map((n) => n.type), ['blockquote', 'horizontalRule', 'horizontalRule', 'opaque', 'codeBlock']);
+  assert.equal(JSON.parse(blocks[3].attrs.json).data.formula, 'E = mc^2');
+  // The code block's toolbar: language, title, line numbers.
+  const code = page.getByRole('group', { name: 'Code block' });
+  await code.waitFor();
+  assert.equal(await code.getByLabel('Language').inputValue(), 'python');
+  await code.getByLabel('Language').selectOption('javascript');
+  await code.getByLabel('Code title').fill('hello.js');
+  await code.getByLabel('Line numbers').check();
+  doc = await json();
+  const block = doc.content.find((n) => n.type === 'codeBlock');
+  assert.deepEqual([block.attrs.language, block.attrs.title, JSON.parse(block.attrs.extra).lineNumbers], ['javascript', 'hello.js', true]);
+  await code.getByLabel('Code title').press('Escape');
+  await page.waitForFunction(() => document.activeElement?.classList.contains('ProseMirror'));
+  // A table: Tab in the last cell adds a row; the toolbar adds and
+  // deletes rows and columns (a new column gets a title cell).
+  await focusEnd();
+  await k.type('/table');
+  await page.getByRole('option', { name: 'Table' }).waitFor();
+  await k.press('Enter');
+  await k.type('a');
+  await k.press('Tab');
+  await k.type('b');
+  await k.press('Tab');
+  await k.type('c');
+  const table = page.getByRole('toolbar', { name: 'Table' });
+  await table.waitFor();
+  await table.getByRole('button', { name: 'Add column right' }).click();
+  await table.getByRole('button', { name: 'Add row below' }).click();
+  const rows = async () => (await json()).content.find((n) => n.type === 'table').content;
+  let grid = await rows();
+  assert.equal(grid.length, 4);
+  assert.deepEqual(grid.map((r) => r.content.length), [3, 3, 3, 3]);
+  assert.deepEqual(grid[0].content.map((c) => c.type), ['tableHeader', 'tableHeader', 'tableHeader']);
+  await table.getByRole('button', { name: 'Delete row' }).click();
+  await table.getByRole('button', { name: 'Delete column' }).click();
+  grid = await rows();
+  assert.deepEqual(grid.map((r) => r.content.length), [2, 2, 2]);
+  // The controls are not part of the document.
+  assert.equal(await editor().locator('button, select').count(), 0);
+  // The keyboard shortcuts: a modal dialog, by the button and by Ctrl-/.
+  await page.getByRole('button', { name: 'Shortcuts' }).click();
+  const dialog = page.getByRole('dialog', { name: 'Keyboard shortcuts' });
+  await dialog.waitFor();
+  assert.equal(await dialog.getAttribute('aria-modal'), 'true');
+  await page.waitForFunction(() => document.activeElement?.closest('[role="dialog"]'));
+  for (let i = 0; i < 4; i += 1) {
+    await k.press('Tab');
+    assert.ok(await page.evaluate(() => Boolean(document.activeElement?.closest('[role="dialog"]'))), 'the focus stays in the dialog');
+  }
+  await dialog.getByRole('rowheader', { name: 'Math block' }).waitFor();
+  await screen(page, 'shortcuts-desktop');
+  await k.press('Escape');
+  await dialog.waitFor({ state: 'detached' });
+  assert.equal(await page.evaluate(() => document.activeElement?.textContent), 'Shortcuts');
+  await focusEnd();
+  await k.press('Control+/');
+  await dialog.waitFor();
+  await k.press('Escape');
+  await dialog.waitFor({ state: 'detached' });
+  await page.waitForFunction(() => document.activeElement?.classList.contains('ProseMirror'));
+  await saved();
+  await screen(page, 'editor-controls-desktop');
+  // What the page holds, through the API: the title and line numbers
+  // travel as the code block's data; the table has its new column's title.
+  const pageId = new URL(page.url()).pathname.split('/').pop();
+  const spaceId = new URL(spaceUrl).pathname.split('/')[2];
+  const number = new URL(page.url()).pathname.split('/')[4];
+  const crs = JSON.parse((await call(page, 'GET', `/v1/spaces/${spaceId}/change-requests?status=open`)).body).items;
+  const cr = crs.find((c) => String(c.number) === number);
+  const saved_ = JSON.parse((await call(page, 'GET', `/v1/spaces/${spaceId}/change-requests/${cr.id}/content/page/${pageId}`)).body).document;
+  const codeBlock = saved_.nodes.find((n) => n.type === 'code');
+  assert.equal(codeBlock.data.syntax, 'javascript');
+  assert.equal(codeBlock.data.title, 'hello.js');
+  assert.equal(codeBlock.data.lineNumbers, true);
+  const savedTable = saved_.nodes.find((n) => n.type === 'table');
+  assert.equal(savedTable.data.view.columns.length, 2);
+  assert.ok(!JSON.stringify(saved_).includes('Type / for blocks'), 'the hint is not saved');
+});
+
 if (process.env.QUIRE_REAL_SPACE) {
   await step('pages GitBook wrote go through the editor unchanged', async () => {
     const space = process.env.QUIRE_REAL_SPACE;

@@ -1,11 +1,27 @@
 // The page editor: the page's JSON document in a Tiptap (ProseMirror)
 // editor, saved into the change request as the reader types (autosave, one
 // request at a time, the latest state last), with a slash menu for blocks
-// and a markdown source mode.
+// and a markdown source mode. Editing is discoverable: a hint in an empty
+// line, a "+" beside the block opening the same menu, "/" after a space,
+// toolbars for the table and the code block the caret is in, and a list of
+// the keyboard shortcuts (Ctrl-/ or Cmd-/).
 import { Editor as TiptapEditor } from '@tiptap/core';
+import { TextSelection } from '@tiptap/pm/state';
 import { useEffect, useRef, useState } from 'preact/hooks';
 import { post, get } from '../api.js';
-import { extensions, HINT_STYLES, knowFiles, knowPages, voidBlock } from './extensions.js';
+import {
+  ASSIST_KEY,
+  blockTarget,
+  codeExtra,
+  extensions,
+  HINT_STYLES,
+  insertionDepth,
+  knowFiles,
+  knowPages,
+  selectionTarget,
+  TABLE_ACTIONS,
+  voidBlock,
+} from './extensions.js';
 import { containerItem } from './containers.js';
 import { canonical } from './document.js';
 import { fromEditor } from './document.js';
@@ -237,6 +253,313 @@ function saver(send, onState) {
   };
 }
 
+/// The "/" being typed before the caret (at the start of a line of text or
+/// after a space, outside code) and what follows it: `{ from, query }`.
+function slashQuery(state) {
+  const { selection } = state;
+  if (!selection.empty) return null;
+  const { $from } = selection;
+  if (!$from.parent.isTextblock || $from.parent.type.spec.code) return null;
+  const before = $from.parent.textBetween(0, $from.parentOffset, '\n', (leaf) => (leaf.type.name === 'hardBreak' ? '\n' : '\ufffc'));
+  const match = /(^|\s)\/([^\s/]*)$/.exec(before);
+  return match ? { from: $from.pos - match[2].length - 1, query: match[2] } : null;
+}
+
+/// The code block around the editor's selection: `{ pos, node }` or null.
+function codeBlockAt(state) {
+  const { $from } = state.selection;
+  for (let d = $from.depth; d > 0; d -= 1) {
+    if ($from.node(d).type.name === 'codeBlock') return { pos: $from.before(d), node: $from.node(d) };
+  }
+  return null;
+}
+
+/// The table around the editor's selection: its position, or null.
+function tableAt(state) {
+  const { $from } = state.selection;
+  for (let d = $from.depth; d > 0; d -= 1) {
+    if ($from.node(d).type.name === 'table') return $from.before(d);
+  }
+  return null;
+}
+
+/// The code block's languages to choose from (GitBook's names for them).
+const LANGUAGES = [
+  ['', 'Plain text'],
+  ['bash', 'Bash'],
+  ['c', 'C'],
+  ['cpp', 'C++'],
+  ['csharp', 'C#'],
+  ['css', 'CSS'],
+  ['diff', 'Diff'],
+  ['go', 'Go'],
+  ['graphql', 'GraphQL'],
+  ['html', 'HTML'],
+  ['http', 'HTTP'],
+  ['java', 'Java'],
+  ['javascript', 'JavaScript'],
+  ['json', 'JSON'],
+  ['jsx', 'JSX'],
+  ['kotlin', 'Kotlin'],
+  ['markdown', 'Markdown'],
+  ['php', 'PHP'],
+  ['powershell', 'PowerShell'],
+  ['python', 'Python'],
+  ['ruby', 'Ruby'],
+  ['rust', 'Rust'],
+  ['shell', 'Shell'],
+  ['sql', 'SQL'],
+  ['swift', 'Swift'],
+  ['toml', 'TOML'],
+  ['tsx', 'TSX'],
+  ['typescript', 'TypeScript'],
+  ['xml', 'XML'],
+  ['yaml', 'YAML'],
+];
+
+const MAC = typeof navigator !== 'undefined' && /Mac|iPhone|iPad/.test(navigator.platform || navigator.userAgent);
+const MOD = MAC ? 'Cmd' : 'Ctrl';
+const ALT = MAC ? 'Option' : 'Alt';
+
+/// The shortcuts the editor has (each checked against its extensions):
+/// groups of [what, keys (each a list of keys pressed together), what to
+/// type, a note].
+const SHORTCUTS = [
+  [
+    'Text',
+    [
+      ['Bold', [[MOD, 'B']], '**text**'],
+      ['Italic', [[MOD, 'I']], '*text*'],
+      ['Strikethrough', [[MOD, 'Shift', 'S']], '~~text~~'],
+      ['Inline code', [[MOD, 'E']], '`text`'],
+      ['Link', [], '', 'Paste a URL over selected text; a URL typed then a space becomes a link'],
+      ['Line break', [['Shift', 'Enter']], ''],
+    ],
+  ],
+  [
+    'Blocks (at the start of a line)',
+    [
+      ['Block menu', [], '/', 'also after a space; or the + beside a block'],
+      ['Heading 1, 2, 3', [[MOD, ALT, '1'], [MOD, ALT, '2'], [MOD, ALT, '3']], '#  ##  ###', 'then a space'],
+      ['Bulleted list', [[MOD, 'Shift', '8']], '-  *', 'then a space'],
+      ['Numbered list', [[MOD, 'Shift', '7']], '1.', 'then a space'],
+      ['Task list', [[MOD, 'Shift', '9']], '[ ]', 'then a space'],
+      ['Quote', [[MOD, 'Shift', 'B']], '>', 'then a space'],
+      ['Code block', [[MOD, ALT, 'C']], '```  ```js', 'then a space or Enter'],
+      ['Divider', [], '---'],
+      ['Math block', [], '$$', 'then a space or Enter'],
+    ],
+  ],
+  [
+    'Editing',
+    [
+      ['Undo', [[MOD, 'Z']], ''],
+      ['Redo', [[MOD, 'Shift', 'Z'], [MOD, 'Y']], ''],
+      ['Indent, outdent a list item', [['Tab'], ['Shift', 'Tab']], ''],
+      ['Leave a code block', [['Enter', 'Enter', 'Enter'], ['↓']], '', 'at its end'],
+      ['Next, previous table cell', [['Tab'], ['Shift', 'Tab']], '', 'Tab in the last cell adds a row'],
+      ['New table row', [[MOD, 'Enter']], ''],
+      ["To the block's toolbar or +", [[ALT, 'F10']], '', 'Escape goes back to the text'],
+      ['This list', [[MOD, '/']], ''],
+    ],
+  ],
+];
+
+/// The keyboard shortcuts, in a modal dialog: the focus stays in it,
+/// Escape closes it and the focus goes back where it was.
+function ShortcutsDialog({ onClose }) {
+  const dialog = useRef(null);
+  const close = useRef(null);
+  const closing = useRef(onClose);
+  closing.current = onClose;
+  useEffect(() => {
+    close.current?.focus();
+    // Escape closes it wherever the focus is (even before it arrived).
+    const onKey = (event) => {
+      if (event.key !== 'Escape') return;
+      event.preventDefault();
+      event.stopPropagation();
+      closing.current();
+    };
+    window.addEventListener('keydown', onKey, true);
+    return () => window.removeEventListener('keydown', onKey, true);
+  }, []);
+  const onKeyDown = (event) => {
+    if (event.key === 'Tab') {
+      const focusable = [...dialog.current.querySelectorAll('button, [tabindex="0"]')];
+      const first = focusable[0];
+      const last = focusable[focusable.length - 1];
+      if (event.shiftKey && document.activeElement === first) {
+        event.preventDefault();
+        last.focus();
+      } else if (!event.shiftKey && document.activeElement === last) {
+        event.preventDefault();
+        first.focus();
+      }
+    }
+  };
+  const keys = (combo) => combo.map((key, i) => [i > 0 && (combo[0] === 'Enter' ? ' ' : '+'), <kbd>{key}</kbd>]);
+  return (
+    <div class="overlay" onClick={(e) => e.target === e.currentTarget && onClose()}>
+      <div ref={dialog} class="dialog shortcuts" role="dialog" aria-modal="true" aria-labelledby="shortcuts-title" onKeyDown={onKeyDown}>
+        <div class="shortcuts-head">
+          <h2 id="shortcuts-title">Keyboard shortcuts</h2>
+          <button ref={close} type="button" onClick={onClose}>
+            Close
+          </button>
+        </div>
+        <div class="shortcuts-body" tabIndex={0} role="region" aria-label="Shortcuts">
+          {SHORTCUTS.map(([group, rows]) => (
+            <table class="shortcuts-table">
+              <caption>{group}</caption>
+              <thead>
+                <tr>
+                  <th scope="col">Action</th>
+                  <th scope="col">Keys</th>
+                  <th scope="col">Or type</th>
+                </tr>
+              </thead>
+              <tbody>
+                {rows.map(([what, combos, typed, note]) => (
+                  <tr>
+                    <th scope="row">{what}</th>
+                    <td>{combos.map((combo, i) => [i > 0 && ', ', ...keys(combo)])}</td>
+                    <td>
+                      {typed && <code>{typed}</code>}
+                      {typed && note && ' '}
+                      {note && <span class="muted">{typed ? `(${note})` : note}</span>}
+                    </td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          ))}
+        </div>
+      </div>
+    </div>
+  );
+}
+
+/// Beside the editor's content, never in it (nothing here is saved): the
+/// "+" handle beside the block under the pointer or the caret, and the
+/// toolbars of the code block and the table the caret is in. Shown while
+/// the editor or one of them has the focus; each changes the document
+/// through the editor's commands (the shared document follows).
+function BlockControls({ editor, area, hover, onAdd, onCommand, onCode, onToolbarFocus }) {
+  const root = useRef(null);
+  if (!editor || !area || editor.isDestroyed || !editor.isEditable) return null;
+  const { state, view } = editor;
+  const active = editor.isFocused || Boolean(ASSIST_KEY.getState(state)?.toolbarFocus);
+  const box = area.getBoundingClientRect();
+  const rectOf = (pos) => {
+    const dom = view.nodeDOM(pos);
+    return dom?.getBoundingClientRect ? dom.getBoundingClientRect() : null;
+  };
+  const target = (hover && blockTarget(state.doc, hover.pos, hover.inside)) || (active ? selectionTarget(state) : null);
+  let handleTop = null;
+  if (target) {
+    try {
+      if (target.node.isTextblock) {
+        const c = view.coordsAtPos(target.pos + 1);
+        handleTop = (c.top + c.bottom) / 2 - box.top;
+      } else {
+        const r = rectOf(target.pos);
+        if (r) handleTop = r.top - box.top + 14;
+      }
+    } catch {
+      handleTop = null;
+    }
+  }
+  const code = active ? codeBlockAt(state) : null;
+  const codeRect = code && rectOf(code.pos);
+  const tablePos = active ? tableAt(state) : null;
+  const tableRect = tablePos != null ? rectOf(tablePos) : null;
+  const back = (event) => {
+    if (event.key !== 'Escape') return;
+    event.preventDefault();
+    editor.commands.focus();
+  };
+  const language = code?.node.attrs.language ?? '';
+  const extra = code ? codeExtra(code.node) : {};
+  return (
+    <div
+      ref={root}
+      class="block-controls"
+      onKeyDown={back}
+      onFocusIn={() => onToolbarFocus(true)}
+      onFocusOut={(e) => {
+        if (!root.current?.contains(e.relatedTarget)) onToolbarFocus(false);
+      }}
+    >
+      {code && codeRect && (
+        <div
+          class="block-toolbar code-toolbar"
+          role="group"
+          aria-label="Code block"
+          style={{ top: `${codeRect.top - box.top + 6}px`, left: `${codeRect.left - box.left + 6}px`, width: `${Math.max(codeRect.width - 12, 0)}px` }}
+        >
+          <label class="code-field">
+            <span class="visually-hidden">Language</span>
+            <select aria-label="Language" value={language} onChange={(e) => onCode({ language: e.currentTarget.value || null })}>
+              {!LANGUAGES.some(([id]) => id === language) && <option value={language}>{language}</option>}
+              {LANGUAGES.map(([id, name]) => (
+                <option value={id}>{name}</option>
+              ))}
+            </select>
+          </label>
+          <input
+            class="code-title"
+            aria-label="Code title"
+            placeholder="Title (optional)"
+            value={code.node.attrs.title ?? ''}
+            onInput={(e) => onCode({ title: e.currentTarget.value || null })}
+          />
+          <label class="choice code-field">
+            <input
+              type="checkbox"
+              checked={Boolean(extra.lineNumbers)}
+              onChange={(e) => {
+                const next = { ...extra };
+                if (e.currentTarget.checked) next.lineNumbers = true;
+                else delete next.lineNumbers;
+                onCode({ extra: Object.keys(next).length ? JSON.stringify(next) : null });
+              }}
+            />
+            Line numbers
+          </label>
+        </div>
+      )}
+      {tableRect && (
+        <div
+          class="block-toolbar table-toolbar"
+          role="toolbar"
+          aria-label="Table"
+          style={{ bottom: `${box.height - (tableRect.top - box.top) + 4}px`, left: `${tableRect.left - box.left}px` }}
+        >
+          {TABLE_ACTIONS.map(([label, command]) => (
+            <button type="button" disabled={!command(state)} onMouseDown={(e) => e.preventDefault()} onClick={() => onCommand(command)}>
+              {label}
+            </button>
+          ))}
+        </div>
+      )}
+      {target && handleTop != null && (
+        <button
+          type="button"
+          class="block-handle"
+          aria-label="Insert a block"
+          title="Insert a block"
+          style={{ top: `${handleTop}px` }}
+          onMouseDown={(e) => e.preventDefault()}
+          onClick={() => onAdd(target)}
+        >
+          +
+        </button>
+      )}
+    </div>
+  );
+}
+
 /// Choosing a page of the space to link to: type to filter, arrows and
 /// Enter to choose, Escape to close.
 function PagePicker({ pages, title, onPick, onClose }) {
@@ -306,6 +629,20 @@ export function PageEditor({ spaceId, changeRequest, page, document, pages = [],
   const [markdown, setMarkdown] = useState(initialMarkdown);
   const [slash, setSlash] = useState(null);
   const [picking, setPicking] = useState(false);
+  // The slash menu as the editor's handlers see it; whether a "/" was just
+  // typed (the menu opens on the transaction inserting it), and whether the
+  // "+" handle typed it (Escape then takes it back).
+  const slashRef = useRef(null);
+  slashRef.current = slash;
+  const armed = useRef(false);
+  const fromHandle = useRef(null);
+  // Redrawn when the editor changes (the handle and toolbars follow it),
+  // the block under the pointer, and the shortcuts dialog (with where the
+  // focus was).
+  const [, setTick] = useState(0);
+  const [hover, setHover] = useState(null);
+  const [shortcuts, setShortcuts] = useState(null);
+  const area = useRef(null);
   const base = `/v1/spaces/${spaceId}/change-requests/${changeRequest.id}`;
   // Co-editing (rich mode): whether the shared document can be edited, the
   // socket's state, and who else is on the page.
@@ -357,21 +694,50 @@ export function PageEditor({ spaceId, changeRequest, page, document, pages = [],
           insertFiles(files);
           return true;
         },
+        // A "/" typed opens the block menu (see `onTransaction`).
+        handleTextInput: (_view, _from, _to, text) => {
+          if (text === '/') armed.current = true;
+          return false;
+        },
       },
-      onUpdate: ({ editor: e, transaction }) => {
+      onUpdate: ({ transaction }) => {
         // The server saves the shared document; this copy is what a switch
         // to markdown starts from.
         document.current = null;
         if (!transaction.getMeta(ySyncPluginKey) && !transaction.getMeta(REBASE_META)) typed.current = true;
-        const { $from } = e.state.selection;
-        const text = $from.parent.textContent;
-        if ($from.parent.type.name === 'paragraph' && text.startsWith('/') && !text.includes(' ')) {
-          const query = text.slice(1).toLowerCase();
-          const coords = e.view.coordsAtPos($from.pos);
-          setSlash({ query, index: 0, top: coords.bottom + window.scrollY, left: coords.left });
-        } else {
-          setSlash(null);
+      },
+      onTransaction: ({ editor: e, transaction }) => {
+        // The block menu: opened by a "/" just typed at the start of a line
+        // or after a space, filtered by what follows it, closed when the
+        // caret leaves it.
+        const open = slashRef.current;
+        const justTyped = armed.current && transaction.docChanged;
+        if (transaction.docChanged) armed.current = false;
+        if (open || justTyped) {
+          const found = slashQuery(e.state);
+          if (found && (open ? found.from === open.from : found.query === '')) {
+            const query = found.query.toLowerCase();
+            if (!open || open.query !== query) {
+              const coords = e.view.coordsAtPos(found.from);
+              const next = {
+                query,
+                index: 0,
+                from: found.from,
+                top: coords.bottom + window.scrollY,
+                left: coords.left + window.scrollX,
+                handle: open ? open.handle : fromHandle.current,
+              };
+              slashRef.current = next;
+              setSlash(next);
+            }
+          } else if (open) {
+            slashRef.current = null;
+            setSlash(null);
+          }
+          fromHandle.current = null;
         }
+        if (transaction.docChanged) setHover(null);
+        setTick((n) => n + 1);
       },
     });
     session.editor = editor;
@@ -399,16 +765,63 @@ export function PageEditor({ spaceId, changeRequest, page, document, pages = [],
 
   useEffect(() => () => save.current.flush().catch(() => {}), []);
 
+  // Ctrl-/ (Cmd-/) shows the keyboard shortcuts.
+  useEffect(() => {
+    if (mode !== 'rich') return undefined;
+    const onKey = (event) => {
+      if ((event.ctrlKey || event.metaKey) && !event.altKey && (event.key === '/' || event.code === 'Slash')) {
+        event.preventDefault();
+        setShortcuts((open) => open ?? { back: window.document.activeElement });
+      }
+    };
+    window.addEventListener('keydown', onKey);
+    return () => window.removeEventListener('keydown', onKey);
+  }, [mode]);
+
+  // The handle and toolbars follow the layout.
+  useEffect(() => {
+    const onResize = () => setTick((n) => n + 1);
+    window.addEventListener('resize', onResize);
+    return () => window.removeEventListener('resize', onResize);
+  }, []);
+
+  const closeShortcuts = () => {
+    const back = shortcuts?.back;
+    setShortcuts(null);
+    const editor = editorRef.current;
+    if (editor && (!back?.isConnected || editor.view.dom.contains(back))) editor.commands.focus();
+    else back.focus();
+  };
+
   const items = slash ? SLASH_ITEMS.filter((i) => i.label.toLowerCase().includes(slash.query)) : [];
 
   const upload = useRef(null);
+  const closeSlash = () => {
+    slashRef.current = null;
+    setSlash(null);
+  };
   const choose = (item) => {
     const editor = editorRef.current;
-    const { $from } = editor.state.selection;
-    const from = $from.start();
+    const { state } = editor;
+    // The "/" and what was typed after it go; the block is made in the
+    // line when that leaves it empty, else in a new line after its block.
+    const tr = state.tr;
+    const found = slashQuery(state);
+    if (found) tr.delete(found.from, state.selection.from);
+    const $at = tr.selection.$from;
+    let from = $at.start();
+    const empty = $at.parent.isTextblock && !$at.parent.type.spec.code && $at.parent.content.size === 0;
+    const depth = empty ? null : insertionDepth($at);
+    if (depth) {
+      const at = $at.after(depth);
+      tr.insert(at, state.schema.nodes.paragraph.create());
+      tr.setSelection(TextSelection.create(tr.doc, at + 1));
+      from = at + 1;
+    }
+    editor.view.dispatch(tr);
+    closeSlash();
     // A dialog (the page picker, the file chooser) takes the focus itself.
-    const chain = item.upload || item.picker ? editor.chain() : editor.chain().focus();
-    chain.deleteRange({ from, to: $from.end() }).run();
+    if (!item.upload && !item.picker) editor.commands.focus();
     if (item.upload) {
       if (upload.current) {
         upload.current.accept = item.upload;
@@ -419,7 +832,81 @@ export function PageEditor({ spaceId, changeRequest, page, document, pages = [],
       item.run(editor.chain().focus()).run();
       item.after?.(editor, from - 1);
     }
-    setSlash(null);
+  };
+
+  /// Escape: the menu closes and the "/" stays as typed; one the "+" handle
+  /// typed goes (with the line it added).
+  const dismissSlash = () => {
+    const editor = editorRef.current;
+    const open = slashRef.current;
+    closeSlash();
+    if (!editor || !open?.handle) return;
+    const { state } = editor;
+    const found = slashQuery(state);
+    if (!found || found.from !== open.from) return;
+    const { $from } = state.selection;
+    const tr = state.tr;
+    if (open.handle.added && $from.parent.textContent === `/${found.query}` && $from.depth > 0) {
+      const before = $from.before();
+      tr.delete(before, $from.after());
+      tr.setSelection(TextSelection.near(tr.doc.resolve(Math.max(0, before - 1)), -1));
+    } else {
+      tr.delete(found.from, $from.pos);
+    }
+    editor.view.dispatch(tr);
+  };
+
+  /// The "+" handle: a "/" in the block's line when it is an empty
+  /// paragraph, else in a new line after it, and the block menu there.
+  const addBlock = (target) => {
+    const editor = editorRef.current;
+    if (!editor || !target || !editor.isEditable) return;
+    const { state } = editor;
+    const tr = state.tr;
+    let caret;
+    let added = false;
+    const node = state.doc.nodeAt(target.pos);
+    if (!node) return;
+    if (node.type.name === 'paragraph' && node.content.size === 0) {
+      tr.insertText('/', target.pos + 1);
+      caret = target.pos + 2;
+    } else {
+      const at = target.pos + node.nodeSize;
+      tr.insert(at, state.schema.nodes.paragraph.create(null, state.schema.text('/')));
+      caret = at + 2;
+      added = true;
+    }
+    tr.setSelection(TextSelection.create(tr.doc, caret)).scrollIntoView();
+    armed.current = true;
+    fromHandle.current = { added };
+    editor.view.dispatch(tr);
+    editor.view.focus();
+  };
+
+  /// Runs a ProseMirror command on the editor, then gives the editor the
+  /// focus back.
+  const runCommand = (command) => {
+    const editor = editorRef.current;
+    if (!editor) return;
+    command(editor.state, editor.view.dispatch);
+    editor.commands.focus();
+  };
+
+  /// Sets attributes of the code block the caret is in.
+  const setCode = (attrs) => {
+    const editor = editorRef.current;
+    const code = editor && codeBlockAt(editor.state);
+    if (!code) return;
+    editor.view.dispatch(editor.state.tr.setNodeMarkup(code.pos, undefined, { ...code.node.attrs, ...attrs }));
+  };
+
+  /// Whether the editor's block controls hold the focus: the block they
+  /// edit stays marked (the editor's plugin hears it).
+  const toolbarFocus = (on) => {
+    const editor = editorRef.current;
+    if (editor && !editor.isDestroyed && ASSIST_KEY.getState(editor.state)?.toolbarFocus !== on) {
+      editor.view.dispatch(editor.state.tr.setMeta(ASSIST_KEY, { toolbarFocus: on }).setMeta('addToHistory', false));
+    }
   };
 
   /// Stores files in the change request and inserts them: images as an
@@ -452,6 +939,21 @@ export function PageEditor({ spaceId, changeRequest, page, document, pages = [],
   };
 
   const onKeyDown = (event) => {
+    if (event.altKey && event.key === 'F10') {
+      // To the toolbar of the block the caret is in (or the "+" handle).
+      const first = area.current?.querySelector('.block-toolbar select, .block-toolbar input, .block-toolbar button:not(:disabled), .block-handle');
+      if (first) {
+        event.preventDefault();
+        first.focus();
+      }
+      return;
+    }
+    if (slash && event.key === 'Escape') {
+      event.preventDefault();
+      event.stopPropagation();
+      dismissSlash();
+      return;
+    }
     if (!slash || items.length === 0) return;
     if (event.key === 'ArrowDown' || event.key === 'ArrowUp') {
       event.preventDefault();
@@ -462,8 +964,6 @@ export function PageEditor({ spaceId, changeRequest, page, document, pages = [],
       event.preventDefault();
       event.stopPropagation();
       choose(items[Math.min(slash.index, items.length - 1)]);
-    } else if (event.key === 'Escape') {
-      setSlash(null);
     }
   };
 
@@ -518,6 +1018,11 @@ export function PageEditor({ spaceId, changeRequest, page, document, pages = [],
         <button type="button" onClick={switchMode} disabled={switching}>
           {mode === 'rich' ? 'Markdown' : 'Rich text'}
         </button>
+        {mode === 'rich' && (
+          <button type="button" aria-haspopup="dialog" onClick={() => setShortcuts({ back: window.document.activeElement })} aria-keyshortcuts={MAC ? 'Meta+/' : 'Control+/'}>
+            Shortcuts
+          </button>
+        )}
         {mode === 'rich' && <People people={present} label="On this page" />}
         <span class="save-state" role="status" aria-live="polite" data-state={mode === 'rich' ? liveState(live, state) : state}>
           {mode === 'rich' ? (live.reason ? `Read only: ${live.reason}` : liveLabel(liveState(live, state))) : state === 'saved' ? 'Saved' : state === 'saving' || state === 'editing' ? 'Saving…' : state}
@@ -541,7 +1046,30 @@ export function PageEditor({ spaceId, changeRequest, page, document, pages = [],
         </p>
       )}
       {mode === 'rich' ? (
-        <div ref={mount} onKeyDownCapture={onKeyDown} class="editor-surface" />
+        <div
+          ref={area}
+          class="editor-area"
+          onMouseMove={(e) => {
+            const editor = editorRef.current;
+            if (!editor || e.target.closest?.('.block-handle, .block-toolbar')) return;
+            const prose = editor.view.dom.getBoundingClientRect();
+            const found = editor.view.posAtCoords({ left: Math.min(Math.max(e.clientX, prose.left + 2), prose.right - 2), top: e.clientY });
+            const next = found ? { pos: found.pos, inside: found.inside } : null;
+            if (next?.pos !== hover?.pos || next?.inside !== hover?.inside) setHover(next);
+          }}
+          onMouseLeave={() => setHover(null)}
+        >
+          <div ref={mount} onKeyDownCapture={onKeyDown} class="editor-surface" />
+          <BlockControls
+            editor={editorRef.current}
+            area={area.current}
+            hover={hover}
+            onAdd={addBlock}
+            onCommand={runCommand}
+            onCode={setCode}
+            onToolbarFocus={toolbarFocus}
+          />
+        </div>
       ) : (
         <textarea
           class="markdown-source"
@@ -575,6 +1103,7 @@ export function PageEditor({ spaceId, changeRequest, page, document, pages = [],
           }}
         />
       )}
+      {shortcuts && <ShortcutsDialog onClose={closeShortcuts} />}
       {slash && items.length > 0 && (
         <ul class="slash-menu" role="listbox" aria-label="Insert a block" style={{ top: `${slash.top}px`, left: `${slash.left}px` }}>
           {items.map((item, i) => (

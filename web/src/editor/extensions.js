@@ -5,14 +5,29 @@
 // (`containers.js`), and opaque blocks and inlines that carry a block whole
 // (with inputs for the fields of files, cards, includes, embeds, formulas
 // and OpenAPI operations).
-import { Extension, Node, mergeAttributes } from '@tiptap/core';
+import { Extension, InputRule, Node, mergeAttributes } from '@tiptap/core';
+import { Plugin, PluginKey, TextSelection } from '@tiptap/pm/state';
+import { Decoration, DecorationSet } from '@tiptap/pm/view';
+import { Fragment } from '@tiptap/pm/model';
 import StarterKit from '@tiptap/starter-kit';
 import CodeBlock from '@tiptap/extension-code-block';
 import Link from '@tiptap/extension-link';
 import { TaskList, TaskItem } from '@tiptap/extension-list';
 import { canonical } from './document.js';
 import { get } from '../api.js';
-import { addRowAfter, goToNextCell, tableEditing } from '@tiptap/pm/tables';
+import {
+  addColumnAfter,
+  addColumnBefore,
+  addRowAfter,
+  addRowBefore,
+  deleteColumn,
+  deleteRow,
+  deleteTable,
+  goToNextCell,
+  isInTable,
+  selectedRect,
+  tableEditing,
+} from '@tiptap/pm/tables';
 import { containerNodes, headedView } from './containers.js';
 
 export const HINT_STYLES = ['info', 'success', 'warning', 'danger'];
@@ -407,7 +422,7 @@ const cellAttributes = () => ({ colspan: { default: 1 }, rowspan: { default: 1 }
 
 /// A table (GitBook's grid table): a header row of column titles, then rows
 /// of cells holding one paragraph each. Tab and Shift-Tab move between
-/// cells, Mod-Enter adds a row.
+/// cells (Tab in the last cell adds a row), Mod-Enter adds a row.
 const Table = Node.create({
   name: 'table',
   group: 'block',
@@ -427,8 +442,16 @@ const Table = Node.create({
     return [tableEditing()];
   },
   addKeyboardShortcuts() {
-    const run = (command) => () => command(this.editor.state, (tr) => this.editor.view.dispatch(tr));
-    return { Tab: run(goToNextCell(1)), 'Shift-Tab': run(goToNextCell(-1)), 'Mod-Enter': run(addRowAfter) };
+    const dispatch = (tr) => this.editor.view.dispatch(tr);
+    const run = (command) => () => command(this.editor.state, dispatch);
+    const next = () => {
+      if (goToNextCell(1)(this.editor.state, dispatch)) return true;
+      // The last cell: a new row, and the caret into its first cell.
+      if (!isInTable(this.editor.state) || !addRowAfter(this.editor.state, dispatch)) return false;
+      goToNextCell(1)(this.editor.state, dispatch);
+      return true;
+    };
+    return { Tab: next, 'Shift-Tab': run(goToNextCell(-1)), 'Mod-Enter': run(addRowAfter) };
   },
 });
 
@@ -519,10 +542,36 @@ const HeadingAnchors = Extension.create({
   },
 });
 
-/// Code blocks keep a title and the data the editor does not show.
+/// The JSON of a code block's `extra` attribute (GitBook's code data the
+/// editor does not edit as attributes: `lineNumbers`, `overflow`, ...).
+export function codeExtra(node) {
+  try {
+    return JSON.parse(node.attrs.extra ?? 'null') ?? {};
+  } catch {
+    return {};
+  }
+}
+
+/// Code blocks keep a title (shown above the code) and the data the editor
+/// does not show.
 const CodeWithTitle = CodeBlock.extend({
   addAttributes() {
-    return { ...this.parent?.(), title: { default: null }, extra: { default: null } };
+    return {
+      ...this.parent?.(),
+      title: {
+        default: null,
+        parseHTML: (el) => el.getAttribute('data-title'),
+        renderHTML: (attrs) => (attrs.title ? { 'data-title': attrs.title } : {}),
+      },
+      extra: {
+        default: null,
+        parseHTML: (el) => el.getAttribute('data-extra'),
+        renderHTML: (attrs) => {
+          if (!attrs.extra) return {};
+          return { 'data-extra': attrs.extra, ...(codeExtra({ attrs }).lineNumbers ? { 'data-line-numbers': '' } : {}) };
+        },
+      },
+    };
   },
 });
 
@@ -558,6 +607,178 @@ export function extensions({ collaboration } = {}) {
     ...containerNodes(),
     Opaque,
     OpaqueInline,
+    Assist,
   ];
 }
+
+// Discoverable editing: a hint in the empty line where the caret is, the
+// block toolbars' places, `$$` for a math block, and the commands of the
+// "+" handle, the "/" menu and the table toolbar.
+
+/// The hint of an empty line.
+export const PLACEHOLDER = 'Type / for blocks, or start writing';
+
+/// Whether a block toolbar (outside the editor's DOM) holds the focus: the
+/// block it edits stays marked while it does.
+export const ASSIST_KEY = new PluginKey('quireAssist');
+
+/// The depth of the innermost block around `$pos` after which a paragraph
+/// may go (a table's cell holds one paragraph: the table is that block).
+export function insertionDepth($pos) {
+  const paragraph = $pos.doc.type.schema.nodes.paragraph;
+  for (let d = $pos.depth; d > 0; d -= 1) {
+    const index = $pos.index(d - 1);
+    if ($pos.node(d - 1).canReplaceWith(index + 1, index + 1, paragraph)) return d;
+  }
+  return null;
+}
+
+/// The block a "+" handle stands beside: an atom block at `inside` (one
+/// selected, or under the pointer), else the innermost block around `pos`
+/// that a paragraph may follow; `{ pos, node }` or null.
+export function blockTarget(doc, pos, inside = -1) {
+  if (inside >= 0) {
+    const node = doc.nodeAt(inside);
+    if (node?.isBlock && node.isAtom) {
+      const $at = doc.resolve(inside);
+      const paragraph = doc.type.schema.nodes.paragraph;
+      if ($at.parent.canReplaceWith($at.index() + 1, $at.index() + 1, paragraph)) return { pos: inside, node };
+    }
+  }
+  if (pos == null || pos < 0 || pos > doc.content.size) return null;
+  const $pos = doc.resolve(pos);
+  const depth = insertionDepth($pos);
+  return depth ? { pos: $pos.before(depth), node: $pos.node(depth) } : null;
+}
+
+/// The block around the editor's selection (see `blockTarget`).
+export function selectionTarget(state) {
+  const { selection } = state;
+  if (selection.node) return blockTarget(state.doc, null, selection.from);
+  return blockTarget(state.doc, selection.$head.pos);
+}
+
+const CELLS = new Set(['tableCell', 'tableHeader']);
+
+/// A table command that keeps the table's column alignments (its `extra`)
+/// in step with its columns.
+function keepingAlign(command, edit) {
+  return (state, dispatch) => {
+    if (!isInTable(state)) return false;
+    if (!dispatch) return command(state);
+    const rect = selectedRect(state);
+    return command(state, (tr) => {
+      const at = rect.tableStart - 1;
+      const table = tr.doc.nodeAt(at);
+      if (table?.type.name === 'table') {
+        let extra = {};
+        try {
+          extra = JSON.parse(table.attrs.extra ?? 'null') ?? {};
+        } catch {
+          /* none kept */
+        }
+        const align = Array.from({ length: rect.map.width }, (_, i) => extra.align?.[i] ?? 'left');
+        edit(align, rect);
+        tr.setNodeAttribute(at, 'extra', canonical({ ...extra, align }));
+      }
+      dispatch(tr);
+    });
+  };
+}
+
+/// Whether the selection touches the table's first row (its column titles,
+/// which the saved table keeps as its header: no row goes above it, and it
+/// is not deleted).
+function inHeaderRow(state) {
+  return isInTable(state) && selectedRect(state).top === 0;
+}
+
+const notInHeader = (command) => (state, dispatch) => !inHeaderRow(state) && command(state, dispatch);
+
+/// The table toolbar's buttons: label and ProseMirror command.
+export const TABLE_ACTIONS = [
+  ['Add row above', notInHeader(addRowBefore)],
+  ['Add row below', addRowAfter],
+  ['Add column left', keepingAlign(addColumnBefore, (align, rect) => align.splice(rect.left, 0, 'left'))],
+  ['Add column right', keepingAlign(addColumnAfter, (align, rect) => align.splice(rect.right, 0, 'left'))],
+  ['Delete row', notInHeader(deleteRow)],
+  ['Delete column', keepingAlign(deleteColumn, (align, rect) => align.splice(rect.left, rect.right - rect.left))],
+  ['Delete table', deleteTable],
+];
+
+/// Replaces the paragraph holding only `$$` (at `$from`) with a math block
+/// and an empty paragraph, and puts the caret in the formula's input.
+function mathFromDollars(editor, tr, $from) {
+  const paragraph = $from.parent;
+  // (A typed space is in the paragraph already; Enter is not.)
+  if (paragraph.type.name !== 'paragraph' || !/^\$\$\s?$/.test(paragraph.textContent)) return false;
+  const { schema } = tr.doc.type;
+  const math = schema.nodeFromJSON(voidBlock('math', { formula: 'x^2' }));
+  const blocks = Fragment.from([math, schema.nodes.paragraph.create()]);
+  const depth = $from.depth;
+  const index = $from.index(depth - 1);
+  if (!$from.node(depth - 1).canReplace(index, index + 1, blocks)) return false;
+  const at = $from.before(depth);
+  tr.replaceWith(at, $from.after(depth), blocks);
+  tr.setSelection(TextSelection.create(tr.doc, at + math.nodeSize + 1));
+  requestAnimationFrame(() => {
+    const input = editor.view.nodeDOM(at)?.querySelector?.('input');
+    input?.focus();
+    input?.select();
+  });
+  return true;
+}
+
+const Assist = Extension.create({
+  name: 'quireAssist',
+  addInputRules() {
+    const { editor } = this;
+    // `$$` then a space or Enter, alone on a line: a math block.
+    return [
+      new InputRule({
+        find: /^\$\$[\s\n]$/,
+        handler: ({ state, range }) => (mathFromDollars(editor, state.tr, state.doc.resolve(range.from)) ? undefined : null),
+      }),
+    ];
+  },
+  addProseMirrorPlugins() {
+    const { editor } = this;
+    return [
+      new Plugin({
+        key: ASSIST_KEY,
+        state: {
+          init: () => ({ toolbarFocus: false }),
+          apply: (tr, value) => tr.getMeta(ASSIST_KEY) ?? value,
+        },
+        props: {
+          decorations: (state) => {
+            if (!editor.isEditable) return null;
+            const { doc, selection } = state;
+            const decorations = [];
+            const hint = { class: 'is-empty', 'data-placeholder': PLACEHOLDER };
+            const first = doc.firstChild;
+            const $from = selection.$from;
+            if (doc.childCount === 1 && first.type.name === 'paragraph' && first.content.size === 0) {
+              decorations.push(Decoration.node(0, first.nodeSize, hint));
+            } else if (editor.isFocused && selection.empty && $from.parent.type.name === 'paragraph' && $from.parent.content.size === 0) {
+              if (!CELLS.has($from.node(-1)?.type.name)) decorations.push(Decoration.node($from.before(), $from.after(), hint));
+            }
+            // The code block or table the caret is in makes room for its
+            // toolbar.
+            if (editor.isFocused || ASSIST_KEY.getState(state)?.toolbarFocus) {
+              for (let d = $from.depth; d > 0; d -= 1) {
+                const name = $from.node(d).type.name;
+                if (name === 'codeBlock' || name === 'table') {
+                  decorations.push(Decoration.node($from.before(d), $from.after(d), { class: `block-active block-active-${name}` }));
+                  break;
+                }
+              }
+            }
+            return DecorationSet.create(doc, decorations);
+          },
+        },
+      }),
+    ];
+  },
+});
 

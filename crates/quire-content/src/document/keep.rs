@@ -11,9 +11,9 @@
 //! model), and a unit whose blocks all come back unchanged and in order is
 //! written as it was, with the blank lines that separated it from an
 //! unchanged neighbour; everything else is written canonically. The result
-//! must read back as the document (or as its canonical markdown does), or
-//! the canonical markdown is written: keeping text never changes what a
-//! page says.
+//! must read back as the document, or as its pieces read on their own
+//! (nothing merged or split where they meet), or the canonical markdown is
+//! written: keeping text never changes what a page says.
 
 use super::markdown_reader::{Unit, source_units};
 use super::model::{Block, Document, Heading, HeadingLevel, Inline, anchor_id};
@@ -49,12 +49,13 @@ impl Document {
         let Some(units) = source_units(old_body, &old_blocks) else {
             return canonical;
         };
-        let body = assemble(&self.blocks, &old_blocks, &units, old_body);
+        let (body, expected) = assemble(&self.blocks, &old_blocks, &units, old_body);
         let kept = format!("{front}{body}");
-        // Kept text reads as this document (or as its canonical markdown
-        // does, where that is not exactly this document either).
+        // Kept text reads as this document, or as its pieces do on their
+        // own (kept units as they were, written blocks as their canonical
+        // markdown reads): nothing was merged or split where pieces meet.
         let reads = Document::from_markdown(&kept).blocks;
-        if reads == self.blocks || reads == Document::from_markdown(&canonical).blocks {
+        if reads == self.blocks || reads == expected {
             kept
         } else {
             canonical
@@ -116,8 +117,9 @@ enum Piece {
     Written(String),
 }
 
-/// The new body: kept units with their old separators, the rest canonical.
-fn assemble(new: &[Block], old: &[Block], units: &[Unit], old_body: &str) -> String {
+/// The new body: kept units with their old separators, the rest canonical;
+/// and the blocks its pieces read as on their own.
+fn assemble(new: &[Block], old: &[Block], units: &[Unit], old_body: &str) -> (String, Vec<Block>) {
     let old_to_new = matching(new, old);
     // The units that come back whole, by the index of their first new block.
     let mut kept_at = vec![None; new.len()];
@@ -156,8 +158,9 @@ fn assemble(new: &[Block], old: &[Block], units: &[Unit], old_body: &str) -> Str
     }
     let leading = &old_body[..old_body.len() - old_body.trim_start_matches(['\n', '\r']).len()];
     let mut out = String::with_capacity(old_body.len() + 64);
+    let mut expected = Vec::with_capacity(new.len());
     if pieces.is_empty() {
-        return out;
+        return (out, expected);
     }
     out.push_str(leading);
     let mut previous: Option<usize> = None;
@@ -173,8 +176,14 @@ fn assemble(new: &[Block], old: &[Block], units: &[Unit], old_body: &str) -> Str
             }
         }
         match piece {
-            Piece::Kept(u) => out.push_str(&old_body[units[*u].source.clone()]),
-            Piece::Written(text) => out.push_str(text),
+            Piece::Kept(u) => {
+                out.push_str(&old_body[units[*u].source.clone()]);
+                expected.extend_from_slice(&old[units[*u].blocks.clone()]);
+            }
+            Piece::Written(text) => {
+                out.push_str(text);
+                expected.extend(Document::from_markdown(text).blocks);
+            }
         }
         previous = this;
     }
@@ -182,7 +191,7 @@ fn assemble(new: &[Block], old: &[Block], units: &[Unit], old_body: &str) -> Str
         Some(last) if last + 1 == units.len() => out.push_str(&old_body[units[last].source.end..]),
         _ => out.push('\n'),
     }
-    out
+    (out, expected)
 }
 
 /// For each old block, the new block it is matched to: the longest common
