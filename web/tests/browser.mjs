@@ -38,7 +38,9 @@ export async function call(page, method, path, body) {
 /// would (a key typed and taken back), so the editor writes what it holds;
 /// whether it opened as markdown (pages with blocks the rich editor does
 /// not hold whole).
-export async function saveThroughEditor(page, url, space, number, pageId) {
+/// With `words`, those are typed there and kept (an edit of the first
+/// line of text) instead of a letter typed and taken back.
+export async function saveThroughEditor(page, url, space, number, pageId, words) {
   await page.goto(`${url}/s/${space}/change-requests/${number}/edit/${pageId}`);
   await page.getByLabel('Page title').waitFor();
   const source = page.getByRole('textbox', { name: 'Page markdown' });
@@ -64,8 +66,12 @@ export async function saveThroughEditor(page, url, space, number, pageId) {
     });
     await page.waitForFunction(() => document.activeElement?.classList.contains('ProseMirror'));
   }
-  await page.keyboard.type('x');
-  await page.keyboard.press('Backspace');
+  if (words) {
+    await page.keyboard.type(words);
+  } else {
+    await page.keyboard.type('x');
+    await page.keyboard.press('Backspace');
+  }
   if (!asMarkdown) await page.locator('.save-state[data-state="saving"]').waitFor();
   await page.locator('.save-state[data-state="saved"]').waitFor();
   return asMarkdown;

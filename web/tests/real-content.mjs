@@ -13,6 +13,10 @@
 import { call, launch, saveThroughEditor } from './browser.mjs';
 
 const url = process.env.QUIRE_URL;
+// With --edit, a word is typed at the start of each page's first line of
+// text and kept: the page must then differ from what it was in one place
+// only (the edited block), the rest as written.
+const edit = process.argv.includes('--edit');
 const limitAt = process.argv.indexOf('--limit');
 const limit = limitAt > 0 ? Number(process.argv[limitAt + 1]) : Infinity;
 const browser = await launch();
@@ -82,9 +86,27 @@ const changed = [];
 const meaning = [];
 for (const p of pages.slice(0, limit)) {
   const before = (await json('GET', `/v1/spaces/${space}/content/page/${p.id}?format=markdown`)).markdown;
-  if (await saveThroughEditor(page, url, space, cr.number, p.id)) markdown += 1;
+  if (await saveThroughEditor(page, url, space, cr.number, p.id, edit ? 'Quire ' : undefined)) markdown += 1;
   else rich += 1;
   const after = (await json('GET', `/v1/spaces/${space}/change-requests/${cr.id}/content/page/${p.id}?format=markdown`)).markdown;
+  if (edit) {
+    // One changed region (lines), holding the typed word, and no blank line
+    // inside it on either side: one block of text.
+    const a = before.split('\n');
+    const b = after.split('\n');
+    let start = 0;
+    while (start < a.length && start < b.length && a[start] === b[start]) start += 1;
+    let end = 0;
+    while (end < a.length - start && end < b.length - start && a[a.length - 1 - end] === b[b.length - 1 - end]) end += 1;
+    const was = a.slice(start, a.length - end);
+    const now = b.slice(start, b.length - end);
+    const one = now.join('\n').includes('Quire') && !was.some((l) => l.trim() === '') && !now.some((l) => l.trim() === '');
+    if (!one) {
+      changed.push(p.path);
+      console.log(`MORE THAN THE EDITED BLOCK: ${p.path} (lines ${start + 1}-${a.length - end}: ${JSON.stringify(was.join('\n').slice(0, 160))} -> ${JSON.stringify(now.join('\n').slice(0, 160))})`);
+    }
+    continue;
+  }
   if (after !== before) {
     const beyond = form(after) !== form(before);
     const a = (beyond ? form(before) : before).split('\n');
@@ -95,8 +117,12 @@ for (const p of pages.slice(0, limit)) {
     console.log(`${beyond ? 'CHANGED BEYOND FORM' : 'changed in form'}: ${p.path} (line ${line + 1}: ${JSON.stringify(a[line]?.slice(0, 120))} -> ${JSON.stringify(b[line]?.slice(0, 120))})`);
   }
 }
-console.log(
-  `${Math.min(pages.length, limit)} pages: ${rich} in the rich editor, ${markdown} as markdown; ${changed.length} changed, ` +
-    `${meaning.length} beyond form${meaning.length ? `: ${meaning.join(', ')}` : ''}`,
-);
+if (edit) {
+  console.log(`${Math.min(pages.length, limit)} pages edited in the first line of text: ${changed.length} changed beyond the edited block`);
+} else {
+  console.log(
+    `${Math.min(pages.length, limit)} pages: ${rich} in the rich editor, ${markdown} as markdown; ${changed.length} changed, ` +
+      `${meaning.length} beyond form${meaning.length ? `: ${meaning.join(', ')}` : ''}`,
+  );
+}
 await browser.close();

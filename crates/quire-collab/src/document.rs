@@ -73,6 +73,23 @@ fn link_of(node: &Value) -> Option<&Value> {
     marks_of(node).iter().find(|m| m["type"] == "link")
 }
 
+fn html_tag_of(node: &Value) -> Option<&Value> {
+    marks_of(node).iter().find(|m| m["type"] == "htmlTag")
+}
+
+/// An `htmlTag` mark's opening and closing tags.
+fn html_tag_attrs(mark: &Value) -> (&str, &str) {
+    (
+        mark["attrs"]["open"].as_str().unwrap_or_default(),
+        mark["attrs"]["close"].as_str().unwrap_or_default(),
+    )
+}
+
+/// A tag as written: a text node keyed as inline HTML.
+fn html_text(tag: &str) -> Value {
+    json!({ "object": "text", "key": "quire-html-inline", "leaves": [{ "object": "leaf", "text": tag, "marks": [] }] })
+}
+
 fn link_attrs(mark: Option<&Value>) -> Option<(Option<&str>, Option<&str>)> {
     mark.map(|m| (attr_str(m, "href"), attr_str(m, "gitbookRef")))
 }
@@ -113,6 +130,29 @@ fn inlines(content: &[Value]) -> Vec<Value> {
                 "object": "inline", "type": "link", "isVoid": false,
                 "data": { "ref": reference }, "nodes": inlines(&run),
             }));
+            continue;
+        }
+        if let Some(tag) = html_tag_of(node) {
+            // Text GitBook wrapped in an HTML tag: the tags as written
+            // around it (as `document.js` does).
+            flush(&mut leaves, &mut out);
+            let wanted = html_tag_attrs(tag);
+            let mut run = Vec::new();
+            while i < content.len() && html_tag_of(&content[i]).map(html_tag_attrs) == Some(wanted) {
+                let mut inner = content[i].clone();
+                let kept: Vec<Value> = marks_of(&content[i])
+                    .iter()
+                    .filter(|m| m["type"] != "htmlTag")
+                    .cloned()
+                    .collect();
+                inner["marks"] = Value::Array(kept);
+                run.push(inner);
+                i += 1;
+            }
+            let (open, close) = wanted;
+            out.push(html_text(open));
+            out.extend(inlines(&run));
+            out.push(html_text(close));
             continue;
         }
         match node["type"].as_str() {
@@ -363,6 +403,46 @@ mod tests {
         assert_eq!(nodes[1]["nodes"][0]["leaves"][0]["marks"][0]["type"], "bold");
         assert_eq!(nodes[1]["nodes"][0]["leaves"][1]["text"], " guide");
         assert_eq!(nodes[2]["leaves"][0]["text"], "\nnow");
+    }
+
+    #[test]
+    fn text_in_an_html_tag_is_written_between_its_tags() {
+        let mark = json!({ "type": "htmlTag", "attrs": { "open": "<kbd>", "close": "</kbd>" } });
+        let doc = json!({ "type": "doc", "content": [{ "type": "paragraph", "content": [
+            { "type": "text", "text": "Press " },
+            { "type": "text", "text": "Ctrl", "marks": [mark] },
+            { "type": "text", "text": "K", "marks": [mark, { "type": "bold" }] },
+            { "type": "text", "text": " now" },
+        ] }] });
+        let nodes = &from_editor(&doc)["nodes"][0]["nodes"];
+        let texts: Vec<(Option<&str>, String)> = nodes
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|n| {
+                let text = n["leaves"]
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|l| l["text"].as_str().unwrap())
+                    .collect();
+                (n["key"].as_str(), text)
+            })
+            .collect();
+        assert_eq!(
+            texts,
+            vec![
+                (None, "Press ".to_owned()),
+                (Some("quire-html-inline"), "<kbd>".to_owned()),
+                (None, "CtrlK".to_owned()),
+                (Some("quire-html-inline"), "</kbd>".to_owned()),
+                (None, " now".to_owned()),
+            ]
+        );
+        assert_eq!(
+            nodes[2]["leaves"][1]["marks"],
+            json!([{ "object": "mark", "type": "bold" }])
+        );
     }
 
     #[test]

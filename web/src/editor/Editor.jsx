@@ -7,7 +7,7 @@
 // the keyboard shortcuts (Ctrl-/ or Cmd-/).
 import { Editor as TiptapEditor } from '@tiptap/core';
 import { TextSelection } from '@tiptap/pm/state';
-import { useEffect, useRef, useState } from 'preact/hooks';
+import { useEffect, useLayoutEffect, useRef, useState } from 'preact/hooks';
 import { post, get } from '../api.js';
 import {
   ASSIST_KEY,
@@ -372,7 +372,8 @@ function ShortcutsDialog({ onClose }) {
   const close = useRef(null);
   const closing = useRef(onClose);
   closing.current = onClose;
-  useEffect(() => {
+  // Installed as the dialog is drawn, before the browser can deliver a key.
+  useLayoutEffect(() => {
     close.current?.focus();
     // Escape closes it wherever the focus is (even before it arrived).
     const onKey = (event) => {

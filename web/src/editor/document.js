@@ -45,7 +45,47 @@ function leafText(leaf) {
 }
 
 /// Inline nodes (text, links) as ProseMirror inline content.
+/// HTML tags GitBook writes around text (`<kbd>`, `<sup>`, `<sub>`,
+/// `<mark style=…>`…) that the editor shows as a mark on that text.
+const HTML_MARK_TAGS = /^<(kbd|sup|sub|mark|u|small|ins|del|s|span)(\s[^>]*)?>$/i;
+
+/// The tag a kept inline HTML node holds, when it is one.
+function htmlTagOf(node) {
+  if (node.type !== 'opaqueInline') return null;
+  const inline = JSON.parse(node.attrs.json);
+  if (inline.object !== 'text' || !inline.key?.startsWith('quire-html-')) return null;
+  return (inline.leaves ?? []).map((l) => l.text).join('');
+}
+
+/// An opening tag and its closing tag around nothing but text become an
+/// `htmlTag` mark on that text (holding both tags as written, so they are
+/// written back the same); any other tag stays a kept inline.
+function htmlMarks(content) {
+  const out = [];
+  for (let i = 0; i < content.length; i += 1) {
+    const open = htmlTagOf(content[i]);
+    const name = open && HTML_MARK_TAGS.exec(open)?.[1];
+    if (name) {
+      let j = i + 1;
+      while (j < content.length && content[j].type === 'text') j += 1;
+      const close = j < content.length ? htmlTagOf(content[j]) : null;
+      if (j > i + 1 && close && close.toLowerCase() === `</${name.toLowerCase()}>`) {
+        const mark = { type: 'htmlTag', attrs: { open, close } };
+        for (const text of content.slice(i + 1, j)) out.push({ ...text, marks: [...(text.marks ?? []), mark] });
+        i = j;
+        continue;
+      }
+    }
+    out.push(content[i]);
+  }
+  return out;
+}
+
 function inlines(nodes = []) {
+  return htmlMarks(inlineNodes(nodes));
+}
+
+function inlineNodes(nodes = []) {
   const out = [];
   for (const node of nodes) {
     if (node.object === 'text' && node.key?.startsWith('quire-html-')) {
@@ -234,6 +274,19 @@ function inlinesBack(content = []) {
       }
       const ref = link.attrs.gitbookRef ? JSON.parse(link.attrs.gitbookRef) : { kind: 'url', url: link.attrs.href };
       out.push({ object: 'inline', type: 'link', isVoid: false, data: { ref }, nodes: inlinesBack(run) });
+      continue;
+    }
+    const tag = node.marks?.find((m) => m.type === 'htmlTag');
+    if (tag) {
+      // The text between its tags as written.
+      flush();
+      const run = [];
+      while (i < content.length && sameMarks(content[i].marks?.find((m) => m.type === 'htmlTag'), tag)) {
+        run.push({ ...content[i], marks: content[i].marks.filter((m) => m.type !== 'htmlTag') });
+        i += 1;
+      }
+      const html = (text) => ({ object: 'text', key: 'quire-html-inline', leaves: [{ object: 'leaf', text, marks: [] }] });
+      out.push(html(tag.attrs.open), ...inlinesBack(run), html(tag.attrs.close));
       continue;
     }
     if (node.type === 'text') {

@@ -5,7 +5,7 @@
 // (`containers.js`), and opaque blocks and inlines that carry a block whole
 // (with inputs for the fields of files, cards, includes, embeds, formulas
 // and OpenAPI operations).
-import { Extension, InputRule, Node, mergeAttributes } from '@tiptap/core';
+import { Extension, InputRule, Mark, Node, mergeAttributes } from '@tiptap/core';
 import { Plugin, PluginKey, TextSelection } from '@tiptap/pm/state';
 import { Decoration, DecorationSet } from '@tiptap/pm/view';
 import { Fragment } from '@tiptap/pm/model';
@@ -256,6 +256,30 @@ const Opaque = Node.create({
         };
       }
       dom.append(title);
+      if (block.key?.startsWith('quire-html-')) {
+        // HTML kept as written (GitBook's card tables, tables with widths…):
+        // its source, edited as text.
+        const source = document.createElement('textarea');
+        source.className = 'html-source';
+        source.setAttribute('aria-label', 'HTML');
+        source.spellcheck = false;
+        source.readOnly = !editor.isEditable;
+        source.value = (block.nodes ?? []).flatMap((t) => (t.leaves ?? []).map((l) => l.text ?? '')).join('');
+        source.rows = Math.min(16, Math.max(3, source.value.split('\n').length + 1));
+        source.addEventListener('input', () => {
+          const leaf = { object: 'leaf', text: source.value, marks: [] };
+          block = { ...block, nodes: [{ object: 'text', leaves: [leaf] }] };
+          const pos = getPos();
+          if (typeof pos === 'number') editor.view.dispatch(editor.view.state.tr.setNodeMarkup(pos, undefined, { json: canonical(block) }));
+        });
+        dom.append(source);
+        return {
+          dom,
+          stopEvent: (event) => event.target === source,
+          ignoreMutation: () => true,
+          update: (updated) => updated.type.name === 'opaque' && updated.attrs.json === canonical(block),
+        };
+      }
       const fields = VOID_FIELDS[block.type]?.(block);
       const ref = block.data?.ref;
       if (block.type === 'content-ref' && ref?.kind !== 'url') {
@@ -516,7 +540,11 @@ const OpaqueInline = Node.create({
     try {
       const inline = JSON.parse(node.attrs.json);
       // An HTML tag as written shows as the tag.
-      kind = inline.key?.startsWith('quire-html-') ? (inline.leaves ?? []).map((l) => l.text).join('') : (inline.type ?? kind);
+      kind = inline.key?.startsWith('quire-html-')
+        ? (inline.leaves ?? []).map((l) => l.text).join('')
+        : inline.type === 'icon'
+          ? `icon: ${inline.data?.icon ?? ''}`
+          : (inline.type ?? kind);
     } catch {
       /* shown as an inline */
     }
@@ -551,6 +579,38 @@ export function codeExtra(node) {
     return {};
   }
 }
+
+/// The tags an `htmlTag` mark is drawn with (others draw as a span).
+const HTML_MARK_ELEMENTS = new Set(['kbd', 'sup', 'sub', 'mark', 'u', 'small', 'ins', 'del', 's', 'span']);
+
+/// A colour from a tag's style, when it is a plain colour value.
+function styleColor(open, property) {
+  const found = new RegExp(`(?:^|[;"'\\s])${property}\\s*:\\s*([^;"']+)`, 'i').exec(open)?.[1]?.trim();
+  return found && /^(#[0-9a-f]{3,8}|[a-z]+|rgba?\([\d\s.,%]+\))$/i.test(found) ? found : null;
+}
+
+/// Text GitBook wrapped in an HTML tag (`<kbd>`, `<sup>`, `<mark
+/// style="color:…">`…): drawn as that element, the tags kept as written
+/// (`document.js` pairs them into the mark and back). Typing at its edges
+/// does not extend it.
+const HtmlTag = Mark.create({
+  name: 'htmlTag',
+  inclusive: false,
+  addAttributes() {
+    return { open: { default: '' }, close: { default: '' } };
+  },
+  parseHTML() {
+    return [{ tag: '[data-html-open]', getAttrs: (el) => ({ open: el.getAttribute('data-html-open'), close: el.getAttribute('data-html-close') }) }];
+  },
+  renderHTML({ mark }) {
+    const name = /^<([a-z]+)/i.exec(mark.attrs.open)?.[1]?.toLowerCase();
+    const element = HTML_MARK_ELEMENTS.has(name) ? name : 'span';
+    const color = styleColor(mark.attrs.open, 'color');
+    const background = styleColor(mark.attrs.open, 'background-color');
+    const style = [color && `color: ${color}`, background && `background-color: ${background}`].filter(Boolean).join('; ');
+    return [element, { class: 'html-tag', 'data-html-open': mark.attrs.open, 'data-html-close': mark.attrs.close, title: mark.attrs.open, ...(style ? { style } : {}) }, 0];
+  },
+});
 
 /// Code blocks keep a title (shown above the code) and the data the editor
 /// does not show.
@@ -591,6 +651,7 @@ export function extensions({ collaboration } = {}) {
     StarterKit.configure({ link: false, codeBlock: false, underline: false, ...(collaboration ? { undoRedo: false } : {}) }),
     ...(collaboration ?? []),
     HeadingAnchors,
+    HtmlTag,
     CodeWithTitle.configure({ HTMLAttributes: { class: 'code' } }),
     LinkWithRef.configure({ openOnClick: false, autolink: true, HTMLAttributes: { rel: 'noopener' } }),
     TaskList,
