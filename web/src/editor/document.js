@@ -93,6 +93,10 @@ function inlineNodes(nodes = []) {
       out.push({ type: 'opaqueInline', attrs: { json: canonical(node) } });
     } else if (node.object === 'text') {
       for (const leaf of node.leaves ?? []) out.push(...leafText(leaf));
+    } else if (node.object === 'inline' && node.type === 'link' && inlines(node.nodes).some((inner) => inner.type !== 'text')) {
+      // A link around an image (or another inline without text): kept
+      // whole, since the shared document keeps marks on text only.
+      out.push({ type: 'opaqueInline', attrs: { json: canonical(node) } });
     } else if (node.object === 'inline' && node.type === 'link') {
       const ref = node.data?.ref ?? {};
       const href = ref.kind === 'url' ? ref.url : null;

@@ -544,7 +544,9 @@ const OpaqueInline = Node.create({
         ? (inline.leaves ?? []).map((l) => l.text).join('')
         : inline.type === 'icon'
           ? `icon: ${inline.data?.icon ?? ''}`
-          : (inline.type ?? kind);
+          : inline.type === 'link'
+            ? `linked image: ${inline.data?.ref?.url ?? inline.data?.ref?.page ?? ''}`
+            : (inline.type ?? kind);
     } catch {
       /* shown as an inline */
     }
