@@ -42,3 +42,10 @@ test('a heading keeps its anchor while its text is the one the anchor was made f
   editor.content[0].content[0].text = 'Renamed section';
   assert.deepEqual(fromEditor(editor).nodes[0].data, {});
 });
+
+test('a list item beginning with a heading, and an empty one, come back as they were', () => {
+  const heading = { object: 'block', type: 'heading-3', isVoid: false, data: { id: 't' }, nodes: [text('T')] };
+  const item = (...nodes) => ({ object: 'block', type: 'list-item', isVoid: false, data: {}, nodes });
+  const list = { object: 'block', type: 'list-unordered', isVoid: false, data: {}, nodes: [item(heading), item(), item(paragraph(text('x')))] };
+  assert.deepEqual(roundTrip([list]), [list]);
+});

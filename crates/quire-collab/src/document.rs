@@ -320,7 +320,14 @@ fn list_items(node: &Value, tasks: bool) -> Vec<Value> {
             } else {
                 json!({})
             };
-            block("list-item", data, blocks(content(item)))
+            // Without the paragraph the editor added in front of the
+            // item's first block, while nobody wrote in it (as
+            // `document.js` does).
+            let items = content(item);
+            let filler = items.first().is_some_and(|first| {
+                first["type"] == "paragraph" && attr_bool(first, "filler") && content(first).is_empty()
+            });
+            block("list-item", data, blocks(if filler { &items[1..] } else { items }))
         })
         .collect()
 }
@@ -403,6 +410,32 @@ mod tests {
         assert_eq!(nodes[1]["nodes"][0]["leaves"][0]["marks"][0]["type"], "bold");
         assert_eq!(nodes[1]["nodes"][0]["leaves"][1]["text"], " guide");
         assert_eq!(nodes[2]["leaves"][0]["text"], "\nnow");
+    }
+
+    #[test]
+    fn a_list_items_filling_paragraph_goes_while_empty() {
+        let filler = json!({ "type": "paragraph", "attrs": { "filler": true } });
+        let heading =
+            json!({ "type": "heading", "attrs": { "level": 3.0 }, "content": [{ "type": "text", "text": "T" }] });
+        let written =
+            json!({ "type": "paragraph", "attrs": { "filler": true }, "content": [{ "type": "text", "text": "x" }] });
+        let doc = json!({ "type": "doc", "content": [{ "type": "bulletList", "content": [
+            { "type": "listItem", "content": [filler.clone(), heading] },
+            { "type": "listItem", "content": [filler] },
+            { "type": "listItem", "content": [written] },
+        ] }] });
+        let items = &from_editor(&doc)["nodes"][0]["nodes"];
+        let kinds = |i: usize| -> Vec<String> {
+            items[i]["nodes"]
+                .as_array()
+                .unwrap()
+                .iter()
+                .map(|n| n["type"].as_str().unwrap().to_owned())
+                .collect()
+        };
+        assert_eq!(kinds(0), vec!["heading-3"]);
+        assert!(kinds(1).is_empty());
+        assert_eq!(kinds(2), vec!["paragraph"]);
     }
 
     #[test]

@@ -232,8 +232,17 @@ function tableToEditor(node) {
 /// A list item starts with a paragraph in the editor's schema.
 function listItemContent(nodes) {
   const content = blocks(nodes);
-  if (content[0]?.type !== 'paragraph') content.unshift({ type: 'paragraph', content: [] });
+  // Marked as filling in, so that it goes again on the way back while
+  // nobody wrote in it (an empty item, one beginning with a heading).
+  if (content[0]?.type !== 'paragraph') content.unshift({ type: 'paragraph', attrs: { filler: true }, content: [] });
   return content;
+}
+
+/// A list item's blocks back, without the paragraph that only filled in.
+function itemBack(item) {
+  const [first, ...rest] = item.content ?? [];
+  const filler = first?.type === 'paragraph' && first.attrs?.filler && !(first.content ?? []).length;
+  return blocksBack(filler ? rest : item.content);
 }
 
 function extraCodeData(data) {
@@ -394,14 +403,14 @@ function blockBack(node) {
       return block('code', data, lines);
     }
     case 'bulletList':
-      return block('list-unordered', {}, (node.content ?? []).map((item) => block('list-item', {}, blocksBack(item.content))));
+      return block('list-unordered', {}, (node.content ?? []).map((item) => block('list-item', {}, itemBack(item))));
     case 'orderedList':
-      return block('list-ordered', { start: attrs.start ?? 1 }, (node.content ?? []).map((item) => block('list-item', {}, blocksBack(item.content))));
+      return block('list-ordered', { start: attrs.start ?? 1 }, (node.content ?? []).map((item) => block('list-item', {}, itemBack(item))));
     case 'taskList':
       return block(
         'list-tasks',
         {},
-        (node.content ?? []).map((item) => block('list-item', { checked: Boolean(item.attrs?.checked) }, blocksBack(item.content))),
+        (node.content ?? []).map((item) => block('list-item', { checked: Boolean(item.attrs?.checked) }, itemBack(item))),
       );
     case 'opaque':
       return JSON.parse(attrs.json);

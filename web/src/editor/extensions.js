@@ -562,6 +562,12 @@ const HeadingAnchors = Extension.create({
   addGlobalAttributes() {
     return [
       {
+        // A paragraph the editor added in front of a list item's first
+        // block (its schema wants one), dropped again while empty.
+        types: ['paragraph'],
+        attributes: { filler: { default: null, renderHTML: () => ({}), parseHTML: () => null } },
+      },
+      {
         types: ['heading'],
         attributes: {
           anchor: { default: null, renderHTML: (attrs) => (attrs.anchor ? { id: attrs.anchor } : {}), parseHTML: () => null },
