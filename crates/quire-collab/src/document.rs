@@ -73,6 +73,24 @@ fn link_of(node: &Value) -> Option<&Value> {
     marks_of(node).iter().find(|m| m["type"] == "link")
 }
 
+/// The nodes from `content[*i]` on that `belongs` takes, without their
+/// `mark` (the link or tag the run stands inside); `*i` moves past them.
+fn take_run(content: &[Value], i: &mut usize, mark: &str, belongs: impl Fn(&Value) -> bool) -> Vec<Value> {
+    let mut run = Vec::new();
+    while *i < content.len() && belongs(&content[*i]) {
+        let mut inner = content[*i].clone();
+        let kept: Vec<Value> = marks_of(&content[*i])
+            .iter()
+            .filter(|m| m["type"] != mark)
+            .cloned()
+            .collect();
+        inner["marks"] = Value::Array(kept);
+        run.push(inner);
+        *i += 1;
+    }
+    run
+}
+
 fn html_tag_of(node: &Value) -> Option<&Value> {
     marks_of(node).iter().find(|m| m["type"] == "htmlTag")
 }
@@ -109,18 +127,7 @@ fn inlines(content: &[Value]) -> Vec<Value> {
         if let Some(link) = link_of(node) {
             flush(&mut leaves, &mut out);
             let wanted = link_attrs(Some(link));
-            let mut run = Vec::new();
-            while i < content.len() && link_attrs(link_of(&content[i])) == wanted {
-                let mut inner = content[i].clone();
-                let kept: Vec<Value> = marks_of(&content[i])
-                    .iter()
-                    .filter(|m| m["type"] != "link")
-                    .cloned()
-                    .collect();
-                inner["marks"] = Value::Array(kept);
-                run.push(inner);
-                i += 1;
-            }
+            let run = take_run(content, &mut i, "link", |n| link_attrs(link_of(n)) == wanted);
             let reference = match wanted {
                 Some((_, Some(gitbook_ref))) => serde_json::from_str(gitbook_ref).unwrap_or(Value::Null),
                 Some((href, None)) => json!({ "kind": "url", "url": href }),
@@ -137,18 +144,9 @@ fn inlines(content: &[Value]) -> Vec<Value> {
             // around it (as `document.js` does).
             flush(&mut leaves, &mut out);
             let wanted = html_tag_attrs(tag);
-            let mut run = Vec::new();
-            while i < content.len() && html_tag_of(&content[i]).map(html_tag_attrs) == Some(wanted) {
-                let mut inner = content[i].clone();
-                let kept: Vec<Value> = marks_of(&content[i])
-                    .iter()
-                    .filter(|m| m["type"] != "htmlTag")
-                    .cloned()
-                    .collect();
-                inner["marks"] = Value::Array(kept);
-                run.push(inner);
-                i += 1;
-            }
+            let run = take_run(content, &mut i, "htmlTag", |n| {
+                html_tag_of(n).map(html_tag_attrs) == Some(wanted)
+            });
             let (open, close) = wanted;
             out.push(html_text(open));
             out.extend(inlines(&run));

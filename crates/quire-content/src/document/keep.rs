@@ -32,6 +32,10 @@ impl Document {
     pub fn to_markdown_over(&self, old: &str) -> String {
         let (_, old_body) = split_front_matter(old);
         let front = &old[..old.len() - old_body.len()];
+        let old_blocks = Document::from_markdown(old_body).blocks;
+        if old_blocks == self.blocks {
+            return old.to_owned();
+        }
         let blocks_only = Document {
             front_matter: None,
             blocks: self.blocks.clone(),
@@ -42,10 +46,6 @@ impl Document {
         } else {
             format!("{front}\n{canonical_body}")
         };
-        let old_blocks = Document::from_markdown(old_body).blocks;
-        if old_blocks == self.blocks {
-            return old.to_owned();
-        }
         let Some(units) = source_units(old_body, &old_blocks) else {
             return canonical;
         };
