@@ -1,7 +1,12 @@
 // A page's changes rendered as readers see the page (the read-only editor
 // of `DocumentView`), from a document diff (`diff.js`): blocks added,
 // removed and changed marked beside them, words added and removed marked
-// in the text (`<ins>`, `<del>`), each named for screen readers.
+// in the text (`<ins>`, `<del>`), each named for screen readers. In the
+// changes, each block of the new version is named by its key
+// (`data-block-key`) and may have a comment button beside it; what is
+// said about a block (ChangeRequests.jsx gives it) is drawn right under
+// it, the blocks being cut into runs, one rendered document each.
+import { Fragment } from 'preact';
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { Extension } from '@tiptap/core';
 import { Plugin } from '@tiptap/pm/state';
@@ -67,19 +72,59 @@ function decorationsOf(doc, spec) {
     node.forEach((child, offset, index) => visit(child, children[index], pos + 1 + offset, depth + 1));
   };
   visit(doc, spec, -1, 0);
-  return DecorationSet.create(doc, found);
+  return found;
+}
+
+/// The decorations of a block's tools: each top-level block with a key
+/// (`keys[k]`, of the k-th block) named by it (`data-block-key`), and,
+/// when `act` is given, a comment button before it (see `commentButton`).
+function toolsOf(doc, keys, act) {
+  const found = [];
+  doc.forEach((node, pos, index) => {
+    const key = keys?.[index];
+    if (!key) return;
+    found.push(Decoration.node(pos, pos + node.nodeSize, { 'data-block-key': key }));
+    if (act) {
+      // After the block's spoken "Added block:" (side -1), right before it.
+      found.push(Decoration.widget(pos, commentButton(key, act), { side: -0.5, key: `comment-${key}`, stopEvent: () => true, ignoreSelection: true }));
+    }
+  });
+  return found;
+}
+
+const SPEECH_BUBBLE =
+  '<svg viewBox="0 0 16 16" width="16" height="16" aria-hidden="true" focusable="false"><path fill="none" stroke="currentColor" stroke-width="1.5" stroke-linejoin="round" d="M2.75 3.25a1 1 0 0 1 1-1h8.5a1 1 0 0 1 1 1v6.5a1 1 0 0 1-1 1H7.5l-3 2.5v-2.5h-.75a1 1 0 0 1-1-1z"/></svg>';
+
+/// The button commenting on the block named `key`, as a widget: placed
+/// where the block starts, on its right (see `.block-comment` in
+/// style.css); `act.current(key)` when pressed.
+function commentButton(key, act) {
+  return () => {
+    const holder = document.createElement('div');
+    holder.className = 'block-comment';
+    const button = document.createElement('button');
+    button.type = 'button';
+    button.className = 'block-comment-button';
+    button.dataset.forBlock = key;
+    button.setAttribute('aria-label', 'Comment on this block');
+    button.title = 'Comment on this block';
+    button.innerHTML = SPEECH_BUBBLE;
+    button.addEventListener('click', () => act.current?.(key));
+    holder.append(button);
+    return holder;
+  };
 }
 
 /// The editor extension marking a diff's changes in `spec` (the editor's
-/// JSON of the document shown).
-function diffMarks(spec) {
+/// JSON of the document shown), with the blocks' tools (`toolsOf`).
+function diffMarks(spec, keys, act) {
   return Extension.create({
     name: 'diffMarks',
     addProseMirrorPlugins() {
       return [
         new Plugin({
           state: {
-            init: (_, state) => decorationsOf(state.doc, spec),
+            init: (_, state) => DecorationSet.create(state.doc, [...decorationsOf(state.doc, spec), ...toolsOf(state.doc, keys, act)]),
             apply: (tr, set) => set.map(tr.mapping, tr.doc),
           },
           props: {
@@ -93,35 +138,78 @@ function diffMarks(spec) {
   });
 }
 
-/// Blocks (the editor's JSON, marked) rendered with their marks.
-function MarkedBlocks({ nodes, label }) {
+/// Blocks (the editor's JSON, marked) rendered with their marks. With
+/// `keys` (each block's key, or null), the blocks are named by them, and
+/// with `onComment` too, each keyed block has a button commenting on it
+/// (`onComment(key)`).
+function MarkedBlocks({ nodes, label, keys, onComment }) {
   const content = useMemo(() => ({ type: 'doc', content: nodes.length ? nodes : [{ type: 'paragraph' }] }), [nodes]);
-  const more = useMemo(() => [diffMarks(content)], [content]);
+  const act = useRef(onComment);
+  act.current = onComment;
+  const commentable = Boolean(onComment);
+  const more = useMemo(() => [diffMarks(content, keys, commentable ? act : null)], [content, keys, commentable]);
+  // The rendered changes are read, not edited: not a text box (and the
+  // comment buttons may sit in them).
+  const attributes = keys ? { role: 'group' } : undefined;
   return (
-    <div class="diff-doc">
-      <DocumentView content={content} more={more} label={label} />
+    <div class={`diff-doc${commentable ? ' commentable' : ''}`}>
+      <DocumentView content={content} more={more} label={label} attributes={attributes} />
     </div>
   );
 }
 
-/// Unchanged blocks folded away: a button saying how many, showing them.
-function Fold({ items, label }) {
-  const [open, setOpen] = useState(false);
-  const shown = useRef(null);
-  useEffect(() => {
-    if (open) shown.current?.focus();
-  }, [open]);
-  const nodes = useMemo(() => items.map((item) => item.node), [items]);
-  if (!open) {
-    return (
-      <button type="button" class="diff-fold" onClick={() => setOpen(true)}>
-        {items.length} unchanged block{items.length === 1 ? '' : 's'} · Show
-      </button>
-    );
+/// Blocks `from` to `to` of a diff, rendered, what `beneath` has for a
+/// block (its comments, a form) drawn right under it: the blocks are cut
+/// into runs, each ending with a block that has something beneath.
+function BlockRuns({ items, from, to, label, beneath, onComment }) {
+  const runs = [];
+  let start = from;
+  for (let k = from; k < to; k += 1) {
+    if (beneath[k] || k === to - 1) {
+      runs.push([start, k + 1]);
+      start = k + 1;
+    }
   }
+  return runs.map(([a, b]) => (
+    <Fragment key={a}>
+      <BlockRun items={items} from={a} to={b} label={label} onComment={onComment} />
+      {beneath[b - 1] && (
+        <div class="block-beneath" data-for-block={items[b - 1].key}>
+          {beneath[b - 1]}
+        </div>
+      )}
+    </Fragment>
+  ));
+}
+
+/// Blocks `from` to `to` of a diff, in one rendered document.
+function BlockRun({ items, from, to, label, onComment }) {
+  const nodes = useMemo(() => items.slice(from, to).map((item) => item.node), [items, from, to]);
+  const keys = useMemo(() => items.slice(from, to).map((item) => item.key ?? null), [items, from, to]);
+  return <MarkedBlocks nodes={nodes} keys={keys} label={label} onComment={onComment} />;
+}
+
+/// Unchanged blocks folded away: a button saying how many, showing them.
+function Fold({ count, onOpen }) {
   return (
-    <div ref={shown} tabIndex={-1} class="diff-unfolded">
-      <MarkedBlocks nodes={nodes} label={label} />
+    <button type="button" class="diff-fold" onClick={onOpen}>
+      {count} unchanged block{count === 1 ? '' : 's'} · Show
+    </button>
+  );
+}
+
+/// Blocks unfolded, focused when just shown (`focus.current` their first
+/// item's index).
+function Unfolded({ from, focus, children }) {
+  const here = useRef(null);
+  useEffect(() => {
+    if (focus.current !== from) return;
+    focus.current = null;
+    here.current?.focus();
+  }, []);
+  return (
+    <div ref={here} tabIndex={-1} class="diff-unfolded">
+      {children}
     </div>
   );
 }
@@ -139,11 +227,33 @@ export function diffSummary(items) {
 }
 
 /// A page's changes, rendered: every block once (a changed one with its
-/// words marked), long runs of unchanged blocks folded.
-export function ChangesView({ diff, label }) {
-  const parts = useMemo(
-    () => foldUnchanged(diff.items).map((part) => ({ ...part, nodes: part.items.map((item) => item.node) })),
-    [diff],
+/// words marked), long runs of unchanged blocks folded. `commenting`, when
+/// given: `beneath(item, index)`, what to draw right under a block (its
+/// comments, a form; a block with something is never folded away), and
+/// `onComment(key)`, when blocks may be commented on (each block of the
+/// new version then has a button).
+export function ChangesView({ diff, label, commenting }) {
+  const beneath = diff.items.map((item, index) => (commenting ? commenting.beneath(item, index) : null) || null);
+  // Which blocks have something beneath, as text (the parts change with it).
+  const marked = beneath.map((b) => (b ? 1 : 0)).join('');
+  const parts = useMemo(() => foldUnchanged(diff.items, { keep: (_, index) => marked[index] === '1' }), [diff, marked]);
+  // The items unfolded (kept when a fold is cut in two), and the fold
+  // to focus once shown.
+  const [unfolded, setUnfolded] = useState(() => new Set());
+  const focus = useRef(null);
+  const unfold = (part) => {
+    focus.current = part.from;
+    setUnfolded((set) => new Set([...set, ...part.items.map((_, k) => part.from + k)]));
+  };
+  const runs = (part) => (
+    <BlockRuns
+      items={diff.items}
+      from={part.from}
+      to={part.from + part.items.length}
+      label={label}
+      beneath={beneath}
+      onComment={commenting?.onComment}
+    />
   );
   return (
     <div class="rendered-diff">
@@ -151,9 +261,15 @@ export function ChangesView({ diff, label }) {
         {diffSummary(diff.items)}
         {diff.capped && ' Parts too large to compare word by word are marked whole.'}
       </p>
-      {parts.map((part) =>
-        part.folded ? <Fold items={part.items} label={label} /> : <MarkedBlocks nodes={part.nodes} label={label} />,
-      )}
+      {parts.map((part) => {
+        if (!part.folded) return <Fragment key={`shown-${part.from}`}>{runs(part)}</Fragment>;
+        if (!unfolded.has(part.from)) return <Fold key={`fold-${part.from}`} count={part.items.length} onOpen={() => unfold(part)} />;
+        return (
+          <Unfolded key={`unfolded-${part.from}`} from={part.from} focus={focus}>
+            {runs(part)}
+          </Unfolded>
+        );
+      })}
     </div>
   );
 }

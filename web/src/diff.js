@@ -1,7 +1,8 @@
 // Differences shown to reviewers, as pure functions (no DOM): lines of
 // markdown, words within a line or a block, and the top-level blocks of two
 // JSON documents (GitBook's `JSONDocument`), each block compared by its JSON
-// with its `key`s left out. Every comparison is a longest common
+// with its `key`s left out (and carrying its key in the new version, what
+// comments on it name). Every comparison is a longest common
 // subsequence over what is left once the common start and end are put
 // aside, and is capped (`MAX_CELLS`): above the cap, what differs is marked
 // whole (a whole line, a whole block) so a huge page never freezes the tab.
@@ -510,22 +511,34 @@ function editorBlock(block) {
 }
 
 /// How a page's JSON document became another, block by block, for
-/// rendering: items `{ kind, node, old, new }` where `kind` is 'same',
-/// 'removed', 'added' or 'changed', `node` the block to show in the
+/// rendering: items `{ kind, node, old, new, key, anchor }` where `kind` is
+/// 'same', 'removed', 'added' or 'changed', `node` the block to show in the
 /// changes (the editor's JSON, marked), `old` and `new` the block to show
-/// on each side (null on the side it is not on). A changed block that
-/// cannot be shown word by word is a removed block and an added one.
-/// `capped` when something was too large to compare finely.
+/// on each side (null on the side it is not on). `key` is the block's
+/// `key` in `after` (what a comment on the block names) and `anchor` its
+/// `data.id` there when it is a heading (what older comments name); both
+/// are null for a removed block. A changed block that cannot be shown word
+/// by word is a removed block and an added one. `capped` when something
+/// was too large to compare finely.
 export function documentDiff(before, after, { budget = { cells: PAGE_CELLS } } = {}) {
   const x = (before?.nodes ?? []).map(withoutKeys);
-  const y = (after?.nodes ?? []).map(withoutKeys);
+  const afterNodes = after?.nodes ?? [];
+  const y = afterNodes.map(withoutKeys);
+  // The block of `after` each block of `y` is (`y` has its keys left out).
+  const sourceOf = new Map(y.map((block, k) => [block, afterNodes[k]]));
+  const namesOf = (block) => {
+    const source = sourceOf.get(block);
+    const anchor = /^heading-/.test(source?.type ?? '') ? source.data?.id : null;
+    return { key: source?.key ?? null, anchor: anchor ?? null };
+  };
+  const gone = { key: null, anchor: null };
   const context = { budget, capped: false };
   const { ops, capped } = blockDiff(x, y, { keyOf: JSON.stringify, budget });
   const items = [];
   for (const op of ops) {
     if (op.kind === 'same') {
       const node = editorBlock(op.new);
-      items.push({ kind: 'same', node, old: node, new: node });
+      items.push({ kind: 'same', node, old: node, new: node, ...namesOf(op.new) });
       continue;
     }
     const merged = op.kind === 'changed' ? mergeBlock(editorBlock(op.old), editorBlock(op.new), context) : null;
@@ -535,48 +548,54 @@ export function documentDiff(before, after, { budget = { cells: PAGE_CELLS } } =
         node: { ...merged.both, diff: 'changed' },
         old: { ...merged.old, diff: 'changed' },
         new: { ...merged.new, diff: 'changed' },
+        ...namesOf(op.new),
       });
       continue;
     }
     if (op.old) {
       const node = { ...editorBlock(op.old), diff: 'removed' };
-      items.push({ kind: 'removed', node, old: node, new: null });
+      items.push({ kind: 'removed', node, old: node, new: null, ...gone });
     }
     if (op.new) {
       const node = { ...editorBlock(op.new), diff: 'added' };
-      items.push({ kind: 'added', node, old: null, new: node });
+      items.push({ kind: 'added', node, old: null, new: node, ...namesOf(op.new) });
     }
   }
   return { items, capped: capped || context.capped };
 }
 
 /// Items of a document diff in parts to show and parts folded away:
-/// `{ folded, items }`, a fold being a run of at least `least` unchanged
-/// blocks (`context` unchanged blocks are kept shown beside each change).
-export function foldUnchanged(items, { context = 1, least = 3 } = {}) {
+/// `{ folded, from, items }` (`from` the index of the part's first item),
+/// a fold being a run of at least `least` unchanged blocks (`context`
+/// unchanged blocks are kept shown beside each change). Items `keep` says
+/// yes to (given the item and its index) are never folded: they are shown
+/// like a change, with their context.
+export function foldUnchanged(items, { context = 1, least = 3, keep = () => false } = {}) {
   const parts = [];
-  const push = (folded, list) => {
-    if (list.length === 0) return;
+  const push = (folded, from, to) => {
+    if (to <= from) return;
+    const list = items.slice(from, to);
     const last = parts[parts.length - 1];
     if (!folded && last && !last.folded) last.items.push(...list);
-    else parts.push({ folded, items: list });
+    else parts.push({ folded, from, items: list });
   };
+  const shown = (k) => items[k].kind !== 'same' || keep(items[k], k);
   let k = 0;
   while (k < items.length) {
-    if (items[k].kind !== 'same') {
-      push(false, [items[k]]);
+    if (shown(k)) {
+      push(false, k, k + 1);
       k += 1;
       continue;
     }
     let end = k;
-    while (end < items.length && items[end].kind === 'same') end += 1;
+    while (end < items.length && !shown(end)) end += 1;
     const before = k === 0 ? 0 : context;
     const after = end === items.length ? 0 : context;
     if (end - k - before - after >= least) {
-      push(false, items.slice(k, k + before));
-      push(true, items.slice(k + before, end - after));
-      push(false, items.slice(end - after, end));
-    } else push(false, items.slice(k, end));
+      push(false, k, k + before);
+      push(true, k + before, end - after);
+      push(false, end - after, end);
+    } else push(false, k, end);
     k = end;
   }
   return parts;

@@ -9,8 +9,8 @@ function paragraph(text, key = Math.random().toString(36).slice(2)) {
   return { object: 'block', type: 'paragraph', key, data: {}, nodes: [{ object: 'text', key: `${key}-t`, leaves: [{ object: 'leaf', text, marks: [] }] }] };
 }
 
-function heading(text) {
-  return { object: 'block', type: 'heading-2', key: 'h', data: {}, nodes: [{ object: 'text', leaves: [{ object: 'leaf', text, marks: [] }] }] };
+function heading(text, { key = 'h', id } = {}) {
+  return { object: 'block', type: 'heading-2', key, data: id ? { id } : {}, nodes: [{ object: 'text', leaves: [{ object: 'leaf', text, marks: [] }] }] };
 }
 
 const doc = (...nodes) => ({ object: 'document', data: {}, nodes });
@@ -75,6 +75,42 @@ test('a rewritten paragraph is removed and added rather than word by word', () =
   assert.deepEqual(items.map((i) => i.kind), ['removed', 'added']);
 });
 
+test('each block of the new version carries its key there, a heading its anchor', () => {
+  const before = doc(
+    heading('Title', { key: 'old-h', id: 'title' }),
+    paragraph('Kept as it was.', 'old-a'),
+    paragraph('The quick brown fox.', 'old-b'),
+    paragraph('Gone entirely now.', 'old-c'),
+  );
+  const after = doc(
+    heading('Title', { key: 'b0123456789abcdef', id: 'title' }),
+    paragraph('Kept as it was.', 'b1111111111111111'),
+    paragraph('The slow brown fox.', 'b2222222222222222'),
+    paragraph('Something else.', 'b3333333333333333'),
+    paragraph('Kept as it was.', 'b1111111111111111-2'),
+  );
+  const { items } = documentDiff(before, after);
+  assert.deepEqual(
+    items.map((i) => [i.kind, i.key, i.anchor]),
+    [
+      ['same', 'b0123456789abcdef', 'title'],
+      ['same', 'b1111111111111111', null],
+      ['changed', 'b2222222222222222', null],
+      ['removed', null, null],
+      ['added', 'b3333333333333333', null],
+      ['added', 'b1111111111111111-2', null],
+    ],
+  );
+  // The keys are carried beside the blocks, not compared: the diff is
+  // the one of the blocks without them.
+  assert.equal(items[0].node.diff, undefined);
+  // A block rewritten past word by word is removed, then added with its key.
+  const rewritten = documentDiff(doc(paragraph('Completely different words here.', 'k1')), doc(paragraph('Nothing alike at all.', 'k2'))).items;
+  assert.deepEqual(rewritten.map((i) => [i.kind, i.key]), [['removed', null], ['added', 'k2']]);
+  // A deleted page: every block removed, none with a key.
+  assert.ok(documentDiff(before, null).items.every((i) => i.kind === 'removed' && i.key === null));
+});
+
 test('a changed list item is marked inside the list', () => {
   const list = (...texts) => ({
     object: 'block',
@@ -134,6 +170,29 @@ test('long runs of unchanged blocks fold, a block of context kept', () => {
       [false, 3],
       [true, 4],
       [false, 3],
+    ],
+  );
+});
+
+test('blocks to keep shown are never folded, with a block of context', () => {
+  const items = Array.from({ length: 12 }, (_, k) => ({ kind: 'same', key: `k${k}` }));
+  assert.deepEqual(foldUnchanged(items).map((p) => [p.folded, p.from, p.items.length]), [[true, 0, 12]]);
+  const parts = foldUnchanged(items, { keep: (item) => item.key === 'k6' });
+  assert.deepEqual(
+    parts.map((p) => [p.folded, p.from, p.items.length]),
+    [
+      [true, 0, 5],
+      [false, 5, 3],
+      [true, 8, 4],
+    ],
+  );
+  assert.deepEqual(parts[1].items.map((i) => i.key), ['k5', 'k6', 'k7']);
+  // The index is given too.
+  assert.deepEqual(
+    foldUnchanged(items, { keep: (_, k) => k === 0 }).map((p) => [p.folded, p.from, p.items.length]),
+    [
+      [false, 0, 2],
+      [true, 2, 10],
     ],
   );
 });

@@ -3,8 +3,10 @@
 // creates an organization, a space and a page; writes the page by keyboard
 // (markdown shortcuts and the slash menu), reloads and finds it identical
 // (in the editor and through the API's markdown); reviews the change
-// request's diff; a reviewer who signs in with OpenID Connect approves it
-// with a comment, the writer replies and merges; a conflicting merge is
+// request's diff; a reviewer who signs in with OpenID Connect comments on
+// one block of the page (the comment shown right under that block, after
+// a reload too) and approves it with a comment, the writer replies and
+// merges; a conflicting merge is
 // settled by editing the result; two versions of the page are compared and
 // the page is restored from its history; the organization shows recent
 // changes;
@@ -289,6 +291,9 @@ await step('the page switches to markdown and back, keeping what was typed', asy
 });
 
 let reviewUrl;
+/// The reviewer's comment on a block, and that block's key.
+const BLOCK_COMMENT = 'Could this paragraph name the platforms?';
+let blockKey;
 await step('the change request shows its diff, side by side', async () => {
   await page.getByRole('link', { name: 'Review and merge' }).click();
   await page.getByRole('heading', { name: '1 changed page' }).waitFor();
@@ -334,11 +339,34 @@ if (process.env.QUIRE_OIDC_NAME) {
     const p = reviewer.page;
     await p.goto(reviewUrl);
     await p.getByRole('heading', { name: '1 changed page' }).waitFor();
-    await p.getByRole('button', { name: 'Comment on this page' }).click();
-    await p.getByLabel('Comment on Welcome').fill('Could this section name the platforms?');
-    await p.getByLabel('About the section').selectOption({ label: 'Getting started' });
-    await p.getByRole('button', { name: 'Comment on the page' }).click();
-    await p.getByText('on Welcome › #getting-started').waitFor();
+    // A comment on one block of the page, by the button beside it (shown
+    // on hover), named by the block's key.
+    const block = p.locator('.diff-doc [data-block-key]', { hasText: 'Quire keeps your docs in one place.' });
+    await block.hover();
+    blockKey = await block.getAttribute('data-block-key');
+    assert.ok(blockKey, 'the block has a key');
+    await p.getByRole('button', { name: 'Comment on this block' }).and(p.locator(`[data-for-block="${blockKey}"]`)).click();
+    await p.getByLabel('Your comment on this block').fill(BLOCK_COMMENT);
+    await p.getByRole('button', { name: 'Post comment' }).click();
+    const underBlock = p.locator(`.block-beneath[data-for-block="${blockKey}"]`);
+    await underBlock.locator('.comment', { hasText: BLOCK_COMMENT }).waitFor();
+    // Once reloaded, it is still drawn right under that block (the last
+    // block of the blocks drawn before it), and not in the discussion.
+    await p.reload();
+    await underBlock.locator('.comment', { hasText: BLOCK_COMMENT }).waitFor();
+    const above = await underBlock.evaluate((beneath) => {
+      const blocks = beneath.previousElementSibling.querySelectorAll('.ProseMirror > [data-block-key]');
+      const last = blocks[blocks.length - 1];
+      return { key: last?.getAttribute('data-block-key'), text: last?.textContent };
+    });
+    assert.equal(above.key, blockKey, 'the comment is under its block');
+    assert.ok(above.text.includes('Quire keeps your docs in one place.'), above.text);
+    assert.equal(await p.locator('section[aria-labelledby="discussion-heading"] .comment', { hasText: BLOCK_COMMENT }).count(), 0);
+    await p.setViewportSize({ width: 390, height: 844 });
+    await p.emulateMedia({ colorScheme: 'dark' });
+    await screen(p, 'review-block-comment-phone-dark');
+    await p.setViewportSize({ width: 1280, height: 800 });
+    await p.emulateMedia({ colorScheme: 'light' });
     await p.getByLabel('Approve').check();
     await p.getByLabel('Comment (optional)').fill('Clear and short: ship it.');
     await p.getByRole('button', { name: 'Submit review' }).click();
@@ -347,6 +375,7 @@ if (process.env.QUIRE_OIDC_NAME) {
     await reviewer.context.close();
     await page.reload();
     await page.locator('.review-approved').waitFor();
+    await page.locator(`.block-beneath[data-for-block="${blockKey}"] .comment`, { hasText: BLOCK_COMMENT }).waitFor();
     await page.getByText('Clear and short: ship it.').first().waitFor();
     const reviewComment = page.locator('.comment', { hasText: 'Clear and short: ship it.' });
     await reviewComment.getByRole('textbox', { name: 'Reply to Grace Hopper' }).fill('Thanks!');
@@ -378,11 +407,15 @@ await step('a merged change request opens from the list, read-only', async () =>
   await page.waitForURL(reviewUrl);
   await page.getByRole('heading', { name: '1 changed page' }).waitFor();
   await page.getByText('This change request is merged: it is shown read-only.').waitFor();
+  if (blockKey) {
+    // The comment on a block is still under it, to read only.
+    await page.locator(`.block-beneath[data-for-block="${blockKey}"] .comment`, { hasText: BLOCK_COMMENT }).waitFor();
+  }
   await page.getByRole('tab', { name: 'Markdown diff' }).click();
   const added = await page.locator('.diff-added').allTextContents();
   assert.ok(added.some((line) => line.includes('# Getting started')), added.join('\n'));
   await page.locator('.comment', { hasText: 'Merging this one now.' }).waitFor();
-  for (const name of ['Merge', 'Comment', 'Request review', 'Comment on this page', 'Resolve', 'Reply']) {
+  for (const name of ['Merge', 'Comment', 'Request review', 'Comment on this page', 'Comment on this block', 'Post comment', 'Resolve', 'Reply']) {
     assert.equal(await page.getByRole('button', { name, exact: true }).count(), 0, `no ${name} button`);
   }
   assert.equal(await page.getByRole('link', { name: 'Continue editing' }).count(), 0, 'no editing');

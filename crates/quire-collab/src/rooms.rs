@@ -227,6 +227,9 @@ impl Rooms {
         let mut rechecked = Instant::now()
             .checked_sub(RECHECK_AT_MOST_EVERY)
             .unwrap_or_else(Instant::now);
+        // What the bus said while the room was being opened (before other
+        // tasks could find it) is read from the database now.
+        room.settle(&app).await;
         loop {
             tokio::select! {
                 _ = room.wake.notified() => {}
@@ -241,6 +244,9 @@ impl Rooms {
                 if renewed.is_none_or(|at| at.elapsed() >= RENEW_LEASE_EVERY) {
                     renewed = Some(Instant::now());
                     room.lease(&app, &self.shared.node).await;
+                    if room.lock().base.is_none() {
+                        room.settle(&app).await;
+                    }
                 }
                 room.tick(&app, &self.shared.node).await;
             }
@@ -767,6 +773,35 @@ impl Room {
         if saved.is_object() {
             state.saved_clocks(saved);
         }
+    }
+
+    /// Reads the document's base and the stored updates again when this
+    /// node may have missed their announcement: a room opened while another
+    /// node filled the document would otherwise wait for a base it was
+    /// never told about (its editors never editable).
+    async fn settle(&self, app: &App) {
+        let Some((cr, page)) = self.page() else {
+            return;
+        };
+        let unfilled = {
+            let state = self.lock();
+            state.base.is_none() && state.rebase.is_none()
+        };
+        if unfilled {
+            let row = match app.db.read().await {
+                Ok(mut conn) => collab::room(&mut conn, cr, page).await,
+                Err(e) => Err(e),
+            };
+            match row {
+                Ok(row) => {
+                    if row.base_revision.is_some() {
+                        self.remote_base(row.base_revision, &Value::Null);
+                    }
+                }
+                Err(e) => tracing::warn!(error = %e, "co-editing: the document's base could not be read"),
+            }
+        }
+        self.catch_up(app).await;
     }
 
     fn head_moved(&self) {

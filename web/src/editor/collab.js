@@ -10,7 +10,13 @@ import * as decoding from 'lib0/decoding';
 import * as encoding from 'lib0/encoding';
 import { Extension } from '@tiptap/core';
 import Collaboration from '@tiptap/extension-collaboration';
-import { yCursorPlugin } from '@tiptap/y-tiptap';
+import { Plugin, PluginKey, TextSelection } from '@tiptap/pm/state';
+import {
+  absolutePositionToRelativePosition,
+  relativePositionToAbsolutePosition,
+  yCursorPlugin,
+  ySyncPluginKey,
+} from '@tiptap/y-tiptap';
 import { get } from '../api.js';
 import { canonical, toEditor } from './document.js';
 
@@ -145,7 +151,70 @@ export function collaborationExtensions(session) {
       ];
     },
   });
-  return [Collaboration.configure({ document: session.doc, field: 'default' }), Carets];
+  const KeepCaret = Extension.create({
+    name: 'keepCaret',
+    addProseMirrorPlugins() {
+      return [caretKeeper(session.doc)];
+    },
+  });
+  return [Collaboration.configure({ document: session.doc, field: 'default' }), Carets, KeepCaret];
+}
+
+/// Keeps the caret where its writer left it when others' edits arrive:
+/// before text inserted at it (so what each person types stays whole),
+/// after text inserted before it. The caret is noted as a position in the
+/// shared document, bound to the character on its left, before each
+/// remote change, and put back there after it. (The binding's own
+/// recovery guesses from the paragraph's text once that text changed,
+/// and can move the caret past a word just inserted at it.)
+export function caretKeeper(doc) {
+  let view = null;
+  let kept = null;
+  const note = (transaction) => {
+    kept = null;
+    if (!view || transaction.local) return;
+    const binding = ySyncPluginKey.getState(view.state)?.binding;
+    const { selection } = view.state;
+    if (!binding || !(selection instanceof TextSelection)) return;
+    kept = {
+      binding,
+      anchor: absolutePositionToRelativePosition(selection.anchor, binding.type, binding.mapping),
+      head: absolutePositionToRelativePosition(selection.head, binding.type, binding.mapping),
+    };
+  };
+  const place = (binding, relative, state) => {
+    const found = Y.createAbsolutePositionFromRelativePosition(relative, binding.doc);
+    // A position in a paragraph someone removed is left to the binding.
+    const text = found?.type;
+    if (!(text instanceof Y.XmlText) || text._item?.deleted || text._item?.parent?._item?.deleted) return null;
+    const at = relativePositionToAbsolutePosition(binding.doc, binding.type, relative, binding.mapping);
+    if (at === null || at < 0 || at > state.doc.content.size) return null;
+    return state.doc.resolve(at).parent.isTextblock ? at : null;
+  };
+  return new Plugin({
+    key: new PluginKey('quireKeepCaret'),
+    view(editorView) {
+      view = editorView;
+      doc.on('beforeTransaction', note);
+      return {
+        destroy() {
+          doc.off('beforeTransaction', note);
+          view = null;
+        },
+      };
+    },
+    appendTransaction(transactions, _old, state) {
+      const remote = transactions.some((tr) => tr.getMeta(ySyncPluginKey)?.isChangeOrigin);
+      if (!remote || !kept) return null;
+      const { binding, anchor, head } = kept;
+      kept = null;
+      const a = place(binding, anchor, state);
+      const h = place(binding, head, state);
+      if (a === null || h === null) return null;
+      if (state.selection.anchor === a && state.selection.head === h) return null;
+      return state.tr.setSelection(TextSelection.create(state.doc, a, h)).setMeta('addToHistory', false);
+    },
+  });
 }
 
 /// Makes the shared document hold revision `target`'s page. With no base

@@ -1,6 +1,7 @@
 // Review: change requests by status; one change request's pages compared
 // with what they were when it started (the changes rendered, both versions
-// side by side, a markdown diff), and its merge.
+// side by side, a markdown diff), comments on a page and on any block of
+// it (shown under the block they are about), and its merge.
 import { useEffect, useMemo, useRef, useState } from 'preact/hooks';
 import { all, get, post } from '../api.js';
 import { navigate } from '../router.js';
@@ -8,9 +9,11 @@ import { useLoad } from './Home.jsx';
 import { flatten } from './Space.jsx';
 import { documentDiff, lineDiff, markLines } from '../diff.js';
 import { ChangesView, SideBySide } from '../RenderedDiff.jsx';
-import { PageComment, ReviewPanel } from './Review.jsx';
+import { BlockComment, Comments, PageComment, ReviewPanel } from './Review.jsx';
+import { commentsByPage, isBlockKey, placeComments } from '../comments.js';
 import { ConflictPanel } from './Conflicts.jsx';
 import { PdfButton } from '../Pdf.jsx';
+import { knowFiles, knowPages } from '../editor/extensions.js';
 
 const STATUSES = ['open', 'merged', 'archived'];
 
@@ -108,17 +111,7 @@ async function changedPages(spaceId, cr) {
   for (const page of old.values()) {
     if (page.type === 'document') changes.push({ page, was: page, deleted: true, before: '', after: '' });
   }
-  return changes;
-}
-
-/// The headings of a JSON document: their anchor and text.
-function headingsOf(document) {
-  return (document?.nodes ?? [])
-    .filter((n) => /^heading-[123]$/.test(n.type) && n.data?.id)
-    .map((n) => ({
-      id: n.data.id,
-      text: (n.nodes ?? []).flatMap((t) => (t.leaves ?? []).map((l) => l.text)).join(''),
-    }));
+  return { changes, pages: flatten(after.pages).map(({ page }) => page) };
 }
 
 /// Whether an element has come near the screen (and stays so once it
@@ -141,7 +134,32 @@ const VIEWS = [
   ['markdown', 'Markdown diff'],
 ];
 
-function PageChange({ spaceId, cr, change, onComment }) {
+/// What a comment on an earlier version of a block was about: a heading's
+/// anchor reads as one; a block's key says nothing to a reader.
+function earlierAbout(comment) {
+  const id = comment.target.node.id;
+  return isBlockKey(id) ? 'on a block since edited or removed' : `on #${id}`;
+}
+
+/// Focus for what `selector` finds inside `within` once it is drawn:
+/// `focusOn(selector)` asks for it (after a form closes, its button).
+/// Effects run children first, so the blocks drawn again are there.
+function useFocusLater(within) {
+  const [selector, focusOn] = useState(null);
+  useEffect(() => {
+    if (!selector) return;
+    within.current?.querySelector(selector)?.focus();
+    focusOn(null);
+  }, [selector]);
+  return focusOn;
+}
+
+/// One changed page: its comments (on the page as a whole, on blocks
+/// since changed), how it changed (rendered, side by side, markdown), the
+/// comments on its blocks under them in the rendered changes, and the
+/// forms commenting on the page and on any of its blocks (unless the
+/// change request is no longer open: `readOnly`).
+function PageChange({ spaceId, cr, change, comments, reloadComments, readOnly }) {
   const [view, setView] = useState('changes');
   const here = useRef(null);
   const near = useNear(here);
@@ -157,11 +175,44 @@ function PageChange({ spaceId, cr, change, onComment }) {
   const diff = useMemo(() => docs && documentDiff(docs.before, docs.after), [docs]);
   const lines = useMemo(() => lineDiff(change.before, change.after), [change]);
   const status = change.deleted ? 'deleted' : !change.was ? 'added' : change.moved ? `moved from ${change.was.path}` : 'edited';
-  const [headings, setHeadings] = useState(null);
-  const startComment = async () => {
-    const now = docs?.after ?? (await get(`/v1/spaces/${spaceId}/change-requests/${cr.id}/content/page/${change.page.id}`)).document;
-    setHeadings(headingsOf(now));
+  const base = `/v1/spaces/${spaceId}/change-requests/${cr.id}`;
+  // Comments on blocks wait for the page's blocks (or its failure to load).
+  const placed = useMemo(() => placeComments(comments, diff?.items ?? (error ? [] : null)), [comments, diff, error]);
+  const [commentingPage, setCommentingPage] = useState(false);
+  // The key of the block whose comment form is open.
+  const [commentingOn, setCommentingOn] = useState(null);
+  const focusOn = useFocusLater(here);
+  const closeBlockForm = (key) => {
+    setCommentingOn(null);
+    focusOn(`.block-comment-button[data-for-block="${key}"]`);
   };
+  const commenting = {
+    beneath: (item, index) => {
+      const thread = placed.underBlock.get(index);
+      const open = !readOnly && item.key && commentingOn === item.key;
+      if (!thread && !open) return null;
+      return (
+        <>
+          {thread && <Comments base={base} comments={thread} reload={reloadComments} readOnly={readOnly} label="Comments on this block" />}
+          {open && (
+            <BlockComment
+              base={base}
+              pageId={change.page.id}
+              node={item.key}
+              onPosted={async () => {
+                // The new thread takes the form's place under the block.
+                await reloadComments();
+                closeBlockForm(item.key);
+              }}
+              onCancel={() => closeBlockForm(item.key)}
+            />
+          )}
+        </>
+      );
+    },
+    onComment: readOnly ? null : (key) => setCommentingOn(key),
+  };
+  const inPlace = [...placed.underBlock.values()].reduce((n, list) => n + list.length, 0);
   const id = `change-${change.page.id}`;
   const title = change.page.title;
   return (
@@ -170,6 +221,43 @@ function PageChange({ spaceId, cr, change, onComment }) {
         {title} <span class="badge">{status}</span>
         {change.was && change.was.title !== title && <span class="muted"> (was “{change.was.title}”)</span>}
       </h3>
+      {placed.onPage.length > 0 && (
+        <div class="page-comments">
+          <h4>On this page</h4>
+          <Comments base={base} comments={placed.onPage} reload={reloadComments} readOnly={readOnly} label={`Comments on ${title}`} />
+        </div>
+      )}
+      {placed.earlier.length > 0 && (
+        <div class="page-comments">
+          <h4>Comments on earlier versions of blocks</h4>
+          <Comments
+            base={base}
+            comments={placed.earlier}
+            reload={reloadComments}
+            readOnly={readOnly}
+            label="Comments on earlier versions of blocks"
+            about={earlierAbout}
+          />
+        </div>
+      )}
+      {!change.deleted && !readOnly && !commentingPage && (
+        <button type="button" class="page-comment-button" onClick={() => setCommentingPage(true)}>Comment on this page</button>
+      )}
+      {commentingPage && !readOnly && (
+        <PageComment
+          base={base}
+          page={change.page}
+          onPosted={async () => {
+            await reloadComments();
+            setCommentingPage(false);
+            focusOn('.page-comment-button');
+          }}
+          onCancel={() => {
+            setCommentingPage(false);
+            focusOn('.page-comment-button');
+          }}
+        />
+      )}
       <div class="tabs" role="tablist" aria-label={`How to show ${title}`}>
         {VIEWS.map(([name, text]) => (
           <button type="button" role="tab" id={`${id}-${name}`} aria-controls={`${id}-panel`} aria-selected={view === name} onClick={() => setView(name)}>
@@ -177,19 +265,10 @@ function PageChange({ spaceId, cr, change, onComment }) {
           </button>
         ))}
       </div>
-      {!change.deleted && cr.status === 'open' && !headings && (
-        <button type="button" onClick={startComment}>Comment on this page</button>
-      )}
-      {headings && (
-        <PageComment
-          base={`/v1/spaces/${spaceId}/change-requests/${cr.id}`}
-          page={change.page}
-          headings={headings}
-          onPosted={() => {
-            setHeadings(null);
-            onComment();
-          }}
-        />
+      {view !== 'changes' && inPlace > 0 && (
+        <p class="muted">
+          {inPlace} comment{inPlace === 1 ? ' is' : 's are'} shown under {inPlace === 1 ? 'its block' : 'their blocks'} in Changes.
+        </p>
       )}
       <div role="tabpanel" id={`${id}-panel`} aria-labelledby={`${id}-${view}`}>
         {view === 'markdown' ? (
@@ -199,7 +278,7 @@ function PageChange({ spaceId, cr, change, onComment }) {
         ) : !diff ? (
           <p class="muted" aria-busy="true">Loading the page…</p>
         ) : view === 'changes' ? (
-          <ChangesView diff={diff} label={`Changes to ${title}`} />
+          <ChangesView diff={diff} label={`Changes to ${title}`} commenting={commenting} />
         ) : (
           <SideBySide diff={diff} before={docs.before} after={docs.after} />
         )}
@@ -207,6 +286,8 @@ function PageChange({ spaceId, cr, change, onComment }) {
     </section>
   );
 }
+
+const NO_COMMENTS = [];
 
 export function ChangeRequest({ spaceId, number, me }) {
   const [{ data, error }, reload] = useLoad(async () => {
@@ -217,14 +298,31 @@ export function ChangeRequest({ spaceId, number, me }) {
       }),
       get(`/v1/spaces/${spaceId}`),
     ]);
-    const [changes, conflicts] = await Promise.all([
+    const [{ changes, pages }, conflicts] = await Promise.all([
       changedPages(spaceId, cr),
       cr.status === 'open' ? get(`/v1/spaces/${spaceId}/change-requests/${cr.id}/conflicts`).then((c) => c.items) : [],
     ]);
+    // The rendered pages' images are the change request's files, their
+    // link cards name its pages.
+    knowFiles(`/v1/spaces/${spaceId}/change-requests/${cr.id}/content`);
+    knowPages(pages);
     return { cr, space, changes, conflicts };
   }, [spaceId, number]);
   const [problem, setProblem] = useState(null);
-  const [comments, setComments] = useState(0);
+  // Every comment of the change request, loaded once for the whole review
+  // (and again after one is posted, answered or resolved).
+  const crId = data?.cr.id;
+  const [{ data: comments, error: commentsError }, reloadComments] = useLoad(
+    async () => (crId ? all(`/v1/spaces/${spaceId}/change-requests/${crId}/comments?status=all`) : null),
+    [spaceId, crId],
+  );
+  const grouped = useMemo(() => {
+    const { general, byPage } = commentsByPage(comments);
+    const shown = new Set((data?.changes ?? []).map((change) => change.page.id));
+    const elsewhere = [...byPage].filter(([pageId]) => !shown.has(pageId)).flatMap(([, list]) => list);
+    // Null while the comments load.
+    return { general: comments && general, byPage, elsewhere };
+  }, [comments, data]);
   if (error) return <main id="main" class="page"><p class="error" role="alert">{error.message}</p></main>;
   if (!data) return <main id="main" class="page" aria-busy="true" />;
   const { cr, space, changes, conflicts } = data;
@@ -272,9 +370,26 @@ export function ChangeRequest({ spaceId, number, me }) {
       )}
       <h2>{changes.length} changed page{changes.length === 1 ? '' : 's'}</h2>
       {changes.map((change) => (
-        <PageChange key={change.page.id} spaceId={spaceId} cr={cr} change={change} onComment={() => setComments((n) => n + 1)} />
+        <PageChange
+          key={change.page.id}
+          spaceId={spaceId}
+          cr={cr}
+          change={change}
+          comments={grouped.byPage.get(change.page.id) ?? NO_COMMENTS}
+          reloadComments={reloadComments}
+          readOnly={cr.status !== 'open'}
+        />
       ))}
-      <ReviewPanel spaceId={spaceId} cr={cr} me={me} orgId={space.organization} refresh={comments} />
+      <ReviewPanel
+        spaceId={spaceId}
+        cr={cr}
+        me={me}
+        orgId={space.organization}
+        general={grouped.general}
+        elsewhere={grouped.elsewhere}
+        commentsError={commentsError}
+        reloadComments={reloadComments}
+      />
     </main>
   );
 }

@@ -1,7 +1,10 @@
 // A change request's review panel: reviewers asked and their reviews, a
 // review of one's own (approve, or ask for changes with a comment), and
-// the discussion (comments with replies, reactions and resolving).
-import { useState } from 'preact/hooks';
+// the discussion (its general comments, with replies, reactions and
+// resolving). Comments on a page or a block of it are shown with that
+// page's changes (ChangeRequests.jsx), from the pieces here: a comment's
+// thread, and the forms commenting on a page and on a block.
+import { useEffect, useRef, useState } from 'preact/hooks';
 import { all, get, post, put } from '../api.js';
 import { useLoad } from './Home.jsx';
 
@@ -86,7 +89,11 @@ function ReviewForm({ base, reload }) {
   );
 }
 
-function Comment({ base, comment, reload, readOnly }) {
+/// A comment and its thread: author, text, whether resolved, its replies
+/// (shown on demand), 👍, resolving and reopening, replying; only read
+/// when `readOnly`. `placed` when it is shown where it is about (its page
+/// and block are not named then); `about`, a note on what it was about.
+export function Comment({ base, comment, reload, readOnly, placed = false, about }) {
   const [replies, setReplies] = useState(null);
   const showReplies = async () => setReplies(await all(`${base}/comments/${comment.id}/replies`));
   const reply = async (event) => {
@@ -104,7 +111,8 @@ function Comment({ base, comment, reload, readOnly }) {
     <li class={`comment${resolved ? ' resolved' : ''}`}>
       <p class="comment-head">
         <strong>{comment.postedBy.displayName}</strong> {resolved && <span class="badge">resolved</span>}
-        {comment.target?.page && (
+        {about && <span class="muted"> {about}</span>}
+        {!placed && comment.target?.page && (
           <span class="muted">
             {' '}on {comment.target.page.title ?? 'a page'}
             {comment.target.node ? ` › #${comment.target.node.id}` : ''}
@@ -143,8 +151,21 @@ function Comment({ base, comment, reload, readOnly }) {
   );
 }
 
-/// The discussion; read-only once the change request is merged or closed.
-function Discussion({ base, comments, reload, readOnly }) {
+/// Comments shown together (a block's, a page's), named `label`.
+export function Comments({ base, comments, reload, readOnly, label, placed = true, about }) {
+  return (
+    <ul class="comments" aria-label={label}>
+      {comments.map((c) => (
+        <Comment key={c.id} base={base} comment={c} reload={reload} readOnly={readOnly} placed={placed} about={about?.(c)} />
+      ))}
+    </ul>
+  );
+}
+
+/// The discussion: the change request's general comments (null while
+/// they load), and those on pages its review no longer shows
+/// (`elsewhere`); read-only once the change request is merged or closed.
+function Discussion({ base, comments, elsewhere, reload, readOnly, error }) {
   const submit = async (event) => {
     event.preventDefault();
     const form = event.currentTarget;
@@ -156,10 +177,17 @@ function Discussion({ base, comments, reload, readOnly }) {
   return (
     <section aria-labelledby="discussion-heading">
       <h2 id="discussion-heading">Discussion</h2>
-      <ul class="comments">
-        {comments.map((c) => <Comment key={c.id} base={base} comment={c} reload={reload} readOnly={readOnly} />)}
+      {error && <p class="error" role="alert">{error.message}</p>}
+      <ul class="comments" aria-busy={comments ? undefined : 'true'}>
+        {comments?.map((c) => <Comment key={c.id} base={base} comment={c} reload={reload} readOnly={readOnly} />)}
       </ul>
-      {comments.length === 0 && <p class="muted">No comment.</p>}
+      {comments?.length === 0 && <p class="muted">No comment.</p>}
+      {elsewhere.length > 0 && (
+        <>
+          <h3>On pages this change request no longer changes</h3>
+          <Comments base={base} comments={elsewhere} reload={reload} readOnly={readOnly} placed={false} />
+        </>
+      )}
       {!readOnly && (
         <form class="stack" onSubmit={submit}>
           <label>New comment<textarea name="comment" rows={3} required /></label>
@@ -170,61 +198,107 @@ function Discussion({ base, comments, reload, readOnly }) {
   );
 }
 
-/// Commenting on one page of the change request, or on one of its sections
-/// (a heading, by its anchor).
-export function PageComment({ base, page, headings, onPosted }) {
+/// A form posting a comment (`extra`: what it is about), its text box
+/// labelled `label`, focused when shown; Escape or Cancel leaves it.
+function CommentForm({ base, extra, label, submitLabel, onPosted, onCancel, className }) {
   const [error, setError] = useState(null);
+  const [busy, setBusy] = useState(false);
+  const text = useRef(null);
+  useEffect(() => text.current?.focus(), []);
   const submit = async (event) => {
     event.preventDefault();
     const form = event.currentTarget;
-    const fields = new FormData(form);
-    const body = { body: { markdown: fields.get('comment') }, page: page.id };
-    if (fields.get('node')) body.node = fields.get('node');
+    setBusy(true);
     try {
-      await post(`${base}/comments`, body);
+      await post(`${base}/comments`, { body: { markdown: new FormData(form).get('comment') }, ...extra });
       form.reset();
       setError(null);
-      onPosted();
+      await onPosted();
     } catch (e) {
       setError(e.message);
+    } finally {
+      setBusy(false);
+    }
+  };
+  const escape = (event) => {
+    if (event.key === 'Escape') {
+      event.preventDefault();
+      onCancel();
     }
   };
   return (
-    <form class="stack page-comment" onSubmit={submit}>
+    <form class={`stack ${className}`} onSubmit={submit} onKeyDown={escape}>
       <label>
-        Comment on {page.title}
-        <textarea name="comment" rows={2} required />
+        {label}
+        <textarea ref={text} name="comment" rows={2} required />
       </label>
-      {headings.length > 0 && (
-        <label>
-          About the section
-          <select name="node">
-            <option value="">The whole page</option>
-            {headings.map((h) => <option value={h.id}>{h.text}</option>)}
-          </select>
-        </label>
-      )}
-      <button type="submit">Comment on the page</button>
+      <div class="toolbar">
+        <button type="submit" class="primary" disabled={busy}>{submitLabel}</button>
+        <button type="button" onClick={onCancel}>Cancel</button>
+      </div>
       {error && <p class="error" role="alert">{error}</p>}
     </form>
   );
 }
 
-export function ReviewPanel({ spaceId, cr, me, orgId, refresh = 0 }) {
+/// Commenting on one page of the change request as a whole.
+export function PageComment({ base, page, onPosted, onCancel }) {
+  return (
+    <CommentForm
+      base={base}
+      extra={{ page: page.id }}
+      label={`Comment on ${page.title}`}
+      submitLabel="Comment on the page"
+      className="page-comment"
+      onPosted={onPosted}
+      onCancel={onCancel}
+    />
+  );
+}
+
+/// Commenting on one block of a page (`node`, the block's key), under it.
+export function BlockComment({ base, pageId, node, onPosted, onCancel }) {
+  return (
+    <CommentForm
+      base={base}
+      extra={{ page: pageId, node }}
+      label="Your comment on this block"
+      submitLabel="Post comment"
+      className="block-comment-form"
+      onPosted={onPosted}
+      onCancel={onCancel}
+    />
+  );
+}
+
+/// Reviews and the discussion. The change request's comments are loaded
+/// once for its whole review (ChangeRequests.jsx): `general` are its
+/// comments about no page (null while they load), `elsewhere` those on
+/// pages not shown, and
+/// `reloadComments` loads them again.
+export function ReviewPanel({ spaceId, cr, me, orgId, general, elsewhere, commentsError, reloadComments }) {
   const base = `/v1/spaces/${spaceId}/change-requests/${cr.id}`;
-  const [{ data }, reload] = useLoad(async () => {
-    const [requested, reviews, comments] = await Promise.all([
-      all(`${base}/requested-reviewers`),
-      all(`${base}/reviews`),
-      all(`${base}/comments?status=all`),
-    ]);
-    return { requested, reviews, comments };
-  }, [cr.id, refresh]);
+  const [{ data }, reloadReviews] = useLoad(async () => {
+    const [requested, reviews] = await Promise.all([all(`${base}/requested-reviewers`), all(`${base}/reviews`)]);
+    return { requested, reviews };
+  }, [cr.id]);
   if (!data) return null;
+  // A review may come with a comment: both are loaded again.
+  const reload = () => {
+    reloadReviews();
+    reloadComments();
+  };
   return (
     <div class="review-panel">
       <Reviewers base={base} cr={cr} me={me} orgId={orgId} reload={reload} data={data} />
-      <Discussion base={base} comments={data.comments} reload={reload} readOnly={cr.status !== 'open'} />
+      <Discussion
+        base={base}
+        comments={general}
+        elsewhere={elsewhere}
+        error={commentsError}
+        reload={reloadComments}
+        readOnly={cr.status !== 'open'}
+      />
     </div>
   );
 }

@@ -5,7 +5,7 @@ import { Editor as TiptapEditor } from '@tiptap/core';
 import { all, get, post } from '../api.js';
 import { navigate } from '../router.js';
 import { useLoad } from './Home.jsx';
-import { extensions } from '../editor/extensions.js';
+import { extensions, knowFiles, knowPages } from '../editor/extensions.js';
 import { toEditor } from '../editor/document.js';
 import { PageEditor } from '../editor/Editor.jsx';
 import { People } from '../People.jsx';
@@ -153,21 +153,28 @@ function Here({ people }) {
   );
 }
 
+const NO_EXTENSIONS = [];
+
 /// A document shown read-only, with the editor's own rendering: the API's
 /// `document`, or `content` (the editor's JSON) with `more` extensions (a
-/// diff's marks), named `label`.
-export function DocumentView({ document, content, more = [], label = 'Page content' }) {
+/// diff's marks), named `label`, with more `attributes` (its role).
+/// `files`: where the content's files are read (a space's `content`, a
+/// change request's, a revision), for its images; `pages`: the pages its
+/// link cards may name, for their titles.
+export function DocumentView({ document, content, more = NO_EXTENSIONS, label = 'Page content', attributes, files, pages }) {
   const mount = useRef(null);
   useEffect(() => {
+    if (files) knowFiles(files);
+    if (pages) knowPages(pages);
     const editor = new TiptapEditor({
       element: mount.current,
       extensions: [...extensions(), ...more],
       content: content ?? toEditor(document),
       editable: false,
-      editorProps: { attributes: { class: 'prose', 'aria-label': label } },
+      editorProps: { attributes: { ...attributes, class: 'prose', 'aria-label': label } },
     });
     return () => editor.destroy();
-  }, [document, content]);
+  }, [document, content, more]);
   return <div ref={mount} />;
 }
 
@@ -225,6 +232,7 @@ export function Space({ spaceId, pagePath, revision, me }) {
   if (error || pageError) return <main id="main" class="page"><p class="error" role="alert">{(error ?? pageError).message}</p></main>;
   if (!data) return <main id="main" class="page" aria-busy="true" />;
   const { space, content } = data;
+  const pageList = data.rows.map(({ page: p }) => p);
 
   const edit = async () => {
     setBusy(true);
@@ -273,7 +281,7 @@ export function Space({ spaceId, pagePath, revision, me }) {
           <article>
             <h1>{page.title}</h1>
             {page.description && <p class="lead">{page.description}</p>}
-            <DocumentView document={page.document} />
+            <DocumentView document={page.document} files={`/v1/spaces/${spaceId}/${source}`} pages={pageList} />
           </article>
         ) : (
           !current && <p class="muted">This space has no page yet.</p>

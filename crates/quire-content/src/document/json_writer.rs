@@ -27,13 +27,55 @@ impl Document {
             return fitted.to_json();
         }
         let mut writer = JsonWriter { tabs: 0, html: 0 };
-        let nodes = writer.blocks(&self.blocks);
+        let mut nodes = writer.blocks(&self.blocks);
+        stamp_keys(&mut nodes);
         object([
             ("object", "document".into()),
             ("data", object([("schemaVersion", 1.into())])),
             ("nodes", nodes),
         ])
     }
+}
+
+/// Gives each top-level block without a key one: `b` and a hash of the
+/// block as written (with `-2`, `-3`… for the second and later blocks
+/// alike). A block keeps its key while it is unchanged, wherever it moves
+/// and whatever changes around it, so a comment on it finds it again; an
+/// edited block has a new key (the comment is then about what it was).
+fn stamp_keys(nodes: &mut Value) {
+    let Value::Array(nodes) = nodes else {
+        return;
+    };
+    let mut seen: std::collections::HashMap<u64, usize> = std::collections::HashMap::new();
+    for node in nodes {
+        let Value::Object(map) = node else {
+            continue;
+        };
+        if map.contains_key("key") {
+            continue;
+        }
+        let hash = fnv1a(map_text(map).as_bytes());
+        let count = seen.entry(hash).or_insert(0);
+        *count += 1;
+        let key = if *count == 1 {
+            format!("b{hash:016x}")
+        } else {
+            format!("b{hash:016x}-{count}")
+        };
+        map.insert("key".into(), key.into());
+    }
+}
+
+fn map_text(map: &Map<String, Value>) -> String {
+    serde_json::to_string(map).unwrap_or_default()
+}
+
+/// The 64-bit FNV-1a hash: the same on every machine and every release
+/// (keys are kept in comments).
+fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |hash, &b| {
+        (hash ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3)
+    })
 }
 
 fn object<const N: usize>(entries: [(&str, Value); N]) -> Value {

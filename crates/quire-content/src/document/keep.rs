@@ -121,6 +121,7 @@ enum Piece {
 /// and the blocks its pieces read as on their own.
 fn assemble(new: &[Block], old: &[Block], units: &[Unit], old_body: &str) -> (String, Vec<Block>) {
     let old_to_new = matching(new, old);
+    let depth = deep_headings(new, old, &old_to_new, units, old_body);
     // The units that come back whole, by the index of their first new block.
     let mut kept_at = vec![None; new.len()];
     for (u, unit) in units.iter().enumerate() {
@@ -145,14 +146,28 @@ fn assemble(new: &[Block], old: &[Block], units: &[Unit], old_body: &str) -> (St
             continue;
         }
         let end = (i + 1..new.len()).find(|&j| kept_at[j].is_some()).unwrap_or(new.len());
-        let written = Document {
-            front_matter: None,
-            blocks: new[i..end].to_vec(),
-        }
-        .to_markdown();
-        let written = written.trim_end_matches('\n');
-        if !written.is_empty() {
-            pieces.push(Piece::Written(written.to_owned()));
+        // A deep heading is written on its own, at its depth.
+        let mut start = i;
+        while start < end {
+            let stop = (start..end).find(|&k| depth[k].is_some()).unwrap_or(end);
+            let group = if stop == start { start..start + 1 } else { start..stop };
+            let written = Document {
+                front_matter: None,
+                blocks: new[group.clone()].to_vec(),
+            }
+            .to_markdown();
+            let written = written.trim_end_matches('\n');
+            let written = match depth[group.start] {
+                Some(d) if stop == start => match written.strip_prefix("### ") {
+                    Some(rest) => format!("{} {rest}", "#".repeat(d)),
+                    None => written.to_owned(),
+                },
+                _ => written.to_owned(),
+            };
+            if !written.is_empty() {
+                pieces.push(Piece::Written(written));
+            }
+            start = group.end;
         }
         i = end;
     }
@@ -192,6 +207,46 @@ fn assemble(new: &[Block], old: &[Block], units: &[Unit], old_body: &str) -> (St
         _ => out.push('\n'),
     }
     (out, expected)
+}
+
+/// For each new block, the depth to write it at when it is a changed
+/// heading that stands where a heading written deeper than the model's
+/// three levels (`####` to `######`) was: the n-th level-3 heading of a
+/// changed stretch takes the depth of the n-th of the old stretch, so
+/// editing a deep heading's words keeps it deep.
+fn deep_headings(
+    new: &[Block],
+    old: &[Block],
+    old_to_new: &[Option<usize>],
+    units: &[Unit],
+    old_body: &str,
+) -> Vec<Option<usize>> {
+    let level_three = |block: &Block| matches!(block, Block::Heading(h) if h.level == HeadingLevel::Three);
+    let written_depth = |o: usize| {
+        let unit = units.iter().find(|u| u.blocks.start == o && u.blocks.len() == 1)?;
+        let text = old_body[unit.source.clone()].trim_start();
+        let hashes = text.bytes().take_while(|&b| b == b'#').count();
+        let spaced = text[hashes..].starts_with([' ', '\t']);
+        ((4..=6).contains(&hashes) && spaced).then_some(hashes)
+    };
+    let mut depth = vec![None; new.len()];
+    let mut bounds: Vec<(usize, usize)> = old_to_new
+        .iter()
+        .enumerate()
+        .filter_map(|(o, n)| n.map(|n| (o, n)))
+        .collect();
+    bounds.push((old.len(), new.len()));
+    let (mut old_start, mut new_start) = (0, 0);
+    for (old_end, new_end) in bounds {
+        let old_headings = (old_start..old_end).filter(|&o| level_three(&old[o]));
+        let new_headings = (new_start..new_end).filter(|&n| level_three(&new[n]));
+        for (o, n) in old_headings.zip(new_headings) {
+            depth[n] = written_depth(o);
+        }
+        old_start = old_end + 1;
+        new_start = new_end + 1;
+    }
+    depth
 }
 
 /// For each old block, the new block it is matched to: the longest common

@@ -2,7 +2,7 @@
 //! text byte for byte, changed ones are written canonically, and the
 //! result always reads as the new document.
 
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use super::{Document, document_to_markdown_over, markdown_to_document};
 
@@ -51,6 +51,29 @@ fn an_edit_rewrites_only_the_block_it_touched() {
         nodes[last] = paragraph("New last words.");
     });
     assert_eq!(saved, PAGE.replace("Last words.", "New last words."));
+}
+
+#[test]
+fn an_edited_deep_heading_keeps_its_depth() {
+    let saved = save(PAGE, |nodes| {
+        let deep = nodes
+            .iter()
+            .position(|n| n["type"] == "heading-3")
+            .expect("the deep heading");
+        // The editor drops a heading's anchor with the words it was made for.
+        nodes[deep]["data"] = json!({});
+        nodes[deep]["nodes"] = json!([{ "object": "text", "leaves": [{ "object": "leaf", "text": "A renamed deep heading", "marks": [] }] }]);
+    });
+    assert_eq!(
+        saved,
+        PAGE.replace("#### A deep heading", "#### A renamed deep heading")
+    );
+    // A heading made level 3 by the editor where none was stays `###`.
+    let added = save(PAGE, |nodes| {
+        let last = nodes.len() - 1;
+        nodes[last] = json!({ "object": "block", "type": "heading-3", "data": {}, "nodes": [{ "object": "text", "leaves": [{ "object": "leaf", "text": "New", "marks": [] }] }] });
+    });
+    assert!(added.ends_with("\n### New\n"), "{added}");
 }
 
 #[test]

@@ -433,7 +433,7 @@ fn tabs_content_refs_embeds_math_and_dividers() {
     assert_eq!(blocks[4]["data"], json!({ "formula": "x^2" }));
     assert_eq!(blocks[5]["data"], json!({ "formula": "y" }));
     assert_eq!(
-        blocks[6],
+        without_key(&blocks[6]),
         json!({ "object": "block", "type": "divider", "isVoid": true, "data": {} })
     );
 }
@@ -711,12 +711,21 @@ fn documents_satisfy_the_official_schema() {
 
 use super::{Block, Document, HeadingLevel, Inline, LinkTarget, Marks};
 
+/// A top-level block's JSON without the key every one is given.
+fn without_key(block: &Value) -> Value {
+    let mut block = block.clone();
+    if let Some(map) = block.as_object_mut() {
+        map.remove("key");
+    }
+    block
+}
+
 #[test]
 fn includes_are_reusable_content() {
     let markdown = "{% include \"../.gitbook/includes/setup.md\" %}\n";
     let block = only_block(markdown);
     assert_eq!(
-        block,
+        without_key(&block),
         json!({ "object": "block", "type": "reusable-content", "isVoid": true, "data": {
             "ref": { "kind": "reusable-content", "reusableContent": "../.gitbook/includes/setup.md" }
         } })
@@ -1229,4 +1238,33 @@ fn single_dollars_are_text_even_inside_emphasis() {
         .collect();
     assert_eq!(bold, ["Premium", "$65 per site per month", "$12 per member per month"]);
     assert_eq!(Document::from_markdown(&doc.to_markdown()), doc);
+}
+
+#[test]
+fn top_level_blocks_keep_their_key_while_unchanged() {
+    let keys = |markdown: &str| -> Vec<String> {
+        Document::from_markdown(markdown).to_json()["nodes"]
+            .as_array()
+            .expect("nodes")
+            .iter()
+            .map(|n| n["key"].as_str().expect("a key").to_owned())
+            .collect()
+    };
+    let before = keys("# Title\n\nOne.\n\nTwo.\n\nOne.\n");
+    assert_eq!(before.len(), 4);
+    // Repeated blocks are told apart.
+    assert_eq!(before[3], format!("{}-2", before[1]));
+    // Unchanged blocks keep their keys when others change or move; an
+    // edited block gets a new one.
+    let after = keys("# Title\n\nTwo, edited.\n\nOne.\n\nInserted.\n\nOne.\n");
+    assert_eq!(after[0], before[0]);
+    assert_ne!(after[1], before[2]);
+    assert_eq!(after[2], before[1]);
+    assert_eq!(after[4], before[3]);
+    // A key is the one the schema allows a comment's node to name.
+    assert!(
+        before
+            .iter()
+            .all(|k| k.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-'))
+    );
 }

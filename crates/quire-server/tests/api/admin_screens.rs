@@ -14,8 +14,6 @@
 
 use std::process::Command;
 
-use std::sync::Arc;
-
 use quire_adapters::translate::ProviderKind;
 use serde_json::json;
 
@@ -196,18 +194,7 @@ async fn sites_and_integrations_are_run_from_the_browser(backend: Backend) {
     let idp = crate::saml::start_idp().await;
     // Jobs (imports, translations, specs) run as on a server: a worker
     // polls the queue for the whole test.
-    let (stop_worker, stopped) = tokio::sync::oneshot::channel::<()>();
-    let worker = tokio::spawn(quire_app::jobs::work(
-        app.state.app.clone(),
-        Arc::new(quire_server::features::job_registry()),
-        quire_app::jobs::Workers {
-            poll_interval: std::time::Duration::from_millis(100),
-            ..quire_app::jobs::Workers::default()
-        },
-        async {
-            let _ = stopped.await;
-        },
-    ));
+    let worker = crate::support::JobWorker::start(&app);
     let spec = std::env::temp_dir().join(format!("quire-pets-{}.yaml", quire_core::id::new_id()));
     std::fs::write(&spec, crate::openapi::PETS).expect("the spec file");
     let link = quire_sign_in::links::sign_in_link_for_cli(&app.state.app, &app.base_url, "ada@example.com", None)
@@ -232,8 +219,7 @@ async fn sites_and_integrations_are_run_from_the_browser(backend: Backend) {
         .env("ARTIFACTS", artifacts("admin-sites", backend));
     let out = run_node(node, "the sites and integrations browser test").await;
     let _ = std::fs::remove_file(&spec);
-    let _ = stop_worker.send(());
-    let _ = worker.await;
+    worker.stop().await;
     assert!(out.contains("ok   a collection is shared with a member"), "{out}");
 
     // What the screens did, read back through the API.

@@ -47,3 +47,4 @@ mod teams;
 mod translations;
 mod web_app;
 mod webhooks;
+mod writer_story;

@@ -252,6 +252,10 @@ both_backends! {
         let presence = format!("/v1/spaces/{space}/presence");
         let mut adas = open(&app.base_url, &presence, &Auth::Token(&ada.token)).await.expect("opened");
         adas.send(Message::Binary(awareness(&[(7, 1, r#"{"cursor":1}"#)]).into())).await.expect("sent");
+        // Ada's state is held before Rita tries to take it (a socket's
+        // frames are handled in order: the answer to this query comes after).
+        let held = present(&mut adas).await;
+        assert!(held.iter().any(|(c, _)| *c == 7), "{held:?}");
         let mut ritas = open(&app.base_url, &presence, &Auth::Token(&rita.token)).await.expect("opened");
         // Rita can neither change nor remove Ada's state.
         ritas.send(Message::Binary(awareness(&[(7, 5, r#"{"cursor":666}"#)]).into())).await.expect("sent");

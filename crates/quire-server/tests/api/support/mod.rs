@@ -697,3 +697,34 @@ impl TestResponse {
             .unwrap_or_default()
     }
 }
+
+/// A job worker polling the queue every 100 ms, as on a server, until
+/// [`JobWorker::stop`] (jobs such as imports and exports run by
+/// themselves while a browser test drives the app).
+pub struct JobWorker {
+    stop: oneshot::Sender<()>,
+    task: tokio::task::JoinHandle<()>,
+}
+
+impl JobWorker {
+    pub fn start(app: &TestApp) -> JobWorker {
+        let (stop, stopped) = oneshot::channel::<()>();
+        let task = tokio::spawn(quire_app::jobs::work(
+            app.state.app.clone(),
+            Arc::new(quire_server::features::job_registry()),
+            quire_app::jobs::Workers {
+                poll_interval: std::time::Duration::from_millis(100),
+                ..quire_app::jobs::Workers::default()
+            },
+            async {
+                let _ = stopped.await;
+            },
+        ));
+        JobWorker { stop, task }
+    }
+
+    pub async fn stop(self) {
+        let _ = self.stop.send(());
+        let _ = self.task.await;
+    }
+}
