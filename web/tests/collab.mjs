@@ -234,7 +234,7 @@ await step('two people typing at the very same spot keep their words whole', asy
     assert.equal(await lineOf(grace.page), line, 'both editors hold the same line');
     if (!line.includes(adaWords.trim()) || !line.includes(graceWords.trim())) split.push(line);
   }
-  // One split in eight is let through: about one round in seventy still
+  // One split in eight is let through: about one round in a hundred still
   // splits a word on this machine (a cause not yet found, see the README);
   // without the caret kept, one round in five did.
   console.log(`typing at the same spot: ${split.length} of 8 rounds split a word${split.length ? `: ${JSON.stringify(split)}` : ''}`);

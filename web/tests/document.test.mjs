@@ -49,3 +49,14 @@ test('a list item beginning with a heading, and an empty one, come back as they 
   const list = { object: 'block', type: 'list-unordered', isVoid: false, data: {}, nodes: [item(heading), item(), item(paragraph(text('x')))] };
   assert.deepEqual(roundTrip([list]), [list]);
 });
+
+test("the server's block keys are left out of the editor's blocks; an HTML block keeps its own", () => {
+  const embed = { object: 'block', type: 'embed', isVoid: true, key: 'b0123456789abcdef', data: { url: 'https://example.com/v' } };
+  const html = { object: 'block', type: 'paragraph', isVoid: false, key: 'quire-html-1', data: {}, nodes: [{ object: 'text', leaves: [{ object: 'leaf', text: '<table></table>', marks: [] }] }] };
+  const [opaqueEmbed, opaqueHtml] = toEditor({ object: 'document', nodes: [embed, html] }).content;
+  assert.equal(JSON.parse(opaqueEmbed.attrs.json).key, undefined);
+  assert.equal(JSON.parse(opaqueHtml.attrs.json).key, 'quire-html-1');
+  // A block typed in the editor and the same block read back compare equal.
+  const { key: _key, ...typed } = embed;
+  assert.equal(opaqueEmbed.attrs.json, toEditor({ object: 'document', nodes: [typed] }).content[0].attrs.json);
+});

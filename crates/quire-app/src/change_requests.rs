@@ -334,7 +334,11 @@ pub async fn write_content(
     changes: Vec<Change>,
 ) -> AppResult<(ChangeRequestInfo, Vec<AppliedChange>)> {
     let (space, access, cr) = load(app, caller, space_id, change_request, Role::Edit, "edit content").await?;
-    let (updated, applied) = app.engine.edits.apply(&space, &cr, changes, caller.id()).await?;
+    let (updated, applied) = app
+        .engine
+        .edits
+        .apply_to_latest(&space, &cr, changes, caller.id())
+        .await?;
     let mut conn = app.db.read().await?;
     Ok((
         info(&mut conn, caller, &access, updated, &space.revision_id).await?,

@@ -12,6 +12,10 @@ use quire_store::change_requests::ChangeRequestRow;
 use quire_store::spaces::SpaceRow;
 
 use crate::changes::{AppliedChange, Change, DocumentInput, MAX_CHANGES, MAX_PAGE_MARKDOWN_BYTES};
+
+/// How many times a content batch is prepared again when another write
+/// moved the change request's head meanwhile.
+const EDIT_ATTEMPTS: usize = 5;
 use crate::revisions::{Head, Indexing, Revisions};
 use crate::snapshot::Draft;
 use crate::{EngineError, EngineResult, Files};
@@ -105,6 +109,37 @@ impl Edits {
         };
         self.revisions.commit(draft, revision, &[head]).await?;
         Ok((updated, applied))
+    }
+
+    /// Applies `changes` to the change request's head as it is when they
+    /// are committed: when another write (a co-editing save, an upload)
+    /// moved the head between reading it and committing, they are prepared
+    /// again on the new head, a few times at most. For writes that name no
+    /// revision (the API's content batches); a writer that must build on
+    /// the revision it saw (co-editing) uses [`Edits::apply`].
+    pub async fn apply_to_latest(
+        &self,
+        space: &SpaceRow,
+        cr: &ChangeRequestRow,
+        changes: Vec<Change>,
+        user_id: &str,
+    ) -> EngineResult<(ChangeRequestRow, Vec<AppliedChange>)> {
+        let mut cr = cr.clone();
+        let mut attempts = 0;
+        loop {
+            match self.apply(space, &cr, changes.clone(), user_id).await {
+                Err(EngineError::Conflict(message)) if attempts < EDIT_ATTEMPTS => {
+                    let mut conn = self.revisions.db.read().await?;
+                    let now = quire_store::change_requests::get(&mut conn, &space.id, &cr.id).await?;
+                    if now.revision_id == cr.revision_id {
+                        return Err(EngineError::Conflict(message));
+                    }
+                    cr = now;
+                    attempts += 1;
+                }
+                done => return done,
+            }
+        }
     }
 
     /// Applies `changes` directly to the space's current content (templates);

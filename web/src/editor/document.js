@@ -116,6 +116,16 @@ export function headingText(content = []) {
   return content.map((n) => (n.type === 'text' ? n.text : n.type === 'opaqueInline' ? n.attrs.json : '')).join('');
 }
 
+/// A top-level block without the key the server gives it (which names the
+/// block as written, for comments): the editor's blocks are compared and
+/// saved by what they hold, and a block typed here has none. The key of
+/// HTML kept as written says what the block is, and stays.
+function withoutServerKey(node) {
+  if (!node?.key || node.key.startsWith('quire-html-')) return node;
+  const { key: _key, ...rest } = node;
+  return rest;
+}
+
 function blocks(nodes = []) {
   return nodes.map(blockToEditor);
 }
@@ -252,7 +262,7 @@ function extraCodeData(data) {
 
 /// The API's document as the editor's.
 export function toEditor(document) {
-  const content = blocks(document?.nodes ?? []);
+  const content = blocks((document?.nodes ?? []).map(withoutServerKey));
   return { type: 'doc', content: content.length ? content : [{ type: 'paragraph' }] };
 }
 
