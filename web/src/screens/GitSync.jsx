@@ -77,7 +77,8 @@ export function GitSync({ spaceId }) {
       }
       await post(`/v1/spaces/${spaceId}/git/${direction}`, body);
       await reload();
-    }, direction === 'import' ? 'Import started.' : 'Export started.');
+      // The operation's own status (above, announced) says how it goes.
+    });
   };
   return (
     <main id="main" class="page">
