@@ -169,18 +169,13 @@ async function insert(query, option, downs = 0) {
 }
 
 /// The editor's top-level blocks, without the empty line kept at the end.
-/// A block the editor holds as its JSON is read as that JSON, without the
-/// `key` the server may have given it (what comments name it by, not
-/// content).
+/// A block the editor holds as its JSON is read as that JSON (the editor
+/// leaves out the keys the server gives blocks).
 const blocks = () =>
   page.evaluate(() => {
     const content = window.quireEditor.getJSON().content ?? [];
     while (content.length && content.at(-1).type === 'paragraph' && !content.at(-1).content?.length) content.pop();
-    return content.map((node) => {
-      if (node.type !== 'opaque') return node;
-      const { key, ...block } = JSON.parse(node.attrs.json);
-      return { type: 'opaque', block };
-    });
+    return content.map((node) => (node.type === 'opaque' ? { type: 'opaque', block: JSON.parse(node.attrs.json) } : node));
   });
 
 /// Every image in the editor is drawn (its file read back from the server;

@@ -158,14 +158,9 @@ const NO_EXTENSIONS = [];
 /// A document shown read-only, with the editor's own rendering: the API's
 /// `document`, or `content` (the editor's JSON) with `more` extensions (a
 /// diff's marks), named `label`, with more `attributes` (its role).
-/// `files`: where the content's files are read (a space's `content`, a
-/// change request's, a revision), for its images; `pages`: the pages its
-/// link cards may name, for their titles.
-export function DocumentView({ document, content, more = NO_EXTENSIONS, label = 'Page content', attributes, files, pages }) {
+export function DocumentView({ document, content, more = NO_EXTENSIONS, label = 'Page content', attributes }) {
   const mount = useRef(null);
   useEffect(() => {
-    if (files) knowFiles(files);
-    if (pages) knowPages(pages);
     const editor = new TiptapEditor({
       element: mount.current,
       extensions: [...extensions(), ...more],
@@ -220,7 +215,12 @@ export function Space({ spaceId, pagePath, revision, me }) {
   const source = revision ? `revisions/${revision}` : 'content';
   const [{ data, error }] = useLoad(async () => {
     const [space, content] = await Promise.all([get(`/v1/spaces/${spaceId}`), get(`/v1/spaces/${spaceId}/${source}`)]);
-    return { space, content, rows: flatten(content.pages).filter(({ page }) => page.type === 'document') };
+    const rows = flatten(content.pages).filter(({ page }) => page.type === 'document');
+    // The page's images are this content's files, its link cards name its
+    // pages (as in the review).
+    knowFiles(`/v1/spaces/${spaceId}/${source}`);
+    knowPages(rows.map(({ page }) => page));
+    return { space, content, rows };
   }, [spaceId, source]);
   const current = data && (pagePath ? data.rows.find(({ page }) => page.path === pagePath)?.page : data.rows[0]?.page);
   const [{ data: page, error: pageError }] = useLoad(
@@ -232,7 +232,6 @@ export function Space({ spaceId, pagePath, revision, me }) {
   if (error || pageError) return <main id="main" class="page"><p class="error" role="alert">{(error ?? pageError).message}</p></main>;
   if (!data) return <main id="main" class="page" aria-busy="true" />;
   const { space, content } = data;
-  const pageList = data.rows.map(({ page: p }) => p);
 
   const edit = async () => {
     setBusy(true);
@@ -281,7 +280,7 @@ export function Space({ spaceId, pagePath, revision, me }) {
           <article>
             <h1>{page.title}</h1>
             {page.description && <p class="lead">{page.description}</p>}
-            <DocumentView document={page.document} files={`/v1/spaces/${spaceId}/${source}`} pages={pageList} />
+            <DocumentView document={page.document} />
           </article>
         ) : (
           !current && <p class="muted">This space has no page yet.</p>

@@ -54,7 +54,7 @@ fn stamp_keys(nodes: &mut Value) {
         if map.contains_key("key") {
             continue;
         }
-        let hash = fnv1a(map_text(map).as_bytes());
+        let hash = fnv1a(serde_json::to_string(map).unwrap_or_default().as_bytes());
         let count = seen.entry(hash).or_insert(0);
         *count += 1;
         let key = if *count == 1 {
@@ -64,10 +64,6 @@ fn stamp_keys(nodes: &mut Value) {
         };
         map.insert("key".into(), key.into());
     }
-}
-
-fn map_text(map: &Map<String, Value>) -> String {
-    serde_json::to_string(map).unwrap_or_default()
 }
 
 /// The 64-bit FNV-1a hash: the same on every machine and every release
